@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.testkit.clickhouse;
+
+import java.util.Locale;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/**
+ * JUnit 5 extension that gives a test class one real ClickHouse server for all its tests.
+ *
+ * <pre>{@code
+ * @RegisterExtension
+ * static final ClickHouseExtension CLICKHOUSE = ClickHouseExtension.create();
+ *
+ * @Test
+ * void writes() {
+ *     CLICKHOUSE.service().execute("CREATE DATABASE flowhouse");
+ *     CLICKHOUSE.local().stop();   // only for the local process
+ * }
+ * }</pre>
+ *
+ * <p>When the server cannot be had (no {@code clickhouse-server} binary, or no Docker for the
+ * container variant) the class is skipped, or fails when the system property {@code
+ * flowhouse.it.required=true} is set, as it is in CI. Test methods may also take a {@link
+ * ClickHouseService} or {@link LocalClickHouse} parameter.
+ */
+public final class ClickHouseExtension
+        implements BeforeAllCallback, AfterAllCallback, ParameterResolver {
+
+    /** System property forcing the backend: {@code local} (default) or {@code container}. */
+    public static final String BACKEND_PROPERTY = "flowhouse.clickhouse.backend";
+
+    /** The system property CI sets so that a missing service fails instead of skipping. */
+    public static final String REQUIRED_PROPERTY = "flowhouse.it.required";
+
+    private enum Kind {
+        LOCAL,
+        CONTAINER
+    }
+
+    private final Kind kind;
+    private final String image;
+    private ClickHouseService service;
+
+    private ClickHouseExtension(Kind kind, String image) {
+        this.kind = kind;
+        this.image = image;
+    }
+
+    /**
+     * The local {@code clickhouse-server} process, unless {@code
+     * -Dflowhouse.clickhouse.backend=container} asks for the container.
+     */
+    public static ClickHouseExtension create() {
+        String backend = System.getProperty(BACKEND_PROPERTY, "local").toLowerCase(Locale.ROOT);
+        return new ClickHouseExtension(
+                "container".equals(backend) ? Kind.CONTAINER : Kind.LOCAL,
+                ContainerClickHouse.DEFAULT_IMAGE);
+    }
+
+    /** A modern server in a container (the given image); needs Docker. */
+    public static ClickHouseExtension container(String image) {
+        return new ClickHouseExtension(Kind.CONTAINER, image);
+    }
+
+    /** {@link #container(String)} with {@link ContainerClickHouse#DEFAULT_IMAGE}. */
+    public static ClickHouseExtension container() {
+        return container(ContainerClickHouse.DEFAULT_IMAGE);
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        if (service != null) {
+            return;
+        }
+        if (kind == Kind.LOCAL) {
+            requireService(
+                    LocalClickHouse.isAvailable(),
+                    "clickhouse-server binary "
+                            + LocalClickHouse.Options.defaults().binary()
+                            + " (Debian package clickhouse-server)");
+            service = LocalClickHouse.launch();
+        } else {
+            requireService(ContainerClickHouse.isAvailable(), "a Docker engine for " + image);
+            service = ContainerClickHouse.start(image);
+        }
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        if (service != null) {
+            try {
+                service.close();
+            } finally {
+                service = null;
+            }
+        }
+    }
+
+    /** The running server. */
+    public ClickHouseService service() {
+        if (service == null) {
+            throw new IllegalStateException("clickhouse is not started (register the extension)");
+        }
+        return service;
+    }
+
+    /** The local process, for stop/start/kill; fails for the container backend. */
+    public LocalClickHouse local() {
+        if (service() instanceof LocalClickHouse l) {
+            return l;
+        }
+        throw new IllegalStateException("not a local clickhouse-server: " + service);
+    }
+
+    @Override
+    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+        Class<?> type = parameter.getParameter().getType();
+        return type == ClickHouseService.class
+                || (type == LocalClickHouse.class && kind == Kind.LOCAL);
+    }
+
+    @Override
+    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+        return parameter.getParameter().getType() == LocalClickHouse.class ? local() : service();
+    }
+
+    /** Skips, or fails under {@code -Dflowhouse.it.required=true}, when a service is missing. */
+    static void requireService(boolean available, String what) {
+        if (available) {
+            return;
+        }
+        String message = "integration test needs " + what + ", which is missing here";
+        if (Boolean.parseBoolean(System.getProperty(REQUIRED_PROPERTY, "false"))) {
+            Assertions.fail(message + " (and " + REQUIRED_PROPERTY + "=true)");
+        }
+        Assumptions.abort(message);
+    }
+}
