@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.codec.envelope;
+
+import io.flowhouse.codec.flow.IpAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Protobuf wire format of {@code flowhouse.v1.RawDatagram} and {@code
+ * flowhouse.v1.RejectedDatagram} ({@code src/main/proto/flowhouse/v1/raw.proto}), written by hand
+ * so that the codec module depends on nothing. Encoding writes the fields in field-number order and
+ * leaves out empty strings and bytes (their proto3 default); decoding accepts fields in any order,
+ * skips unknown fields of every wire type, and takes the last value of a repeated scalar, as
+ * protobuf parsers do.
+ */
+public final class RawDatagramCodec {
+
+    static final int F_SCHEMA_VERSION = 1;
+    static final int F_EXPORTER_ADDRESS = 2;
+    static final int F_EXPORTER_PORT = 3;
+    static final int F_RECEIVED_MILLIS = 4;
+    static final int F_AGENT_ID = 5;
+    static final int F_PAYLOAD = 6;
+    static final int F_REJECT_REASON = 14;
+    static final int F_REJECT_DETAIL = 15;
+
+    private static final int WT_VARINT = 0;
+    private static final int WT_I64 = 1;
+    private static final int WT_LEN = 2;
+    private static final int WT_I32 = 5;
+
+    private RawDatagramCodec() {}
+
+    /** Encodes a datagram as a {@code RawDatagram} message. */
+    public static byte[] encode(RawDatagram d) {
+        ByteBuffer payload = ByteBuffer.wrap(d.payload());
+        return encode(
+                d.schemaVersion(),
+                d.exporterAddress(),
+                d.exporterPort(),
+                d.receivedMillis(),
+                utf8(d.agentId()),
+                payload,
+                null,
+                null);
+    }
+
+    /**
+     * Encodes a datagram straight from a receive buffer, without building a {@link RawDatagram}
+     * first: the agent's hot path. Copies the payload's remaining bytes; the buffer's position is
+     * not changed.
+     */
+    public static byte[] encode(
+            IpAddress exporterAddress,
+            int exporterPort,
+            long receivedMillis,
+            byte[] agentIdUtf8,
+            ByteBuffer payload) {
+        return encode(
+                RawDatagram.SCHEMA_VERSION,
+                exporterAddress,
+                exporterPort,
+                receivedMillis,
+                agentIdUtf8,
+                payload,
+                null,
+                null);
+    }
+
+    /** Encodes a rejected datagram as a {@code RejectedDatagram} message. */
+    public static byte[] encodeRejected(RejectedDatagram r) {
+        RawDatagram d = r.datagram();
+        return encode(
+                d.schemaVersion(),
+                d.exporterAddress(),
+                d.exporterPort(),
+                d.receivedMillis(),
+                utf8(d.agentId()),
+                ByteBuffer.wrap(d.payload()),
+                utf8(r.reason()),
+                utf8(r.detail()));
+    }
+
+    /** Encodes a rejected datagram straight from a receive buffer (see the hot-path encode). */
+    public static byte[] encodeRejected(
+            IpAddress exporterAddress,
+            int exporterPort,
+            long receivedMillis,
+            byte[] agentIdUtf8,
+            ByteBuffer payload,
+            String reason,
+            String detail) {
+        return encode(
+                RawDatagram.SCHEMA_VERSION,
+                exporterAddress,
+                exporterPort,
+                receivedMillis,
+                agentIdUtf8,
+                payload,
+                utf8(reason),
+                utf8(detail));
+    }
+
+    private static byte[] encode(
+            int schemaVersion,
+            IpAddress address,
+            int port,
+            long millis,
+            byte[] agentId,
+            ByteBuffer payload,
+            byte[] reason,
+            byte[] detail) {
+        int payloadLen = payload.remaining();
+        int size =
+                1
+                        + varintSize(schemaVersion & 0xffff_ffffL)
+                        + 1
+                        + 1
+                        + 16
+                        + 1
+                        + varintSize(port)
+                        + 1
+                        + varintSize(millis)
+                        + lenFieldSize(agentId.length)
+                        + lenFieldSize(payloadLen);
+        if (reason != null) {
+            size += lenFieldSize(reason.length) + lenFieldSize(detail.length);
+        }
+        byte[] out = new byte[size];
+        int p = 0;
+        p = writeTag(out, p, F_SCHEMA_VERSION, WT_VARINT);
+        p = writeVarint(out, p, schemaVersion & 0xffff_ffffL);
+        p = writeTag(out, p, F_EXPORTER_ADDRESS, WT_LEN);
+        out[p++] = 16;
+        p = writeLong(out, p, address.hi());
+        p = writeLong(out, p, address.lo());
+        p = writeTag(out, p, F_EXPORTER_PORT, WT_VARINT);
+        p = writeVarint(out, p, port);
+        p = writeTag(out, p, F_RECEIVED_MILLIS, WT_VARINT);
+        p = writeVarint(out, p, millis);
+        p = writeBytesField(out, p, F_AGENT_ID, agentId);
+        if (payloadLen > 0) {
+            p = writeTag(out, p, F_PAYLOAD, WT_LEN);
+            p = writeVarint(out, p, payloadLen);
+            payload.duplicate().get(out, p, payloadLen);
+            p += payloadLen;
+        }
+        if (reason != null) {
+            p = writeBytesField(out, p, F_REJECT_REASON, reason);
+            p = writeBytesField(out, p, F_REJECT_DETAIL, detail);
+        }
+        if (p != size) {
+            throw new IllegalStateException("wrote " + p + " bytes, sized " + size);
+        }
+        return out;
+    }
+
+    /**
+     * Decodes a {@code RawDatagram} (or the datagram part of a {@code RejectedDatagram}).
+     *
+     * @throws MalformedEnvelopeException if the bytes are not a valid message
+     */
+    public static RawDatagram decode(byte[] value) {
+        return read(ByteBuffer.wrap(value)).datagram();
+    }
+
+    /** Decodes a {@code RawDatagram} from the buffer's remaining bytes. */
+    public static RawDatagram decode(ByteBuffer value) {
+        return read(value.duplicate()).datagram();
+    }
+
+    /**
+     * Decodes a {@code RejectedDatagram}; a message without a reason gets reason {@code ""}.
+     *
+     * @throws MalformedEnvelopeException if the bytes are not a valid message
+     */
+    public static RejectedDatagram decodeRejected(byte[] value) {
+        return read(ByteBuffer.wrap(value));
+    }
+
+    private static RejectedDatagram read(ByteBuffer in) {
+        int schemaVersion = 0;
+        IpAddress address = IpAddress.UNSPECIFIED;
+        int port = 0;
+        long millis = 0;
+        String agentId = "";
+        byte[] payload = new byte[0];
+        String reason = "";
+        String detail = "";
+        while (in.hasRemaining()) {
+            long tag = readVarint(in);
+            int field = (int) (tag >>> 3);
+            int wireType = (int) (tag & 7);
+            if (field == 0) {
+                throw new MalformedEnvelopeException("field number 0 at offset " + in.position());
+            }
+            switch (field) {
+                case F_SCHEMA_VERSION -> schemaVersion = (int) expectVarint(in, field, wireType);
+                case F_EXPORTER_ADDRESS -> address = readAddress(readBytes(in, field, wireType));
+                case F_EXPORTER_PORT -> {
+                    long v = expectVarint(in, field, wireType);
+                    if (v < 0 || v > 0xffff) {
+                        throw new MalformedEnvelopeException(
+                                "exporter port " + v + " (expected: 0..65535)");
+                    }
+                    port = (int) v;
+                }
+                case F_RECEIVED_MILLIS -> millis = expectVarint(in, field, wireType);
+                case F_AGENT_ID -> agentId = string(readBytes(in, field, wireType));
+                case F_PAYLOAD -> payload = readBytes(in, field, wireType);
+                case F_REJECT_REASON -> reason = string(readBytes(in, field, wireType));
+                case F_REJECT_DETAIL -> detail = string(readBytes(in, field, wireType));
+                default -> skip(in, field, wireType);
+            }
+        }
+        RawDatagram d = new RawDatagram(schemaVersion, address, port, millis, agentId, payload);
+        return new RejectedDatagram(d, reason, detail);
+    }
+
+    private static IpAddress readAddress(byte[] b) {
+        if (b.length != 4 && b.length != 16) {
+            throw new MalformedEnvelopeException(
+                    "exporter address of " + b.length + " bytes (expected: 4 or 16)");
+        }
+        return IpAddress.ofBytes(b);
+    }
+
+    private static long expectVarint(ByteBuffer in, int field, int wireType) {
+        if (wireType != WT_VARINT) {
+            throw new MalformedEnvelopeException(
+                    "field " + field + " has wire type " + wireType + " (expected: 0, varint)");
+        }
+        return readVarint(in);
+    }
+
+    private static byte[] readBytes(ByteBuffer in, int field, int wireType) {
+        if (wireType != WT_LEN) {
+            throw new MalformedEnvelopeException(
+                    "field "
+                            + field
+                            + " has wire type "
+                            + wireType
+                            + " (expected: 2, length-delimited)");
+        }
+        long len = readVarint(in);
+        if (len < 0 || len > in.remaining()) {
+            throw new MalformedEnvelopeException(
+                    "field "
+                            + field
+                            + " declares "
+                            + len
+                            + " bytes, "
+                            + in.remaining()
+                            + " remain");
+        }
+        byte[] b = new byte[(int) len];
+        in.get(b);
+        return b;
+    }
+
+    private static void skip(ByteBuffer in, int field, int wireType) {
+        switch (wireType) {
+            case WT_VARINT -> readVarint(in);
+            case WT_I64 -> advance(in, field, 8);
+            case WT_I32 -> advance(in, field, 4);
+            case WT_LEN -> {
+                long len = readVarint(in);
+                if (len < 0 || len > in.remaining()) {
+                    throw new MalformedEnvelopeException(
+                            "unknown field "
+                                    + field
+                                    + " declares "
+                                    + len
+                                    + " bytes, "
+                                    + in.remaining()
+                                    + " remain");
+                }
+                in.position(in.position() + (int) len);
+            }
+            default ->
+                    throw new MalformedEnvelopeException(
+                            "field " + field + " has unsupported wire type " + wireType);
+        }
+    }
+
+    private static void advance(ByteBuffer in, int field, int n) {
+        if (in.remaining() < n) {
+            throw new MalformedEnvelopeException(
+                    "field " + field + " needs " + n + " bytes, " + in.remaining() + " remain");
+        }
+        in.position(in.position() + n);
+    }
+
+    static long readVarint(ByteBuffer in) {
+        long v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            if (!in.hasRemaining()) {
+                throw new MalformedEnvelopeException("truncated varint at offset " + in.position());
+            }
+            byte b = in.get();
+            v |= (long) (b & 0x7f) << shift;
+            if (b >= 0) {
+                return v;
+            }
+        }
+        throw new MalformedEnvelopeException("varint longer than 10 bytes");
+    }
+
+    static int varintSize(long v) {
+        int n = 1;
+        while ((v & ~0x7fL) != 0) {
+            v >>>= 7;
+            n++;
+        }
+        return n;
+    }
+
+    private static int lenFieldSize(int len) {
+        return len == 0 ? 0 : 1 + varintSize(len) + len;
+    }
+
+    private static int writeBytesField(byte[] out, int p, int field, byte[] value) {
+        if (value.length == 0) {
+            return p;
+        }
+        p = writeTag(out, p, field, WT_LEN);
+        p = writeVarint(out, p, value.length);
+        System.arraycopy(value, 0, out, p, value.length);
+        return p + value.length;
+    }
+
+    private static int writeTag(byte[] out, int p, int field, int wireType) {
+        return writeVarint(out, p, ((long) field << 3) | wireType);
+    }
+
+    static int writeVarint(byte[] out, int p, long v) {
+        while ((v & ~0x7fL) != 0) {
+            out[p++] = (byte) ((v & 0x7f) | 0x80);
+            v >>>= 7;
+        }
+        out[p++] = (byte) v;
+        return p;
+    }
+
+    private static int writeLong(byte[] out, int p, long v) {
+        for (int i = 0; i < 8; i++) {
+            out[p + i] = (byte) (v >>> (56 - 8 * i));
+        }
+        return p + 8;
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String string(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+}
