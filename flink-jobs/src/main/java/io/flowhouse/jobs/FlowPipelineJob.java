@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs;
+
+import io.flowhouse.codec.envelope.RawDatagram;
+import io.flowhouse.codec.envelope.RejectedDatagram;
+import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.jobs.config.PipelineSettings;
+import io.flowhouse.jobs.decode.DecodeOutputs;
+import io.flowhouse.jobs.decode.DecodeRawFlowFunction;
+import io.flowhouse.jobs.decode.ExporterKeys;
+import io.flowhouse.jobs.model.ArchivedTemplate;
+import java.util.List;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.core.execution.CheckpointingMode;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The flow pipeline: raw datagrams from {@code flows.raw} are decoded per exporter (templates in
+ * keyed state, restored from the templates topic on replays), stamped with event time, and written
+ * to ClickHouse exactly once; dead letters go to {@code flows.rejected}, learned templates to
+ * {@code flows.templates}, per-exporter statistics to ClickHouse {@code exporter_stats}.
+ *
+ * <p>{@link #build} wires a topology from given sources and sinks (tests pass bounded sources and
+ * collecting sinks); {@link FlowPipelineMain} parses configuration and wires Kafka and ClickHouse.
+ * Every stateful operator has a stable {@code uid}, so savepoints survive code changes and restore
+ * at another parallelism (up to the max parallelism).
+ */
+public final class FlowPipelineJob {
+
+    public static final String UID_SOURCE_RAW = "source-flows-raw";
+    public static final String UID_SOURCE_TEMPLATES = "source-flows-templates";
+    public static final String UID_DECODE = "decode-raw-flows";
+    public static final String UID_WATERMARKS = "flow-watermarks";
+    public static final String UID_SINK_FLOWS = "sink-clickhouse-flows";
+    public static final String UID_SINK_STATS = "sink-clickhouse-exporter-stats";
+    public static final String UID_SINK_REJECTED = "sink-kafka-rejected";
+    public static final String UID_SINK_TEMPLATES = "sink-kafka-templates";
+
+    private FlowPipelineJob() {}
+
+    /** Checkpointing, parallelism and type rules of the job. */
+    public static void configure(StreamExecutionEnvironment env, PipelineSettings s) {
+        env.enableCheckpointing(s.checkpointInterval().toMillis(), CheckpointingMode.EXACTLY_ONCE);
+        env.setMaxParallelism(s.maxParallelism());
+        if (s.parallelism() > 0) {
+            env.setParallelism(s.parallelism());
+        }
+        // Every type on the wire and in state is a POJO (records); Kryo would hide a mistake.
+        Configuration types = new Configuration();
+        types.set(PipelineOptions.GENERIC_TYPES, false);
+        env.configure(types);
+    }
+
+    /**
+     * Builds the topology.
+     *
+     * @param raw source of raw datagrams
+     * @param templates source of archived templates (bounded: the topic up to the job's start); may
+     *     be null when there is no archive
+     * @return the decoded, timestamped flows (already sent to {@code sinks.flows()})
+     */
+    public static DataStream<FlowRecord> build(
+            StreamExecutionEnvironment env,
+            Source<RawDatagram, ?, ?> raw,
+            Source<ArchivedTemplate, ?, ?> templates,
+            PipelineSinks sinks,
+            PipelineSettings s) {
+        DataStream<RawDatagram> datagrams =
+                env.fromSource(raw, WatermarkStrategy.noWatermarks(), "flows.raw")
+                        .uid(UID_SOURCE_RAW);
+        DataStream<ArchivedTemplate> archived;
+        if (templates != null) {
+            archived =
+                    env.fromSource(templates, WatermarkStrategy.noWatermarks(), "flows.templates")
+                            .uid(UID_SOURCE_TEMPLATES);
+        } else {
+            archived =
+                    env.fromData(List.of(), TypeInformation.of(ArchivedTemplate.class))
+                            .uid(UID_SOURCE_TEMPLATES);
+        }
+        SingleOutputStreamOperator<FlowRecord> decoded =
+                datagrams
+                        .connect(archived)
+                        .keyBy(
+                                new ExporterKeys.OfDatagram(s.decode().scopeMode()),
+                                new ExporterKeys.OfArchived(s.decode().scopeMode()))
+                        .process(
+                                new DecodeRawFlowFunction(s.decode()),
+                                TypeInformation.of(FlowRecord.class))
+                        .uid(UID_DECODE)
+                        .name("decode");
+        SingleOutputStreamOperator<FlowRecord> flows =
+                decoded.assignTimestampsAndWatermarks(
+                                FlowTimestamps.strategy(s.maxOutOfOrderness(), s.idleness()))
+                        .uid(UID_WATERMARKS)
+                        .name("event time");
+        flows.sinkTo(sinks.flows()).uid(UID_SINK_FLOWS).name("clickhouse flows");
+        DataStream<RejectedDatagram> rejected = decoded.getSideOutput(DecodeOutputs.REJECTED);
+        rejected.sinkTo(sinks.rejected()).uid(UID_SINK_REJECTED).name("kafka " + s.rejectedTopic());
+        if (sinks.templates() != null) {
+            decoded.getSideOutput(DecodeOutputs.TEMPLATES)
+                    .sinkTo(sinks.templates())
+                    .uid(UID_SINK_TEMPLATES)
+                    .name("kafka " + s.templatesTopic());
+        }
+        if (sinks.stats() != null) {
+            decoded.getSideOutput(DecodeOutputs.STATS)
+                    .sinkTo(sinks.stats())
+                    .uid(UID_SINK_STATS)
+                    .name("clickhouse exporter_stats");
+        }
+        return flows;
+    }
+}

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.config;
+
+import java.io.Serializable;
+import java.time.Duration;
+
+/**
+ * What the decode step needs, checked once.
+ *
+ * @param templateHold how long data is held for a template that has not come yet (0 = reject at
+ *     once)
+ * @param maxHeldDatagrams most datagrams held per exporter key
+ * @param scopeMode whether the template scope includes the exporter's UDP port
+ * @param sampling which sampling rate each flow carries
+ * @param archiveTemplates whether learned templates go to the side output for the templates topic
+ */
+public record DecodeSettings(
+        Duration templateHold,
+        int maxHeldDatagrams,
+        TemplateScopeMode scopeMode,
+        SamplingPolicy sampling,
+        boolean archiveTemplates)
+        implements Serializable {
+
+    public DecodeSettings {
+        if (templateHold.isNegative()) {
+            throw new IllegalArgumentException(
+                    "template hold " + templateHold + " (expected: >= 0)");
+        }
+        if (maxHeldDatagrams < 1) {
+            throw new IllegalArgumentException(
+                    "max held datagrams " + maxHeldDatagrams + " (expected: >= 1)");
+        }
+    }
+
+    public static DecodeSettings defaults() {
+        return new DecodeSettings(
+                JobOptions.TEMPLATE_HOLD_TIME.defaultValue(),
+                JobOptions.TEMPLATE_HOLD_MAX_DATAGRAMS.defaultValue(),
+                TemplateScopeMode.ADDRESS_AND_PORT,
+                SamplingPolicy.unsampled(),
+                true);
+    }
+
+    public DecodeSettings withTemplateHold(Duration hold) {
+        return new DecodeSettings(hold, maxHeldDatagrams, scopeMode, sampling, archiveTemplates);
+    }
+
+    public DecodeSettings withScopeMode(TemplateScopeMode mode) {
+        return new DecodeSettings(templateHold, maxHeldDatagrams, mode, sampling, archiveTemplates);
+    }
+
+    public DecodeSettings withSampling(SamplingPolicy policy) {
+        return new DecodeSettings(
+                templateHold, maxHeldDatagrams, scopeMode, policy, archiveTemplates);
+    }
+}

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.decode;
+
+import io.flowhouse.codec.envelope.RejectedDatagram;
+import io.flowhouse.jobs.model.ArchivedTemplate;
+import io.flowhouse.jobs.model.ExporterStats;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.util.OutputTag;
+
+/** Side outputs of {@link DecodeRawFlowFunction}; the main output is the decoded flows. */
+public final class DecodeOutputs {
+
+    /** Datagrams that could not be decoded, with the reason: to {@code flows.rejected}. */
+    public static final OutputTag<RejectedDatagram> REJECTED =
+            new OutputTag<>("rejected", TypeInformation.of(RejectedDatagram.class));
+
+    /** Templates and options data learned (new or changed): to {@code flows.templates}. */
+    public static final OutputTag<ArchivedTemplate> TEMPLATES =
+            new OutputTag<>("templates", TypeInformation.of(ArchivedTemplate.class));
+
+    /** Per-scope statistics: to ClickHouse {@code exporter_stats}. */
+    public static final OutputTag<ExporterStats> STATS =
+            new OutputTag<>("exporter-stats", TypeInformation.of(ExporterStats.class));
+
+    private DecodeOutputs() {}
+}

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.decode;
+
+import io.flowhouse.codec.flow.FlowRecord;
+import java.util.List;
+
+/**
+ * What the decode step needs from one decoded datagram.
+ *
+ * @param records the flow records decoded
+ * @param missingTemplateIds ids of data sets whose template was unknown (empty if none)
+ * @param version 5, 9 or 10
+ * @param observationDomainId observation domain / source id / v5 engine (uint32)
+ * @param sequenceNumber header sequence number (uint32)
+ * @param dataRecordCount data records in the datagram, options data included, as the sequence
+ *     number counts them
+ */
+record Decoded(
+        List<FlowRecord> records,
+        List<Integer> missingTemplateIds,
+        int version,
+        long observationDomainId,
+        long sequenceNumber,
+        long dataRecordCount) {}

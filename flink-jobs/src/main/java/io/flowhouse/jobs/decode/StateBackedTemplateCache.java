@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.decode;
+
+import io.flowhouse.codec.template.OptionsData;
+import io.flowhouse.codec.template.Template;
+import io.flowhouse.codec.template.TemplateCache;
+import io.flowhouse.codec.template.TemplateKey;
+import io.flowhouse.codec.template.TemplateScope;
+import io.flowhouse.codec.template.TemplateStatus;
+import io.flowhouse.codec.template.TemplateWire;
+import io.flowhouse.jobs.model.StoredTemplate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.api.common.state.MapState;
+
+/**
+ * The codec's {@link TemplateCache} over Flink keyed state: templates in a {@code MapState<String,
+ * StoredTemplate>} and options data in a {@code MapState<String, byte[]>}, both in {@link
+ * TemplateWire} form, under the current key (one exporter). Map keys are {@code
+ * version/domain/templateId} and {@code version/domain}, so one exporter's observation domains stay
+ * apart.
+ *
+ * <p>Before each decode the caller {@link #bind binds} the datagram's receive time. In {@link
+ * #bindReadOnly read-only} mode (re-decoding a held datagram) what the datagram teaches goes to a
+ * private overlay and never into state, so an old datagram cannot roll a template back.
+ *
+ * <p>Not thread-safe; one instance per function instance, used from the task thread only.
+ */
+public final class StateBackedTemplateCache implements TemplateCache {
+
+    /** Templates one exporter may hold; more are refused, against template floods. */
+    public static final int MAX_TEMPLATES_PER_EXPORTER = 4096;
+
+    private static final int DECODED_CACHE_LIMIT = 8192;
+
+    /** A template or options data that this datagram taught (new or changed), for the archive. */
+    public record Learned(TemplateScope scope, int templateId, byte[] wire, boolean options) {}
+
+    private final MapState<String, StoredTemplate> templates;
+    private final MapState<String, byte[]> options;
+
+    /** Decoded templates by wire bytes: decoding is skipped when the stored bytes are the same. */
+    private final Map<String, Decoded> decoded = new HashMap<>();
+
+    private final List<Learned> learned = new ArrayList<>();
+    private final Map<String, StoredTemplate> overlay = new HashMap<>();
+    private final Map<String, OptionsData> optionsOverlay = new HashMap<>();
+    private boolean readOnly;
+    private long receivedMillis;
+    private String exporterKey = "";
+
+    private record Decoded(byte[] wire, Template template) {}
+
+    public StateBackedTemplateCache(
+            MapState<String, StoredTemplate> templates, MapState<String, byte[]> options) {
+        this.templates = templates;
+        this.options = options;
+    }
+
+    /**
+     * Prepares for decoding one datagram of the current key's exporter, received at {@code
+     * receivedMillis}.
+     */
+    public void bind(String exporterKey, long receivedMillis) {
+        this.exporterKey = exporterKey;
+        this.receivedMillis = receivedMillis;
+        this.readOnly = false;
+        learned.clear();
+        overlay.clear();
+        optionsOverlay.clear();
+    }
+
+    /** Prepares for re-decoding a held datagram without changing state. */
+    public void bindReadOnly(String exporterKey, long receivedMillis) {
+        bind(exporterKey, receivedMillis);
+        this.readOnly = true;
+    }
+
+    /** What the last decode taught: new or changed templates and options data. */
+    public List<Learned> learned() {
+        return learned;
+    }
+
+    static String templateKey(TemplateKey key) {
+        return key.scope().version()
+                + "/"
+                + key.scope().observationDomainId()
+                + "/"
+                + key.templateId();
+    }
+
+    static String scopeKey(TemplateScope scope) {
+        return scope.version() + "/" + scope.observationDomainId();
+    }
+
+    @Override
+    public Optional<Template> find(TemplateKey key) {
+        String k = templateKey(key);
+        StoredTemplate s = overlay.get(k);
+        if (s == null) {
+            s = get(k);
+        }
+        if (s == null || (s.archived() && receivedMillis < s.validFromMillis())) {
+            return Optional.empty();
+        }
+        return Optional.of(decode(k, s.wire()));
+    }
+
+    private Template decode(String k, byte[] wire) {
+        String ck = exporterKey + "#" + k;
+        Decoded d = decoded.get(ck);
+        if (d != null && (d.wire == wire || Arrays.equals(d.wire, wire))) {
+            return d.template;
+        }
+        Template t = TemplateWire.decodeTemplate(wire);
+        if (decoded.size() >= DECODED_CACHE_LIMIT) {
+            decoded.clear();
+        }
+        decoded.put(ck, new Decoded(wire, t));
+        return t;
+    }
+
+    @Override
+    public TemplateStatus put(TemplateKey key, Template template) {
+        String k = templateKey(key);
+        byte[] wire = TemplateWire.encode(template);
+        StoredTemplate old = overlay.get(k);
+        if (old == null) {
+            old = get(k);
+        }
+        TemplateStatus status;
+        if (old == null) {
+            if (!readOnly && countTemplates() >= MAX_TEMPLATES_PER_EXPORTER) {
+                return TemplateStatus.REJECTED_LIMIT;
+            }
+            status = TemplateStatus.NEW;
+        } else if (Arrays.equals(old.wire(), wire)) {
+            status = TemplateStatus.REFRESHED;
+            if (!old.archived()) {
+                return status;
+            }
+        } else {
+            status = TemplateStatus.REPLACED;
+        }
+        long validFrom =
+                status == TemplateStatus.REFRESHED
+                        ? Math.min(old.validFromMillis(), receivedMillis)
+                        : receivedMillis;
+        StoredTemplate s = new StoredTemplate(wire, validFrom, false);
+        if (readOnly) {
+            overlay.put(k, s);
+        } else {
+            set(k, s);
+            if (status != TemplateStatus.REFRESHED) {
+                learned.add(new Learned(key.scope(), key.templateId(), wire, false));
+            }
+        }
+        return status;
+    }
+
+    /**
+     * Installs a template from the templates topic unless the stream already taught this key a
+     * layout (stream templates always win: they are what the exporter says now).
+     *
+     * @return true if state changed
+     */
+    public boolean restore(TemplateKey key, byte[] wire, long learnedMillis) {
+        String k = templateKey(key);
+        StoredTemplate old = get(k);
+        if (old != null && (!old.archived() || old.validFromMillis() >= learnedMillis)) {
+            return false;
+        }
+        set(k, new StoredTemplate(wire, learnedMillis, true));
+        return true;
+    }
+
+    /** Installs options data from the templates topic when the scope has none yet. */
+    public boolean restoreOptions(TemplateScope scope, byte[] wire) {
+        String k = scopeKey(scope);
+        try {
+            if (options.contains(k)) {
+                return false;
+            }
+            options.put(k, wire);
+        } catch (Exception e) {
+            throw new IllegalStateException("options state of " + k, e);
+        }
+        return true;
+    }
+
+    @Override
+    public boolean remove(TemplateKey key) {
+        String k = templateKey(key);
+        if (readOnly) {
+            return overlay.remove(k) != null;
+        }
+        boolean known = get(k) != null;
+        if (known) {
+            try {
+                templates.remove(k);
+            } catch (Exception e) {
+                throw new IllegalStateException("template state of " + k, e);
+            }
+        }
+        return known;
+    }
+
+    @Override
+    public int removeAll(TemplateScope scope, boolean optionsTemplates) {
+        if (readOnly) {
+            return 0;
+        }
+        String prefix = scopeKey(scope) + "/";
+        int n = 0;
+        try {
+            Iterator<Map.Entry<String, StoredTemplate>> it = templates.iterator();
+            while (it.hasNext()) {
+                Map.Entry<String, StoredTemplate> e = it.next();
+                if (e.getKey().startsWith(prefix)
+                        && TemplateWire.decodeTemplate(e.getValue().wire()).isOptions()
+                                == optionsTemplates) {
+                    it.remove();
+                    n++;
+                }
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("template state of scope " + prefix, e);
+        }
+        return n;
+    }
+
+    @Override
+    public void evictScope(TemplateScope scope) {
+        if (readOnly) {
+            return;
+        }
+        String prefix = scopeKey(scope) + "/";
+        try {
+            Iterator<Map.Entry<String, StoredTemplate>> it = templates.iterator();
+            while (it.hasNext()) {
+                if (it.next().getKey().startsWith(prefix)) {
+                    it.remove();
+                }
+            }
+            options.remove(scopeKey(scope));
+        } catch (Exception e) {
+            throw new IllegalStateException("template state of scope " + prefix, e);
+        }
+    }
+
+    @Override
+    public OptionsData options(TemplateScope scope) {
+        String k = scopeKey(scope);
+        OptionsData o = optionsOverlay.get(k);
+        if (o != null) {
+            return o;
+        }
+        try {
+            byte[] wire = options.get(k);
+            return wire == null ? OptionsData.EMPTY : TemplateWire.decodeOptions(wire);
+        } catch (Exception e) {
+            throw new IllegalStateException("options state of " + k, e);
+        }
+    }
+
+    @Override
+    public void putOptions(TemplateScope scope, OptionsData data) {
+        String k = scopeKey(scope);
+        if (readOnly) {
+            optionsOverlay.put(k, data);
+            return;
+        }
+        byte[] wire = TemplateWire.encode(data);
+        try {
+            byte[] old = options.get(k);
+            if (old != null && Arrays.equals(old, wire)) {
+                return;
+            }
+            options.put(k, wire);
+        } catch (Exception e) {
+            throw new IllegalStateException("options state of " + k, e);
+        }
+        learned.add(new Learned(scope, -1, wire, true));
+    }
+
+    private int countTemplates() {
+        int n = 0;
+        try {
+            for (String ignored : templates.keys()) {
+                n++;
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("template state", e);
+        }
+        return n;
+    }
+
+    private StoredTemplate get(String k) {
+        try {
+            return templates.get(k);
+        } catch (Exception e) {
+            throw new IllegalStateException("template state of " + k, e);
+        }
+    }
+
+    private void set(String k, StoredTemplate s) {
+        try {
+            templates.put(k, s);
+        } catch (Exception e) {
+            throw new IllegalStateException("template state of " + k, e);
+        }
+    }
+}

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flowhouse.codec.flow.IpAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.apache.flink.configuration.Configuration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class JobConfigLoaderTest {
+
+    @TempDir Path dir;
+
+    @Test
+    void defaultsParse() {
+        PipelineSettings s = PipelineSettings.from(JobConfigLoader.load(new String[0]), Map.of());
+        assertThat(s.rawTopic()).isEqualTo("flows.raw");
+        assertThat(s.start()).isEqualTo(StartPosition.parse("committed"));
+        assertThat(s.decode().scopeMode()).isEqualTo(TemplateScopeMode.ADDRESS_AND_PORT);
+        assertThat(s.clickhouse().password()).isEmpty();
+        assertThat(s.maxParallelism()).isEqualTo(128);
+    }
+
+    @Test
+    void yamlFileThenFlagsWin() throws Exception {
+        Path yaml = dir.resolve("job.yaml");
+        Files.writeString(
+                yaml,
+                String.join(
+                        "\n",
+                        "flowhouse:",
+                        "  kafka:",
+                        "    bootstrap-servers: 127.0.0.1:19092",
+                        "    start: earliest",
+                        "  decode:",
+                        "    template-hold-time: 5 s",
+                        "    template-scope: address-only",
+                        "    sampling:",
+                        "      default-rate: 10",
+                        "      overrides:",
+                        "        - 192.0.2.1=1000",
+                        "        - '[2001:db8::1]:2055=100'",
+                        "execution.checkpointing.dir: file:///tmp/cp",
+                        ""),
+                StandardCharsets.UTF_8);
+        Configuration conf =
+                JobConfigLoader.load(
+                        new String[] {
+                            "--config", yaml.toString(), "--kafka.start", "timestamp:1700000000000"
+                        });
+        PipelineSettings s =
+                PipelineSettings.from(conf, Map.of("FLOWHOUSE_CLICKHOUSE_PASSWORD", "secret"));
+        assertThat(s.bootstrapServers()).isEqualTo("127.0.0.1:19092");
+        assertThat(s.start().mode()).isEqualTo(StartPosition.Mode.TIMESTAMP);
+        assertThat(s.start().timestampMillis()).isEqualTo(1_700_000_000_000L);
+        assertThat(s.decode().templateHold()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(s.decode().scopeMode()).isEqualTo(TemplateScopeMode.ADDRESS_ONLY);
+        assertThat(s.clickhouse().password()).isEqualTo("secret");
+        assertThat(s.clickhouse().toString()).doesNotContain("secret");
+        SamplingPolicy p = s.decode().sampling();
+        assertThat(p.rateFor(IpAddress.parse("192.0.2.1"), 9999, 0)).isEqualTo(1000);
+        assertThat(p.rateFor(IpAddress.parse("2001:db8::1"), 2055, 512)).isEqualTo(100);
+        assertThat(p.rateFor(IpAddress.parse("2001:db8::1"), 2056, 512)).isEqualTo(512);
+        assertThat(p.rateFor(IpAddress.parse("198.51.100.7"), 2055, 0)).isEqualTo(10);
+        assertThat(conf.toMap()).containsEntry("execution.checkpointing.dir", "file:///tmp/cp");
+    }
+
+    @Test
+    void propertiesFileAndPasswordFile() throws Exception {
+        Path pw = dir.resolve("pw");
+        Files.writeString(pw, "s3cret\nignored\n", StandardCharsets.UTF_8);
+        Path props = dir.resolve("job.properties");
+        Files.writeString(
+                props,
+                "flowhouse.clickhouse.password-file=" + pw + "\nflowhouse.job.parallelism=3\n",
+                StandardCharsets.UTF_8);
+        PipelineSettings s =
+                PipelineSettings.from(
+                        JobConfigLoader.load(new String[] {"--config=" + props}), Map.of());
+        assertThat(s.clickhouse().password()).isEqualTo("s3cret");
+        assertThat(s.parallelism()).isEqualTo(3);
+    }
+
+    @Test
+    void badValuesAreRefusedWithTheExpectation() {
+        assertThatThrownBy(() -> StartPosition.parse("yesterday"))
+                .hasMessageContaining("expected: earliest, latest, committed");
+        assertThatThrownBy(() -> SamplingPolicy.parse(1, java.util.List.of("192.0.2.1=0")))
+                .hasMessageContaining("expected: >= 1");
+        assertThatThrownBy(() -> JobConfigLoader.load(new String[] {"--kafka.start"}))
+                .hasMessageContaining("has no value");
+        assertThatThrownBy(
+                        () ->
+                                PipelineSettings.from(
+                                        JobConfigLoader.load(
+                                                new String[] {"--job.parallelism", "500"}),
+                                        Map.of()))
+                .hasMessageContaining("expected: 0 for the cluster default");
+    }
+}
