@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.codec;
+
+import io.flowhouse.codec.flow.FlowRecordMapper;
+import io.flowhouse.codec.flow.FlowRecordMapper.Target;
+import io.flowhouse.codec.flow.RecordContext;
+import io.flowhouse.codec.flow.RecordLayout;
+import io.flowhouse.codec.template.OptionsData;
+import io.flowhouse.codec.template.Template;
+import io.flowhouse.codec.template.TemplateCache;
+import io.flowhouse.codec.template.TemplateScope;
+import io.flowhouse.codec.template.TemplateStatus;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Decodes data sets (v9 data FlowSets, IPFIX data sets) with a template: data records become {@link
+ * io.flowhouse.codec.flow.FlowRecord}s, options data records update the scope's {@link
+ * OptionsData}. Shared by the v9 and IPFIX decoders. Holds reusable scratch, so one instance per
+ * thread.
+ */
+public final class DataSetDecoder {
+
+    /** Compiled layouts kept per decoder; cleared when full (templates change rarely). */
+    static final int MAX_LAYOUTS = 4096;
+
+    private final FlowRecordMapper mapper;
+    private final Map<Template, RecordLayout> layouts = new HashMap<>();
+    private final Map<Template, RecordLayout> v9OptionLayouts = new HashMap<>();
+    private final long[] scratch = new long[FlowRecordMapper.SCRATCH_SIZE];
+    private final RecordContext context = new RecordContext();
+    private Template lastTemplate;
+    private RecordLayout lastLayout;
+
+    public DataSetDecoder(FlowRecordMapper mapper) {
+        this.mapper = mapper;
+    }
+
+    public RecordContext context() {
+        return context;
+    }
+
+    /** The compiled layout of a template (cached). */
+    public RecordLayout layout(Template t, boolean v9) {
+        if (t == lastTemplate && (!v9 || !t.isOptions())) {
+            return lastLayout;
+        }
+        Map<Template, RecordLayout> m = v9 && t.isOptions() ? v9OptionLayouts : layouts;
+        RecordLayout l = m.get(t);
+        if (l == null) {
+            if (m.size() >= MAX_LAYOUTS) {
+                m.clear();
+            }
+            l = RecordLayout.compile(t, mapper, v9 && t.isOptions());
+            m.put(t, l);
+        }
+        if (!(v9 && t.isOptions())) {
+            lastTemplate = t;
+            lastLayout = l;
+        }
+        return l;
+    }
+
+    /** Stores a learned template and reports it; a full cache is a TEMPLATE_FLOOD problem. */
+    public static void learn(
+            TemplateCache cache, TemplateScope scope, Template t, DecodeResult.Builder out) {
+        if (t.minRecordLength() == 0) {
+            out.problem(
+                    DecodeProblem.Kind.TEMPLATE_INVALID,
+                    "template " + t.templateId() + " describes zero-length records",
+                    t.templateId());
+            return;
+        }
+        TemplateStatus s = cache.put(scope.key(t.templateId()), t);
+        if (s == TemplateStatus.REJECTED_LIMIT) {
+            out.problem(
+                    DecodeProblem.Kind.TEMPLATE_FLOOD,
+                    "template "
+                            + t.templateId()
+                            + " not stored: exporter "
+                            + scope.exporter()
+                            + " reached its template limit",
+                    t.templateId());
+        } else {
+            out.learned(t);
+        }
+    }
+
+    /**
+     * Decodes the records of one data set.
+     *
+     * @param b the message
+     * @param pos absolute start of the set body
+     * @param limit absolute end of the set
+     * @param t the set's template
+     * @param v9 true for NetFlow v9 (options scope fields are scope types)
+     */
+    public void decode(
+            ByteBuffer b,
+            int pos,
+            int limit,
+            Template t,
+            boolean v9,
+            TemplateCache cache,
+            TemplateScope scope,
+            DecodeResult.Builder out) {
+        RecordLayout layout = layout(t, v9);
+        for (String odd : layout.oddFields()) {
+            out.problem(
+                    DecodeProblem.Kind.ODD_FIELD_LENGTH,
+                    "template " + t.templateId() + ": " + odd + " skipped",
+                    t.templateId());
+        }
+        int min = layout.minRecordLength();
+        long[] v = scratch;
+        boolean options = t.isOptions();
+        OptionsData before = context.options();
+        int missingBefore = context.timeBaseMissing();
+        while (limit - pos >= min) {
+            int next = layout.read(b, pos, limit, v);
+            if (next < 0) {
+                if (!allZero(b, pos, limit)) {
+                    out.problem(
+                            DecodeProblem.Kind.RECORD_TRUNCATED,
+                            "template "
+                                    + t.templateId()
+                                    + ": record at offset "
+                                    + pos
+                                    + " runs past the set end "
+                                    + limit,
+                            t.templateId());
+                }
+                break;
+            }
+            if (options) {
+                context.options(applyOptions(b, v, context.options()));
+                out.optionsRecord();
+            } else {
+                out.record(FlowRecordMapper.toFlowRecord(v, context, out.recordCount()));
+            }
+            pos = next;
+        }
+        if (context.options() != before) {
+            cache.putOptions(scope, context.options());
+        }
+        if (context.timeBaseMissing() > missingBefore) {
+            out.problem(
+                    DecodeProblem.Kind.TIME_BASE_MISSING,
+                    (context.timeBaseMissing() - missingBefore)
+                            + " records of template "
+                            + t.templateId()
+                            + " have sysUpTime-relative times but no systemInitTimeMilliseconds"
+                            + " is known",
+                    t.templateId());
+        }
+    }
+
+    private static boolean allZero(ByteBuffer b, int pos, int limit) {
+        for (int i = pos; i < limit; i++) {
+            if (b.get(i) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean has(long[] v, Target t) {
+        return (v[FlowRecordMapper.PRESENT] & (1L << t.ordinal())) != 0;
+    }
+
+    private static OptionsData applyOptions(ByteBuffer b, long[] v, OptionsData o) {
+        long sampler =
+                has(v, Target.SAMPLER_ID)
+                        ? v[Target.SAMPLER_ID.ordinal()]
+                        : OptionsData.ANY_SAMPLER;
+        long rate = 0;
+        if (has(v, Target.SAMPLING_INTERVAL)) {
+            rate = v[Target.SAMPLING_INTERVAL.ordinal()];
+        } else if (has(v, Target.SAMPLER_RANDOM_INTERVAL)) {
+            rate = v[Target.SAMPLER_RANDOM_INTERVAL.ordinal()];
+        } else if (has(v, Target.SAMPLING_PACKET_INTERVAL)) {
+            long interval = v[Target.SAMPLING_PACKET_INTERVAL.ordinal()];
+            long space =
+                    has(v, Target.SAMPLING_PACKET_SPACE)
+                            ? v[Target.SAMPLING_PACKET_SPACE.ordinal()]
+                            : 0;
+            rate = interval > 0 ? (interval + space) / interval : 0;
+        }
+        if (rate > 0) {
+            o = o.withSamplingRate(sampler, rate);
+        }
+        if (has(v, Target.SYSTEM_INIT_TIME)) {
+            o = o.withSystemInitTimeMillis(v[Target.SYSTEM_INIT_TIME.ordinal()]);
+        }
+        if (has(v, Target.INTERFACE_NAME) && has(v, Target.IN_IF)) {
+            long ref = v[Target.INTERFACE_NAME.ordinal()];
+            int pos = (int) (ref >>> 16);
+            int len = (int) (ref & 0xffff);
+            byte[] s = new byte[len];
+            b.get(pos, s);
+            int n = len;
+            while (n > 0 && s[n - 1] == 0) {
+                n--;
+            }
+            o =
+                    o.withInterfaceName(
+                            v[Target.IN_IF.ordinal()], new String(s, 0, n, StandardCharsets.UTF_8));
+        }
+        return o;
+    }
+}

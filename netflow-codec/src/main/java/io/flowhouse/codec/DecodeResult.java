@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.codec;
+
+import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.template.Template;
+import io.flowhouse.codec.template.TemplateKey;
+import io.flowhouse.codec.template.TemplateScope;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What one datagram decoded to: its header facts, flow records, templates learned and withdrawn,
+ * and the problems met on the way.
+ *
+ * @param version 5, 9 or 10
+ * @param observationDomainId IPFIX observation domain / v9 source id / v5 engine type<<8|engine id
+ * @param sequenceNumber header sequence number (uint32)
+ * @param exportTimeMillis header export time, epoch ms
+ * @param headerCount the header's record count (v5, v9); -1 for IPFIX, which has none
+ * @param sysUptimeMillis header sysUpTime in ms (v5, v9; uint32); -1 for IPFIX
+ * @param scope template scope of the message (v9, IPFIX); null for v5
+ * @param records the flow records, in wire order
+ * @param learned templates and options templates learned (new, replaced or refreshed)
+ * @param withdrawn templates withdrawn (IPFIX)
+ * @param optionsRecords options data records decoded (not flows)
+ * @param problems what was wrong but did not stop decoding
+ */
+public record DecodeResult(
+        int version,
+        long observationDomainId,
+        long sequenceNumber,
+        long exportTimeMillis,
+        int headerCount,
+        long sysUptimeMillis,
+        TemplateScope scope,
+        List<FlowRecord> records,
+        List<Template> learned,
+        List<TemplateKey> withdrawn,
+        int optionsRecords,
+        List<DecodeProblem> problems) {
+
+    public DecodeResult {
+        records = List.copyOf(records);
+        learned = List.copyOf(learned);
+        withdrawn = List.copyOf(withdrawn);
+        problems = List.copyOf(problems);
+    }
+
+    /**
+     * How far this message advances its sequence number: v5 counts flows, v9 counts export packets,
+     * IPFIX counts data records (options data records included).
+     */
+    public long sequenceUnits() {
+        return switch (version) {
+            case 5 -> headerCount;
+            case 9 -> 1L;
+            default -> records.size() + (long) optionsRecords;
+        };
+    }
+
+    /** Mutable collector used by the decoders. Not thread-safe. */
+    public static final class Builder {
+        int version;
+        long observationDomainId;
+        long sequenceNumber;
+        long exportTimeMillis;
+        int headerCount = -1;
+        long sysUptimeMillis = -1L;
+        TemplateScope scope;
+        final List<FlowRecord> records;
+        final List<Template> learned = new ArrayList<>(0);
+        final List<TemplateKey> withdrawn = new ArrayList<>(0);
+        int optionsRecords;
+        final List<DecodeProblem> problems = new ArrayList<>(0);
+
+        public Builder(int expectedRecords) {
+            records = new ArrayList<>(Math.max(0, Math.min(expectedRecords, 1024)));
+        }
+
+        public Builder header(
+                int version,
+                long observationDomainId,
+                long sequenceNumber,
+                long exportTimeMillis,
+                int headerCount,
+                long sysUptimeMillis) {
+            this.version = version;
+            this.observationDomainId = observationDomainId;
+            this.sequenceNumber = sequenceNumber;
+            this.exportTimeMillis = exportTimeMillis;
+            this.headerCount = headerCount;
+            this.sysUptimeMillis = sysUptimeMillis;
+            return this;
+        }
+
+        public Builder scope(TemplateScope s) {
+            this.scope = s;
+            return this;
+        }
+
+        public void record(FlowRecord r) {
+            records.add(r);
+        }
+
+        public int recordCount() {
+            return records.size();
+        }
+
+        public void learned(Template t) {
+            learned.add(t);
+        }
+
+        public int learnedCount() {
+            return learned.size();
+        }
+
+        public void withdrawn(TemplateKey k) {
+            withdrawn.add(k);
+        }
+
+        public void optionsRecord() {
+            optionsRecords++;
+        }
+
+        public int optionsRecordCount() {
+            return optionsRecords;
+        }
+
+        public void problem(DecodeProblem p) {
+            problems.add(p);
+        }
+
+        public void problem(DecodeProblem.Kind kind, String message, int templateId) {
+            problems.add(new DecodeProblem(kind, message, templateId));
+        }
+
+        public DecodeResult build() {
+            return new DecodeResult(
+                    version,
+                    observationDomainId,
+                    sequenceNumber,
+                    exportTimeMillis,
+                    headerCount,
+                    sysUptimeMillis,
+                    scope,
+                    records,
+                    learned,
+                    withdrawn,
+                    optionsRecords,
+                    problems);
+        }
+    }
+}

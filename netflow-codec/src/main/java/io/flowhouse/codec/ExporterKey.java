@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.codec;
+
+import io.flowhouse.codec.flow.IpAddress;
+
+/**
+ * Who sent a datagram: the exporter's address and UDP source port. The caller chooses the scope
+ * (GoFlow2's decoder "is not aware of the router"): pass port 0 to scope templates by address only.
+ *
+ * @param address exporter address (IPv4 as mapped IPv6)
+ * @param port exporter UDP source port (uint16), or 0 for address-only scoping
+ */
+public record ExporterKey(IpAddress address, int port) {
+
+    public ExporterKey {
+        if (address == null) {
+            throw new IllegalArgumentException("address is null");
+        }
+        if (port < 0 || port > 0xffff) {
+            throw new IllegalArgumentException("port " + port + " (expected: 0..65535)");
+        }
+    }
+
+    /** {@code addr:port}, IPv6 in brackets. */
+    @Override
+    public String toString() {
+        return address.isIpv4() ? address + ":" + port : "[" + address + "]:" + port;
+    }
+}

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.codec;
+
+import io.flowhouse.codec.flow.FlowRecordMapper;
+import io.flowhouse.codec.ipfix.IpfixDecoder;
+import io.flowhouse.codec.template.TemplateCache;
+import io.flowhouse.codec.v5.V5Decoder;
+import io.flowhouse.codec.v9.V9Decoder;
+import java.nio.ByteBuffer;
+
+/**
+ * The codec's front door: reads the version of a datagram and hands it to the v5, v9 or IPFIX
+ * decoder. Pure apart from the caller's {@link TemplateCache}: no logging, no clock, no threads.
+ * Holds reusable scratch, so use one instance per thread (they are cheap). Only {@link
+ * DecodeException} subtypes escape; the buffer's position and limit are left as they were.
+ */
+public final class NetflowDecoder {
+
+    private final V5Decoder v5 = new V5Decoder();
+    private final V9Decoder v9;
+    private final IpfixDecoder ipfix;
+
+    public NetflowDecoder() {
+        this(FlowRecordMapper.standard());
+    }
+
+    public NetflowDecoder(FlowRecordMapper mapper) {
+        DataSetDecoder data = new DataSetDecoder(mapper);
+        this.v9 = new V9Decoder(data);
+        this.ipfix = new IpfixDecoder(data);
+    }
+
+    /**
+     * Decodes the datagram between {@code datagram}'s position and limit.
+     *
+     * @throws DecodeException if the header is unusable (truncated, unknown version, IPFIX length
+     *     past the end); problems inside are in {@link DecodeResult#problems()}
+     */
+    public DecodeResult decode(ByteBuffer datagram, DecodeContext ctx, TemplateCache cache)
+            throws DecodeException {
+        int start = datagram.position();
+        if (datagram.limit() - start < 2) {
+            throw new TruncatedMessageException(
+                    DecodeProblem.Kind.TRUNCATED_HEADER,
+                    "datagram of " + (datagram.limit() - start) + " bytes (expected: >= 2)");
+        }
+        int version = datagram.getShort(start) & 0xffff;
+        try {
+            return switch (version) {
+                case 5 -> v5.decode(datagram, ctx);
+                case 9 -> v9.decode(datagram, ctx, cache);
+                case 10 -> ipfix.decode(datagram, ctx, cache);
+                default -> throw new UnsupportedVersionException(version);
+            };
+        } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
+            // Every read is bounds-checked first; this is a defect, but never an unnamed escape.
+            throw new MalformedSetException(
+                    DecodeProblem.Kind.RECORD_TRUNCATED,
+                    "internal bounds check failed: " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.codec.flow;
+
+import io.flowhouse.codec.flow.FlowRecordMapper.Target;
+import io.flowhouse.codec.template.OptionsData;
+
+/**
+ * Per-message facts a data record needs to become a {@link FlowRecord}: header fields, exporter,
+ * receive time and the scope's options data. Mutable and reused across messages by one decoder; not
+ * thread-safe.
+ */
+public final class RecordContext {
+
+    int version;
+    IpAddress exporterAddress = IpAddress.UNSPECIFIED;
+    int exporterPort;
+    long observationDomainId;
+    long sequenceNumber;
+    long exportTimeMillis;
+    long receivedMillis;
+    long sysUptimeMillis = -1L;
+    OptionsData options = OptionsData.EMPTY;
+    int timeBaseMissing;
+
+    /**
+     * Sets the facts for the next message.
+     *
+     * @param sysUptimeMillis the v9 header sysUpTime (uint32 ms), or -1 for IPFIX
+     */
+    public void reset(
+            int version,
+            IpAddress exporterAddress,
+            int exporterPort,
+            long observationDomainId,
+            long sequenceNumber,
+            long exportTimeMillis,
+            long receivedMillis,
+            long sysUptimeMillis) {
+        this.version = version;
+        this.exporterAddress = exporterAddress;
+        this.exporterPort = exporterPort;
+        this.observationDomainId = observationDomainId;
+        this.sequenceNumber = sequenceNumber;
+        this.exportTimeMillis = exportTimeMillis;
+        this.receivedMillis = receivedMillis;
+        this.sysUptimeMillis = sysUptimeMillis;
+        this.options = OptionsData.EMPTY;
+        this.timeBaseMissing = 0;
+    }
+
+    public void options(OptionsData options) {
+        this.options = options;
+    }
+
+    public OptionsData options() {
+        return options;
+    }
+
+    /** Records whose sysUpTime-relative times could not be placed (no systemInitTime). */
+    public int timeBaseMissing() {
+        return timeBaseMissing;
+    }
+
+    long startMillis(long[] v, long p) {
+        return time(v, p, Target.START_ABS, Target.START_UPTIME, Target.START_DELTA_US);
+    }
+
+    long endMillis(long[] v, long p) {
+        return time(v, p, Target.END_ABS, Target.END_UPTIME, Target.END_DELTA_US);
+    }
+
+    private long time(long[] v, long p, Target abs, Target uptime, Target deltaMicros) {
+        if ((p & (1L << abs.ordinal())) != 0) {
+            return v[abs.ordinal()];
+        }
+        if ((p & (1L << uptime.ordinal())) != 0) {
+            return fromUptime(v, p, v[uptime.ordinal()]);
+        }
+        if ((p & (1L << deltaMicros.ordinal())) != 0) {
+            return exportTimeMillis - v[deltaMicros.ordinal()] / 1000L;
+        }
+        return Long.MIN_VALUE;
+    }
+
+    /**
+     * A sysUpTime-relative time (uint32 ms) to epoch ms. v9: the header's uptime and export time
+     * give the boot time; the 32-bit difference is signed, so an uptime that wrapped (about 49.7
+     * days) still lands right. IPFIX: {@code systemInitTimeMilliseconds} from the record or the
+     * scope's options data.
+     */
+    private long fromUptime(long[] v, long p, long uptime) {
+        if (sysUptimeMillis >= 0) {
+            int ago = (int) (sysUptimeMillis - uptime);
+            return exportTimeMillis - ago;
+        }
+        long init =
+                (p & (1L << Target.SYSTEM_INIT_TIME.ordinal())) != 0
+                        ? v[Target.SYSTEM_INIT_TIME.ordinal()]
+                        : options.systemInitTimeMillis();
+        if (init == OptionsData.UNKNOWN) {
+            timeBaseMissing++;
+            return Long.MIN_VALUE;
+        }
+        return init + uptime;
+    }
+
+    long samplingRate(long[] v, long p) {
+        return FlowRecordMapper.samplingRate(v, p, options);
+    }
+}

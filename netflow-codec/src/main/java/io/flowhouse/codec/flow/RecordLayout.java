@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.codec.flow;
+
+import io.flowhouse.codec.flow.FlowRecordMapper.Kind;
+import io.flowhouse.codec.flow.FlowRecordMapper.Mapping;
+import io.flowhouse.codec.ie.DataType;
+import io.flowhouse.codec.ie.InformationElement;
+import io.flowhouse.codec.template.FieldSpecifier;
+import io.flowhouse.codec.template.Template;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A template compiled for decoding: per field its length, {@link Kind} and scratch slot, so the
+ * per-record loop does no look-ups. Fields with a length their element does not allow are compiled
+ * to skips and listed in {@link #oddFields()}. Immutable.
+ */
+public final class RecordLayout {
+
+    /** NetFlow v9 options scope type "Interface" (RFC 3954 section 6.1). */
+    static final int V9_SCOPE_INTERFACE = 2;
+
+    private final Template template;
+    private final int[] lengths;
+    private final byte[] kinds;
+    private final int[] slots;
+    private final int fixedLength;
+    private final boolean variable;
+    private final List<String> oddFields;
+
+    private RecordLayout(Template template, FlowRecordMapper mapper, boolean v9Scope) {
+        this.template = template;
+        int n = template.fields().size();
+        lengths = new int[n];
+        kinds = new byte[n];
+        slots = new int[n];
+        List<String> odd = new ArrayList<>();
+        boolean var = false;
+        int fixed = 0;
+        for (int i = 0; i < n; i++) {
+            FieldSpecifier f = template.fields().get(i);
+            lengths[i] = f.length();
+            kinds[i] = (byte) Kind.SKIP.ordinal();
+            slots[i] = -1;
+            if (f.isVariableLength()) {
+                var = true;
+            } else {
+                fixed += f.length();
+            }
+            Mapping m;
+            if (v9Scope && i < template.scopeFieldCount()) {
+                m =
+                        f.id() == V9_SCOPE_INTERFACE
+                                ? mapper.lookup(0L, 10) // ingressInterface
+                                : null;
+            } else {
+                m = mapper.lookup(f.enterpriseNumber(), f.id());
+            }
+            if (m == null) {
+                checkUnmapped(mapper, f, v9Scope && i < template.scopeFieldCount(), odd);
+                continue;
+            }
+            boolean ok = f.isVariableLength() ? m.kind() == Kind.STRING : m.accepts(f.length());
+            if (!ok) {
+                odd.add(describe(m.element().name(), f));
+                continue;
+            }
+            kinds[i] = (byte) m.kind().ordinal();
+            slots[i] = m.target().ordinal();
+        }
+        this.fixedLength = fixed;
+        this.variable = var;
+        this.oddFields = List.copyOf(odd);
+    }
+
+    private static void checkUnmapped(
+            FlowRecordMapper mapper, FieldSpecifier f, boolean scope, List<String> odd) {
+        if (scope || f.isVariableLength()) {
+            return;
+        }
+        InformationElement e = mapper.registry().find(f.enterpriseNumber(), f.id()).orElse(null);
+        if (e == null) {
+            return;
+        }
+        DataType t = e.dataType();
+        int natural = t.naturalLength();
+        if (natural < 0) {
+            return;
+        }
+        boolean ok =
+                t.isInteger() ? f.length() >= 1 && f.length() <= natural : f.length() == natural;
+        if (!ok) {
+            odd.add(describe(e.name(), f));
+        }
+    }
+
+    private static String describe(String name, FieldSpecifier f) {
+        return name
+                + " (id "
+                + f.id()
+                + (f.isEnterprise() ? ", PEN " + f.enterpriseNumber() : "")
+                + ") with length "
+                + (f.isVariableLength() ? "variable" : Integer.toString(f.length()));
+    }
+
+    /** Compiles a template; {@code v9Scope} reads options scope fields as RFC 3954 scope types. */
+    public static RecordLayout compile(Template t, FlowRecordMapper mapper, boolean v9Scope) {
+        return new RecordLayout(t, mapper, v9Scope);
+    }
+
+    public Template template() {
+        return template;
+    }
+
+    /** Fields skipped because of a length their element does not allow. */
+    public List<String> oddFields() {
+        return oddFields;
+    }
+
+    public boolean isVariableLength() {
+        return variable;
+    }
+
+    /** Record length when no field is variable; sum of fixed fields otherwise. */
+    public int fixedLength() {
+        return fixedLength;
+    }
+
+    /** Smallest record: fixed fields plus one length byte per variable field. */
+    public int minRecordLength() {
+        return template.minRecordLength();
+    }
+
+    /**
+     * Reads one data record at absolute position {@code pos} into the scratch array.
+     *
+     * @return the position after the record, or -1 if it does not fit before {@code limit}
+     */
+    public int read(ByteBuffer b, int pos, int limit, long[] v) {
+        if (!variable) {
+            if (limit - pos < fixedLength) {
+                return -1;
+            }
+            return readFixed(b, pos, v);
+        }
+        long present = 0L;
+        int n = lengths.length;
+        for (int i = 0; i < n; i++) {
+            int len = lengths[i];
+            if (len == FieldSpecifier.VARIABLE_LENGTH) {
+                if (pos >= limit) {
+                    return -1;
+                }
+                len = b.get(pos++) & 0xff;
+                if (len == 0xff) {
+                    if (limit - pos < 2) {
+                        return -1;
+                    }
+                    len = b.getShort(pos) & 0xffff;
+                    pos += 2;
+                }
+            }
+            if (limit - pos < len) {
+                return -1;
+            }
+            int slot = slots[i];
+            if (slot >= 0) {
+                present |= store(b, pos, len, kinds[i], slot, v);
+            }
+            pos += len;
+        }
+        v[FlowRecordMapper.PRESENT] = present;
+        return pos;
+    }
+
+    private int readFixed(ByteBuffer b, int pos, long[] v) {
+        long present = 0L;
+        int[] ls = lengths;
+        int[] ss = slots;
+        byte[] ks = kinds;
+        for (int i = 0; i < ls.length; i++) {
+            int len = ls[i];
+            int slot = ss[i];
+            if (slot >= 0) {
+                present |= store(b, pos, len, ks[i], slot, v);
+            }
+            pos += len;
+        }
+        v[FlowRecordMapper.PRESENT] = present;
+        return pos;
+    }
+
+    private static final int K_UNSIGNED = Kind.UNSIGNED.ordinal();
+    private static final int K_IPV4 = Kind.IPV4.ordinal();
+    private static final int K_IPV6 = Kind.IPV6.ordinal();
+    private static final int K_SECONDS = Kind.TIME_SECONDS.ordinal();
+    private static final int K_MILLIS = Kind.TIME_MILLIS.ordinal();
+    private static final int K_NTP = Kind.TIME_NTP.ordinal();
+
+    private static long store(ByteBuffer b, int pos, int len, int kind, int slot, long[] v) {
+        if (kind == K_UNSIGNED || kind == K_MILLIS) {
+            v[slot] = unsigned(b, pos, len);
+        } else if (kind == K_IPV4) {
+            v[slot] = b.getInt(pos) & 0xffff_ffffL;
+        } else if (kind == K_IPV6) {
+            v[slot] = b.getLong(pos);
+            v[slot + 1] = b.getLong(pos + 8);
+        } else if (kind == K_SECONDS) {
+            v[slot] = unsigned(b, pos, len) * 1000L;
+        } else if (kind == K_NTP) {
+            v[slot] = FlowRecordMapper.ntpToMillis(b.getLong(pos));
+        } else {
+            v[slot] = ((long) pos << 16) | len;
+        }
+        return 1L << slot;
+    }
+
+    /** An unsigned big-endian integer of 1..8 bytes at an absolute position. */
+    public static long unsigned(ByteBuffer b, int pos, int len) {
+        switch (len) {
+            case 1:
+                return b.get(pos) & 0xffL;
+            case 2:
+                return b.getShort(pos) & 0xffffL;
+            case 4:
+                return b.getInt(pos) & 0xffff_ffffL;
+            case 8:
+                return b.getLong(pos);
+            default:
+                long r = 0;
+                for (int i = 0; i < len; i++) {
+                    r = (r << 8) | (b.get(pos + i) & 0xff);
+                }
+                return r;
+        }
+    }
+}

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.codec.ipfix;
+
+import io.flowhouse.codec.DataSetDecoder;
+import io.flowhouse.codec.DecodeContext;
+import io.flowhouse.codec.DecodeProblem;
+import io.flowhouse.codec.DecodeResult;
+import io.flowhouse.codec.MalformedSetException;
+import io.flowhouse.codec.TruncatedMessageException;
+import io.flowhouse.codec.template.FieldSpecifier;
+import io.flowhouse.codec.template.Template;
+import io.flowhouse.codec.template.TemplateCache;
+import io.flowhouse.codec.template.TemplateScope;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Decodes IPFIX messages (RFC 7011): template, options template and data sets, variable-length
+ * fields, enterprise elements, template withdrawals (section 8.1). Holds reusable scratch: one
+ * instance per thread.
+ */
+public final class IpfixDecoder {
+
+    /** Message header length (RFC 7011 section 3.1). */
+    public static final int HEADER_SIZE = 16;
+
+    public static final int SET_HEADER_SIZE = 4;
+    public static final int TEMPLATE_SET_ID = 2;
+    public static final int OPTIONS_TEMPLATE_SET_ID = 3;
+    public static final int MIN_DATA_SET_ID = 256;
+
+    /** Enterprise bit of a field specifier's element id. */
+    static final int ENTERPRISE_BIT = 0x8000;
+
+    private final DataSetDecoder data;
+
+    public IpfixDecoder(DataSetDecoder data) {
+        this.data = data;
+    }
+
+    /** Decodes one message from {@code b}'s position; does not move the position. */
+    public DecodeResult decode(ByteBuffer b, DecodeContext ctx, TemplateCache cache)
+            throws TruncatedMessageException, MalformedSetException {
+        int start = b.position();
+        int available = b.limit() - start;
+        if (available < HEADER_SIZE) {
+            throw new TruncatedMessageException(
+                    DecodeProblem.Kind.TRUNCATED_HEADER,
+                    "IPFIX header needs "
+                            + HEADER_SIZE
+                            + " bytes, "
+                            + available
+                            + " remain (expected: >= "
+                            + HEADER_SIZE
+                            + ")");
+        }
+        int length = b.getShort(start + 2) & 0xffff; // uint16
+        if (length > available) {
+            throw new TruncatedMessageException(
+                    DecodeProblem.Kind.LENGTH_PAST_END,
+                    "IPFIX length "
+                            + length
+                            + ", datagram has "
+                            + available
+                            + " bytes (expected: <= "
+                            + available
+                            + ")");
+        }
+        if (length < HEADER_SIZE) {
+            throw new MalformedSetException(
+                    DecodeProblem.Kind.TRUNCATED_HEADER,
+                    "IPFIX length " + length + " (expected: >= " + HEADER_SIZE + ")");
+        }
+        long exportSecs = b.getInt(start + 4) & 0xffff_ffffL; // uint32
+        long sequence = b.getInt(start + 8) & 0xffff_ffffL; // uint32
+        long domain = b.getInt(start + 12) & 0xffff_ffffL; // uint32
+        long exportMillis = exportSecs * 1000L;
+        DecodeResult.Builder out = new DecodeResult.Builder(length / 48);
+        out.header(10, domain, sequence, exportMillis, -1, -1L);
+        TemplateScope scope = new TemplateScope(ctx.exporter(), 10, domain);
+        out.scope(scope);
+        data.context()
+                .reset(
+                        10,
+                        ctx.exporter().address(),
+                        ctx.exporter().port(),
+                        domain,
+                        sequence,
+                        exportMillis,
+                        ctx.receivedMillis(),
+                        -1L);
+        data.context().options(cache.options(scope));
+        int limit = start + length;
+        if (length < available) {
+            out.problem(
+                    DecodeProblem.Kind.TRAILING_BYTES,
+                    (available - length) + " bytes after the message length " + length,
+                    -1);
+        }
+        int pos = start + HEADER_SIZE;
+        while (limit - pos >= SET_HEADER_SIZE) {
+            int id = b.getShort(pos) & 0xffff;
+            int len = b.getShort(pos + 2) & 0xffff;
+            if (len < SET_HEADER_SIZE) {
+                out.problem(
+                        DecodeProblem.Kind.ZERO_LENGTH_SET,
+                        "set "
+                                + id
+                                + " at offset "
+                                + (pos - start)
+                                + " has length "
+                                + len
+                                + " (expected: >= 4)",
+                        id);
+                break;
+            }
+            if (len > limit - pos) {
+                out.problem(
+                        DecodeProblem.Kind.SET_LENGTH_PAST_END,
+                        "set "
+                                + id
+                                + " at offset "
+                                + (pos - start)
+                                + " declares "
+                                + len
+                                + " bytes, "
+                                + (limit - pos)
+                                + " remain",
+                        id);
+                break;
+            }
+            int body = pos + SET_HEADER_SIZE;
+            int end = pos + len;
+            if (id == TEMPLATE_SET_ID || id == OPTIONS_TEMPLATE_SET_ID) {
+                templates(b, body, end, id == OPTIONS_TEMPLATE_SET_ID, scope, cache, out);
+            } else if (id >= MIN_DATA_SET_ID) {
+                Optional<Template> t = cache.find(scope.key(id));
+                if (t.isPresent()) {
+                    data.decode(b, body, end, t.get(), false, cache, scope, out);
+                } else {
+                    out.problem(
+                            DecodeProblem.Kind.TEMPLATE_MISSING,
+                            "no template "
+                                    + id
+                                    + " for "
+                                    + scope.exporter()
+                                    + " domain "
+                                    + domain
+                                    + "; "
+                                    + (len - SET_HEADER_SIZE)
+                                    + " bytes dropped",
+                            id);
+                }
+            } else {
+                out.problem(
+                        DecodeProblem.Kind.RESERVED_SET_ID,
+                        "set id " + id + " is reserved (expected: 2, 3 or >= 256)",
+                        id);
+            }
+            pos = end;
+        }
+        if (pos < limit) {
+            out.problem(
+                    DecodeProblem.Kind.TRAILING_BYTES,
+                    (limit - pos) + " bytes after the last set",
+                    -1);
+        }
+        return out.build();
+    }
+
+    private static void templates(
+            ByteBuffer b,
+            int pos,
+            int end,
+            boolean options,
+            TemplateScope scope,
+            TemplateCache cache,
+            DecodeResult.Builder out) {
+        int headerLen = options ? 6 : 4;
+        while (end - pos >= 4) {
+            int id = b.getShort(pos) & 0xffff;
+            int fieldCount = b.getShort(pos + 2) & 0xffff;
+            if (fieldCount == 0) {
+                pos += 4;
+                if (id == 0) {
+                    break; // padding
+                }
+                withdraw(id, options, scope, cache, out);
+                continue;
+            }
+            if (end - pos < headerLen) {
+                break;
+            }
+            int scopeCount = options ? b.getShort(pos + 4) & 0xffff : 0;
+            pos += headerLen;
+            if (fieldCount * 4 > end - pos) {
+                out.problem(
+                        DecodeProblem.Kind.FIELD_COUNT_OVERFLOW,
+                        "template "
+                                + id
+                                + " declares "
+                                + fieldCount
+                                + " fields, "
+                                + (end - pos)
+                                + " bytes remain (expected: >= "
+                                + fieldCount * 4
+                                + ")",
+                        id);
+                return;
+            }
+            List<FieldSpecifier> fields = new ArrayList<>(fieldCount);
+            for (int i = 0; i < fieldCount; i++) {
+                if (end - pos < 4) {
+                    out.problem(
+                            DecodeProblem.Kind.FIELD_COUNT_OVERFLOW,
+                            "template "
+                                    + id
+                                    + ": field "
+                                    + i
+                                    + " of "
+                                    + fieldCount
+                                    + " runs past the set end",
+                            id);
+                    return;
+                }
+                int eid = b.getShort(pos) & 0xffff;
+                int flen = b.getShort(pos + 2) & 0xffff;
+                pos += 4;
+                long pen = 0L;
+                if ((eid & ENTERPRISE_BIT) != 0) {
+                    if (end - pos < 4) {
+                        out.problem(
+                                DecodeProblem.Kind.FIELD_COUNT_OVERFLOW,
+                                "template "
+                                        + id
+                                        + ": enterprise number of field "
+                                        + i
+                                        + " runs past the set end",
+                                id);
+                        return;
+                    }
+                    pen = b.getInt(pos) & 0xffff_ffffL;
+                    pos += 4;
+                    eid &= ~ENTERPRISE_BIT;
+                }
+                fields.add(new FieldSpecifier(eid, flen, pen));
+            }
+            if (id < MIN_DATA_SET_ID || (options && (scopeCount == 0 || scopeCount > fieldCount))) {
+                out.problem(
+                        DecodeProblem.Kind.TEMPLATE_INVALID,
+                        (options ? "options template " : "template ")
+                                + id
+                                + " with "
+                                + fieldCount
+                                + " fields, "
+                                + scopeCount
+                                + " scope fields (expected: id >= 256"
+                                + (options ? ", 1..fieldCount scope fields)" : ")"),
+                        id);
+                continue;
+            }
+            DataSetDecoder.learn(cache, scope, new Template(id, fields, scopeCount), out);
+        }
+    }
+
+    private static void withdraw(
+            int id,
+            boolean options,
+            TemplateScope scope,
+            TemplateCache cache,
+            DecodeResult.Builder out) {
+        if (id == (options ? OPTIONS_TEMPLATE_SET_ID : TEMPLATE_SET_ID)) {
+            cache.removeAll(scope, options); // RFC 7011 section 8.1: withdraw all
+            out.withdrawn(scope.key(id));
+            return;
+        }
+        if (cache.remove(scope.key(id))) {
+            out.withdrawn(scope.key(id));
+        } else {
+            out.problem(
+                    DecodeProblem.Kind.TEMPLATE_WITHDRAWAL_UNKNOWN,
+                    "withdrawal of unknown template " + id,
+                    id);
+        }
+    }
+}

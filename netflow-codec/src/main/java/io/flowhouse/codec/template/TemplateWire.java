@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.codec.template;
+
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A compact, versioned binary form of {@link Template} and {@link OptionsData}, for Flink state and
+ * a compacted Kafka "templates" topic. Big-endian; the first byte is a format tag.
+ */
+public final class TemplateWire {
+
+    private static final byte TEMPLATE_V1 = 1;
+    private static final byte OPTIONS_V1 = 2;
+
+    private TemplateWire() {}
+
+    /**
+     * Encodes a template: tag, id u16, scope count u16, field count u16, fields (u16, u16, u32).
+     */
+    public static byte[] encode(Template t) {
+        ByteBuffer b = ByteBuffer.allocate(7 + 8 * t.fields().size());
+        b.put(TEMPLATE_V1);
+        b.putShort((short) t.templateId());
+        b.putShort((short) t.scopeFieldCount());
+        b.putShort((short) t.fields().size());
+        for (FieldSpecifier f : t.fields()) {
+            b.putShort((short) f.id());
+            b.putShort((short) f.length());
+            b.putInt((int) f.enterpriseNumber());
+        }
+        return b.array();
+    }
+
+    /** Decodes what {@link #encode(Template)} wrote. */
+    public static Template decodeTemplate(byte[] bytes) {
+        try {
+            ByteBuffer b = ByteBuffer.wrap(bytes);
+            if (b.get() != TEMPLATE_V1) {
+                throw new IllegalArgumentException("not a template (unknown format tag)");
+            }
+            int id = b.getShort() & 0xffff;
+            int scope = b.getShort() & 0xffff;
+            int n = b.getShort() & 0xffff;
+            if (n * 8L != b.remaining()) {
+                throw new IllegalArgumentException(
+                        "template of " + n + " fields in " + b.remaining() + " bytes");
+            }
+            List<FieldSpecifier> fields = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                int fid = b.getShort() & 0xffff;
+                int len = b.getShort() & 0xffff;
+                long pen = b.getInt() & 0xffff_ffffL;
+                fields.add(new FieldSpecifier(fid, len, pen));
+            }
+            return new Template(id, fields, scope);
+        } catch (BufferUnderflowException e) {
+            throw new IllegalArgumentException("truncated template bytes", e);
+        }
+    }
+
+    /**
+     * Encodes options data: tag, init time, rates (count, id, rate), names (count, index, utf-8).
+     */
+    public static byte[] encode(OptionsData o) {
+        int size = 1 + 8 + 4 + 16 * o.samplingRates().size() + 4;
+        List<byte[]> names = new ArrayList<>();
+        for (var e : o.interfaceNames().entrySet()) {
+            byte[] n = e.getValue().getBytes(StandardCharsets.UTF_8);
+            names.add(n);
+            size += 8 + 4 + n.length;
+        }
+        ByteBuffer b = ByteBuffer.allocate(size);
+        b.put(OPTIONS_V1);
+        b.putLong(o.systemInitTimeMillis());
+        b.putInt(o.samplingRates().size());
+        for (var e : o.samplingRates().entrySet()) {
+            b.putLong(e.getKey());
+            b.putLong(e.getValue());
+        }
+        b.putInt(names.size());
+        int i = 0;
+        for (var e : o.interfaceNames().entrySet()) {
+            byte[] n = names.get(i++);
+            b.putLong(e.getKey());
+            b.putInt(n.length);
+            b.put(n);
+        }
+        return b.array();
+    }
+
+    /** Decodes what {@link #encode(OptionsData)} wrote. */
+    public static OptionsData decodeOptions(byte[] bytes) {
+        try {
+            ByteBuffer b = ByteBuffer.wrap(bytes);
+            if (b.get() != OPTIONS_V1) {
+                throw new IllegalArgumentException("not options data (unknown format tag)");
+            }
+            long init = b.getLong();
+            int nr = b.getInt();
+            if (nr < 0 || nr * 16L > b.remaining()) {
+                throw new IllegalArgumentException("bad rate count " + nr);
+            }
+            Map<Long, Long> rates = new HashMap<>();
+            for (int i = 0; i < nr; i++) {
+                rates.put(b.getLong(), b.getLong());
+            }
+            int nn = b.getInt();
+            if (nn < 0 || nn * 12L > b.remaining()) {
+                throw new IllegalArgumentException("bad name count " + nn);
+            }
+            Map<Long, String> names = new HashMap<>();
+            for (int i = 0; i < nn; i++) {
+                long idx = b.getLong();
+                int len = b.getInt();
+                if (len < 0 || len > b.remaining()) {
+                    throw new IllegalArgumentException("bad name length " + len);
+                }
+                byte[] n = new byte[len];
+                b.get(n);
+                names.put(idx, new String(n, StandardCharsets.UTF_8));
+            }
+            return new OptionsData(rates, init, names);
+        } catch (BufferUnderflowException e) {
+            throw new IllegalArgumentException("truncated options bytes", e);
+        }
+    }
+}

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.codec;
+
+import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.codec.pcap.PcapReader;
+import io.flowhouse.codec.pcap.UdpDatagram;
+import io.flowhouse.codec.pcap.UdpDatagramExtractor;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Finds {@code shared/testdata} and reads the UDP datagrams of its captures. */
+public final class SharedTestData {
+
+    private SharedTestData() {}
+
+    /** The shared directory: system property {@code flowhouse.shared.dir}, else walk up. */
+    public static Path sharedDir() {
+        String prop = System.getProperty("flowhouse.shared.dir");
+        if (prop != null && Files.isDirectory(Paths.get(prop, "testdata"))) {
+            return Paths.get(prop).toAbsolutePath().normalize();
+        }
+        Path p = Paths.get("").toAbsolutePath();
+        while (p != null) {
+            if (Files.isDirectory(p.resolve("shared/testdata"))) {
+                return p.resolve("shared");
+            }
+            if (p.getParent() != null
+                    && Files.isDirectory(p.getParent().resolve("shared/testdata"))) {
+                return p.getParent().resolve("shared");
+            }
+            p = p.getParent();
+        }
+        throw new IllegalStateException(
+                "shared/testdata not found from "
+                        + Paths.get("").toAbsolutePath()
+                        + " (set -Dflowhouse.shared.dir)");
+    }
+
+    public static Path testdata(String file) {
+        return sharedDir().resolve("testdata").resolve(file);
+    }
+
+    /**
+     * A captured datagram, copied out of the mapping.
+     *
+     * @param exporter source address and port
+     * @param payload the UDP payload (heap, big-endian)
+     * @param timestampNanos capture time
+     */
+    public record Datagram(ExporterKey exporter, byte[] payload, long timestampNanos) {
+        public ByteBuffer buffer() {
+            return ByteBuffer.wrap(payload);
+        }
+
+        public DecodeContext context() {
+            return new DecodeContext(exporter, timestampNanos / 1_000_000L);
+        }
+    }
+
+    /** Every UDP datagram of a capture, in order. */
+    public static List<Datagram> datagrams(Path pcap) throws IOException {
+        List<Datagram> out = new ArrayList<>();
+        UdpDatagramExtractor x = new UdpDatagramExtractor();
+        try (PcapReader r = PcapReader.open(pcap)) {
+            while (r.next()) {
+                UdpDatagram d = x.extract(r.packetLinkType(), r.packet(), r.timestampNanos());
+                if (d == null) {
+                    continue;
+                }
+                byte[] b = new byte[d.payload().remaining()];
+                d.payload().duplicate().get(b);
+                out.add(new Datagram(new ExporterKey(d.src(), d.srcPort()), b, d.timestampNanos()));
+            }
+        }
+        return out;
+    }
+
+    public static List<Datagram> datagrams(String file) throws IOException {
+        return datagrams(testdata(file));
+    }
+
+    public static ExporterKey localhost(int port) {
+        return new ExporterKey(IpAddress.parse("127.0.0.1"), port);
+    }
+}
