@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.decode;
+
+import static io.flowhouse.jobs.decode.V9Datagrams.LAYOUT_A;
+import static io.flowhouse.jobs.decode.V9Datagrams.LAYOUT_B;
+import static io.flowhouse.jobs.decode.V9Datagrams.datagram;
+import static io.flowhouse.jobs.decode.V9Datagrams.flows;
+import static io.flowhouse.jobs.decode.V9Datagrams.payload;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flowhouse.codec.envelope.RejectedDatagram;
+import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.codec.template.TemplateWire;
+import io.flowhouse.jobs.config.DecodeSettings;
+import io.flowhouse.jobs.config.SamplingPolicy;
+import io.flowhouse.jobs.config.TemplateScopeMode;
+import io.flowhouse.jobs.model.ArchivedTemplate;
+import io.flowhouse.jobs.model.ExporterStats;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class DecodeRawFlowFunctionTest {
+
+    private static final String R1 = "192.0.2.200";
+    private static final String R2 = "192.0.2.201";
+
+    private KeyedTwoInputStreamOperatorTestHarness<
+                    String, io.flowhouse.codec.envelope.RawDatagram, ArchivedTemplate, FlowRecord>
+            harness;
+
+    private void open(DecodeSettings settings) throws Exception {
+        harness =
+                ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(
+                        new DecodeRawFlowFunction(settings),
+                        new ExporterKeys.OfDatagram(settings.scopeMode()),
+                        new ExporterKeys.OfArchived(settings.scopeMode()),
+                        Types.STRING);
+        harness.setProcessingTime(1_000L);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        if (harness != null) {
+            harness.close();
+        }
+    }
+
+    private void send(String exporter, int port, long received, byte[] payload) throws Exception {
+        harness.processElement1(new StreamRecord<>(datagram(exporter, port, received, payload)));
+    }
+
+    private List<FlowRecord> out() {
+        return harness.extractOutputValues();
+    }
+
+    private List<RejectedDatagram> rejected() {
+        var q = harness.getSideOutput(DecodeOutputs.REJECTED);
+        return q == null ? List.of() : q.stream().map(StreamRecord::getValue).toList();
+    }
+
+    private List<ArchivedTemplate> archived() {
+        var q = harness.getSideOutput(DecodeOutputs.TEMPLATES);
+        return q == null ? List.of() : q.stream().map(StreamRecord::getValue).toList();
+    }
+
+    private List<ExporterStats> stats() {
+        var q = harness.getSideOutput(DecodeOutputs.STATS);
+        return q == null ? List.of() : q.stream().map(StreamRecord::getValue).toList();
+    }
+
+    @Test
+    void dataBeforeTemplateIsHeldThenDecodedOnce() throws Exception {
+        open(DecodeSettings.defaults());
+        send(R1, 2055, 10, payload(1, 0, List.of(), LAYOUT_A, flows(5, 3, 300)));
+        assertThat(out()).isEmpty();
+        send(R1, 2055, 11, payload(2, 0, List.of(LAYOUT_A), LAYOUT_A, flows(2, 1, 100)));
+        List<FlowRecord> got = out();
+        assertThat(got).hasSize(7);
+        assertThat(got.stream().mapToLong(FlowRecord::packets).sum()).isEqualTo(5 * 3 + 2);
+        assertThat(got.stream().mapToLong(FlowRecord::bytes).sum()).isEqualTo(5 * 300 + 200);
+        assertThat(rejected()).isEmpty();
+        // Nothing more comes out when the hold time passes: the held datagram is gone.
+        harness.setProcessingTime(1_000L + Duration.ofSeconds(31).toMillis());
+        assertThat(out()).hasSize(7);
+        assertThat(rejected()).isEmpty();
+        assertThat(archived()).hasSize(1);
+        assertThat(TemplateWire.decodeTemplate(archived().get(0).wire())).isEqualTo(LAYOUT_A);
+    }
+
+    @Test
+    void templateChangeMidStreamUsesTheNewLayoutFromThereOn() throws Exception {
+        open(DecodeSettings.defaults());
+        send(R1, 2055, 10, payload(1, 0, List.of(LAYOUT_A), LAYOUT_A, flows(3, 2, 1_000)));
+        send(
+                R1,
+                2055,
+                11,
+                payload(
+                        2,
+                        0,
+                        List.of(LAYOUT_B),
+                        LAYOUT_B,
+                        flows(4, 5_000_000_000L, 7_000_000_000L)));
+        send(R1, 2055, 12, payload(3, 0, List.of(), LAYOUT_B, flows(1, 6, 600)));
+        List<FlowRecord> got = out();
+        assertThat(got).hasSize(8);
+        assertThat(got.subList(0, 3)).allSatisfy(f -> assertThat(f.bytes()).isEqualTo(1_000));
+        assertThat(got.subList(3, 7))
+                .allSatisfy(
+                        f -> {
+                            assertThat(f.bytes()).isEqualTo(7_000_000_000L);
+                            assertThat(f.tos()).isEqualTo(0x28);
+                        });
+        assertThat(got.get(7).packets()).isEqualTo(6);
+        assertThat(archived()).hasSize(2);
+    }
+
+    @Test
+    void exporterRestartResetsTheSequenceWithoutCountingLoss() throws Exception {
+        open(DecodeSettings.defaults());
+        send(R1, 2055, 10, payload(100, 0, List.of(LAYOUT_A), LAYOUT_A, flows(1, 1, 1)));
+        send(R1, 2055, 11, payload(101, 0, List.of(), LAYOUT_A, flows(1, 1, 1)));
+        send(R1, 2055, 12, payload(104, 0, List.of(), LAYOUT_A, flows(1, 1, 1)));
+        // Restart: the sequence starts again from 0 and the template is sent again.
+        send(R1, 2055, 13, payload(0, 0, List.of(LAYOUT_A), LAYOUT_A, flows(1, 1, 1)));
+        send(R1, 2055, 14, payload(1, 0, List.of(), LAYOUT_A, flows(1, 1, 1)));
+        assertThat(out()).hasSize(5);
+        harness.setProcessingTime(DecodeRawFlowFunction.STATS_INTERVAL_MILLIS);
+        assertThat(stats()).hasSize(1);
+        ExporterStats s = stats().get(0);
+        assertThat(s.exporterAddress()).isEqualTo(IpAddress.parse(R1));
+        assertThat(s.exporterPort()).isEqualTo(2055);
+        assertThat(s.version()).isEqualTo(9);
+        assertThat(s.datagrams()).isEqualTo(5);
+        assertThat(s.flows()).isEqualTo(5);
+        assertThat(s.lostDatagrams()).isEqualTo(2);
+        assertThat(s.sequenceResets()).isEqualTo(1);
+        assertThat(s.lastReceivedMillis()).isEqualTo(14);
+    }
+
+    @Test
+    void twoExportersWithTheSameTemplateIdKeepTheirOwnLayouts() throws Exception {
+        open(DecodeSettings.defaults());
+        send(R1, 2055, 10, payload(1, 0, List.of(LAYOUT_A), LAYOUT_A, flows(2, 3, 30)));
+        send(R2, 2055, 10, payload(1, 0, List.of(LAYOUT_B), LAYOUT_B, flows(2, 9, 90)));
+        send(R1, 2055, 11, payload(2, 0, List.of(), LAYOUT_A, flows(1, 3, 30)));
+        send(R2, 2055, 11, payload(2, 0, List.of(), LAYOUT_B, flows(1, 9, 90)));
+        // Same address, other port: another transport session, no template yet.
+        send(R1, 2056, 12, payload(1, 0, List.of(), LAYOUT_A, flows(1, 3, 30)));
+        var byExporter =
+                out().stream()
+                        .collect(
+                                Collectors.groupingBy(
+                                        f -> f.exporterAddress() + ":" + f.exporterPort(),
+                                        Collectors.summingLong(FlowRecord::bytes)));
+        assertThat(byExporter).containsEntry(R1 + ":2055", 90L).containsEntry(R2 + ":2055", 270L);
+        assertThat(byExporter).doesNotContainKey(R1 + ":2056");
+    }
+
+    @Test
+    void addressOnlyScopeSharesTemplatesAcrossPorts() throws Exception {
+        open(DecodeSettings.defaults().withScopeMode(TemplateScopeMode.ADDRESS_ONLY));
+        send(R1, 2055, 10, payload(1, 0, List.of(LAYOUT_A), LAYOUT_A, flows(1, 3, 30)));
+        send(R1, 40_001, 11, payload(2, 0, List.of(), LAYOUT_A, flows(1, 3, 30)));
+        List<FlowRecord> got = out();
+        assertThat(got).hasSize(2);
+        assertThat(got.get(1).exporterPort()).isEqualTo(40_001);
+    }
+
+    @Test
+    void heldDataExpiresToTheDeadLetterOutputAndStateReturnsToZero() throws Exception {
+        open(DecodeSettings.defaults().withTemplateHold(Duration.ofSeconds(5)));
+        send(R1, 2055, 10, payload(1, 0, List.of(LAYOUT_A), LAYOUT_A, flows(1, 1, 1)));
+        harness.setProcessingTime(DecodeRawFlowFunction.STATS_INTERVAL_MILLIS);
+        int baseline = harness.numKeyedStateEntries();
+        assertThat(harness.numProcessingTimeTimers()).isZero();
+
+        harness.setProcessingTime(70_000L);
+        byte[] orphan = payload(2, 7, List.of(), LAYOUT_A, flows(4, 1, 1));
+        send(R1, 2055, 11, orphan);
+        assertThat(harness.numKeyedStateEntries()).isGreaterThan(baseline);
+        assertThat(harness.numProcessingTimeTimers()).isEqualTo(2); // hold + stats
+
+        harness.setProcessingTime(75_000L);
+        assertThat(out()).hasSize(1);
+        assertThat(rejected()).hasSize(1);
+        RejectedDatagram r = rejected().get(0);
+        assertThat(r.reason()).isEqualTo("TEMPLATE_MISSING");
+        assertThat(r.detail()).contains("no template 256").contains("domain 7");
+        assertThat(r.datagram().payload()).isEqualTo(orphan);
+
+        harness.setProcessingTime(2 * DecodeRawFlowFunction.STATS_INTERVAL_MILLIS);
+        assertThat(harness.numProcessingTimeTimers()).isZero();
+        // The held datagram and both timers are gone; only the templates and counters remain.
+        assertThat(harness.numKeyedStateEntries()).isEqualTo(baseline);
+        ExporterStats s7 =
+                stats().stream().filter(s -> s.observationDomainId() == 7).findFirst().get();
+        assertThat(s7.rejectedDatagrams()).isEqualTo(1);
+    }
+
+    @Test
+    void zeroHoldRejectsAtOnceAndMalformedDatagramsAreRejected() throws Exception {
+        open(DecodeSettings.defaults().withTemplateHold(Duration.ZERO));
+        send(R1, 2055, 10, payload(1, 0, List.of(), LAYOUT_A, flows(1, 1, 1)));
+        send(R1, 2055, 11, new byte[] {0, 9, 0});
+        assertThat(rejected())
+                .extracting(RejectedDatagram::reason)
+                .containsExactly("TEMPLATE_MISSING", "TRUNCATED_HEADER");
+        assertThat(harness.numProcessingTimeTimers()).isEqualTo(1); // stats only
+    }
+
+    @Test
+    void archivedTemplateDecodesHeldDataButNotDataOlderThanIt() throws Exception {
+        open(DecodeSettings.defaults());
+        // Replay starts after the template was sent: data first, then the archive entry.
+        send(R1, 2055, 5_000, payload(7, 0, List.of(), LAYOUT_A, flows(2, 4, 40)));
+        send(R1, 2055, 500, payload(8, 0, List.of(), LAYOUT_A, flows(1, 4, 40)));
+        assertThat(out()).isEmpty();
+        harness.processElement2(
+                new StreamRecord<>(
+                        new ArchivedTemplate(
+                                IpAddress.parse(R1),
+                                2055,
+                                9,
+                                0,
+                                256,
+                                TemplateWire.encode(LAYOUT_A),
+                                1_000)));
+        // The datagram received after the archived template was learned decodes; the one
+        // received before it may predate a template change and stays held.
+        assertThat(out()).hasSize(2);
+        harness.setProcessingTime(1_000L + 31_000L);
+        assertThat(rejected()).hasSize(1);
+    }
+
+    @Test
+    void samplingOverrideAndDefaultApply() throws Exception {
+        open(
+                DecodeSettings.defaults()
+                        .withSampling(SamplingPolicy.parse(100, List.of(R1 + "=1000"))));
+        send(R1, 2055, 10, payload(1, 0, List.of(LAYOUT_A), LAYOUT_A, flows(1, 1, 1)));
+        send(R2, 2055, 10, payload(1, 0, List.of(LAYOUT_A), LAYOUT_A, flows(1, 1, 1)));
+        assertThat(out()).extracting(FlowRecord::samplingRate).containsExactly(1000L, 100L);
+        assertThat(out()).extracting(FlowRecord::packets).containsExactly(1L, 1L);
+    }
+}
