@@ -45,6 +45,8 @@ final class DatagramDecoder {
                 r.version(),
                 r.observationDomainId(),
                 r.sequenceNumber(),
-                r.sequenceUnits());
+                r.sequenceUnits(),
+                r.problems(),
+                r.learned().size());
     }
 }

@@ -17,6 +17,8 @@ import io.flowhouse.jobs.model.HeldDatagram;
 import io.flowhouse.jobs.model.ScopeCounters;
 import io.flowhouse.jobs.model.StoredTemplate;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
@@ -52,7 +54,8 @@ import org.apache.flink.util.Collector;
  *   <li>Each flow carries the sampling rate that applies to it ({@link
  *       io.flowhouse.jobs.config.SamplingPolicy}); counters stay as sent.
  *   <li>Sequence gaps are counted per scope ({@link SequenceAccounting}), as Flink metrics and as
- *       {@link ExporterStats} rows emitted every {@link #STATS_INTERVAL_MILLIS}.
+ *       per-minute {@link ExporterStats} rows (emitted every {@link #STATS_INTERVAL_MILLIS} while a
+ *       minute runs, and complete when the next minute starts).
  * </ul>
  */
 public final class DecodeRawFlowFunction
@@ -60,6 +63,9 @@ public final class DecodeRawFlowFunction
 
     /** Period of the {@link ExporterStats} output, processing time. */
     public static final long STATS_INTERVAL_MILLIS = 60_000L;
+
+    /** Stats minutes are minutes of datagram receive time. */
+    public static final long MINUTE_MILLIS = 60_000L;
 
     static final MapStateDescriptor<String, StoredTemplate> TEMPLATES =
             new MapStateDescriptor<>(
@@ -70,6 +76,8 @@ public final class DecodeRawFlowFunction
     static final MapStateDescriptor<String, ScopeCounters> COUNTERS =
             new MapStateDescriptor<>(
                     "scope-counters", Types.STRING, TypeInformation.of(ScopeCounters.class));
+    static final MapStateDescriptor<String, Long> PROBLEMS =
+            new MapStateDescriptor<>("scope-problems", Types.STRING, Types.LONG);
     static final ListStateDescriptor<HeldDatagram> HELD =
             new ListStateDescriptor<>("held", TypeInformation.of(HeldDatagram.class));
     static final ValueStateDescriptor<Long> HOLD_TIMER =
@@ -82,6 +90,7 @@ public final class DecodeRawFlowFunction
     private transient MapState<String, StoredTemplate> templates;
     private transient MapState<String, byte[]> options;
     private transient MapState<String, ScopeCounters> counters;
+    private transient MapState<String, Long> problems;
     private transient ListState<HeldDatagram> held;
     private transient ValueState<Long> holdTimer;
     private transient ValueState<Long> statsTimer;
@@ -98,6 +107,7 @@ public final class DecodeRawFlowFunction
         templates = getRuntimeContext().getMapState(TEMPLATES);
         options = getRuntimeContext().getMapState(OPTIONS);
         counters = getRuntimeContext().getMapState(COUNTERS);
+        problems = getRuntimeContext().getMapState(PROBLEMS);
         held = getRuntimeContext().getListState(HELD);
         holdTimer = getRuntimeContext().getState(HOLD_TIMER);
         statsTimer = getRuntimeContext().getState(STATS_TIMER);
@@ -118,42 +128,35 @@ public final class DecodeRawFlowFunction
         try {
             r = decoder.decode(d, exporter, cache);
         } catch (DecodeException e) {
-            ScopeCounters c = counters(0, 0L);
-            putCounters(
-                    0,
-                    0L,
-                    withRejected(
-                            new ScopeCounters(
-                                    c.nextSequence(),
-                                    c.datagrams() + 1,
-                                    c.flows(),
-                                    c.lostDatagrams(),
-                                    c.lostFlows(),
-                                    c.sequenceResets(),
-                                    c.rejectedDatagrams(),
-                                    Math.max(c.lastReceivedMillis(), d.receivedMillis()))));
+            ScopeCounters c = counters(ctx, 0, 0L, d);
+            c.rejectedRecords++;
+            putCounters(0, 0L, c);
+            countProblem(0, 0L, e.kind().name());
             reject(ctx, d, e.kind().name(), e.getMessage());
             return;
         }
         archiveLearned(ctx, exporter, d.receivedMillis());
-        ScopeCounters before = counters(r.version(), r.observationDomainId());
-        ScopeCounters after =
-                SequenceAccounting.count(
-                        before,
-                        r.version(),
-                        r.sequenceNumber(),
-                        r.missingTemplateIds().isEmpty() ? r.dataRecordCount() : -1L,
-                        d.receivedMillis());
-        metrics.lostDatagrams.inc(after.lostDatagrams() - before.lostDatagrams());
-        metrics.lostFlows.inc(after.lostFlows() - before.lostFlows());
-        metrics.sequenceResets.inc(after.sequenceResets() - before.sequenceResets());
-        putCounters(r.version(), r.observationDomainId(), after);
+        ScopeCounters c = counters(ctx, r.version(), r.observationDomainId(), d);
+        long lostBefore = c.lostDatagrams + c.lostRecords;
+        long resetsBefore = c.sequenceResets;
+        SequenceAccounting.count(
+                c,
+                r.version(),
+                r.sequenceNumber(),
+                r.missingTemplateIds().isEmpty() ? r.sequenceUnits() : -1L);
+        metrics.lost.inc(c.lostDatagrams + c.lostRecords - lostBefore);
+        metrics.sequenceResets.inc(c.sequenceResets - resetsBefore);
+        c.templateRecords += r.templateRecords();
+        putCounters(r.version(), r.observationDomainId(), c);
+        for (DecodeProblem p : r.problems()) {
+            countProblem(r.version(), r.observationDomainId(), p.kind().name());
+        }
 
         boolean learned = !cache.learned().isEmpty();
         if (!r.missingTemplateIds().isEmpty() && !settings.templateHold().isZero()) {
             hold(ctx, d, out);
         } else {
-            emit(d, exporter, r, out);
+            emit(d, exporter, r, out, false);
             if (!r.missingTemplateIds().isEmpty()) {
                 rejectMissing(ctx, d, r);
             }
@@ -182,15 +185,15 @@ public final class DecodeRawFlowFunction
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<FlowRecord> out)
             throws Exception {
-        Long stats = statsTimer.value();
-        if (stats != null && stats == timestamp) {
-            statsTimer.clear();
-            emitStats(ctx);
-        }
         Long hold = holdTimer.value();
         if (hold != null && hold == timestamp) {
             holdTimer.clear();
             releaseHeld(ctx, out, timestamp);
+        }
+        Long stats = statsTimer.value();
+        if (stats != null && stats == timestamp) {
+            statsTimer.clear();
+            emitRunningMinutes(ctx);
         }
     }
 
@@ -258,7 +261,7 @@ public final class DecodeRawFlowFunction
         if (!r.missingTemplateIds().isEmpty() && !expired) {
             return false;
         }
-        emit(d, exporter, r, out);
+        emit(d, exporter, r, out, true);
         if (!r.missingTemplateIds().isEmpty()) {
             rejectMissing(ctx, d, r);
         } else {
@@ -283,7 +286,12 @@ public final class DecodeRawFlowFunction
         holdTimer.update(earliest);
     }
 
-    private void emit(RawDatagram d, ExporterKey exporter, Decoded r, Collector<FlowRecord> out)
+    private void emit(
+            RawDatagram d,
+            ExporterKey exporter,
+            Decoded r,
+            Collector<FlowRecord> out,
+            boolean wasHeld)
             throws Exception {
         if (r.records().isEmpty()) {
             return;
@@ -310,19 +318,15 @@ public final class DecodeRawFlowFunction
             out.collect(f);
         }
         metrics.flows.inc(r.records().size());
-        ScopeCounters c = counters(r.version(), r.observationDomainId());
-        putCounters(
-                r.version(),
-                r.observationDomainId(),
-                new ScopeCounters(
-                        c.nextSequence(),
-                        c.datagrams(),
-                        c.flows() + r.records().size(),
-                        c.lostDatagrams(),
-                        c.lostFlows(),
-                        c.sequenceResets(),
-                        c.rejectedDatagrams(),
-                        c.lastReceivedMillis()));
+        String k = r.version() + "/" + r.observationDomainId();
+        ScopeCounters c = counters.get(k);
+        if (c != null) {
+            c.records += r.records().size();
+            if (wasHeld) {
+                c.recordsBeforeTemplate += r.records().size();
+            }
+            counters.put(k, c);
+        }
     }
 
     private void rejectMissing(Context ctx, RawDatagram d, Decoded r) throws Exception {
@@ -341,8 +345,12 @@ public final class DecodeRawFlowFunction
                         + "; "
                         + r.records().size()
                         + " records of this datagram were decoded and emitted";
-        ScopeCounters c = counters(r.version(), r.observationDomainId());
-        putCounters(r.version(), r.observationDomainId(), withRejected(c));
+        String k = r.version() + "/" + r.observationDomainId();
+        ScopeCounters c = counters.get(k);
+        if (c != null) {
+            c.rejectedRecords++;
+            counters.put(k, c);
+        }
         reject(ctx, d, DecodeProblem.Kind.TEMPLATE_MISSING.name(), detail);
     }
 
@@ -374,65 +382,87 @@ public final class DecodeRawFlowFunction
         }
     }
 
+    /**
+     * The scope's counters with this datagram counted; when the datagram starts a later minute, the
+     * finished minute is emitted first.
+     */
+    private ScopeCounters counters(Context ctx, int version, long domain, RawDatagram d)
+            throws Exception {
+        String k = version + "/" + domain;
+        ScopeCounters c = counters.get(k);
+        long minute = Math.floorDiv(d.receivedMillis(), MINUTE_MILLIS) * MINUTE_MILLIS;
+        if (c == null) {
+            c = new ScopeCounters();
+            c.startMinute(minute);
+        } else if (minute > c.minuteMillis) {
+            if (c.datagrams > 0) {
+                ctx.output(DecodeOutputs.STATS, stats(ctx.getCurrentKey(), k, c));
+            }
+            c.startMinute(minute);
+            clearProblems(k);
+        }
+        c.datagrams++;
+        c.datagramBytes += d.payload().length;
+        c.lastReceivedMillis = Math.max(c.lastReceivedMillis, d.receivedMillis());
+        return c;
+    }
+
+    private void putCounters(int version, long domain, ScopeCounters c) throws Exception {
+        counters.put(version + "/" + domain, c);
+    }
+
+    private void countProblem(int version, long domain, String kind) throws Exception {
+        String k = version + "/" + domain + "/" + kind;
+        Long n = problems.get(k);
+        problems.put(k, n == null ? 1L : n + 1);
+    }
+
+    private void clearProblems(String scopeKey) throws Exception {
+        String prefix = scopeKey + "/";
+        Iterator<Map.Entry<String, Long>> it = problems.iterator();
+        while (it.hasNext()) {
+            if (it.next().getKey().startsWith(prefix)) {
+                it.remove();
+            }
+        }
+    }
+
     private void ensureStatsTimer(Context ctx) throws Exception {
         if (statsTimer.value() != null) {
             return;
         }
         long now = ctx.timerService().currentProcessingTime();
-        long next = (now / STATS_INTERVAL_MILLIS + 1) * STATS_INTERVAL_MILLIS;
+        long next = (Math.floorDiv(now, STATS_INTERVAL_MILLIS) + 1) * STATS_INTERVAL_MILLIS;
         ctx.timerService().registerProcessingTimeTimer(next);
         statsTimer.update(next);
     }
 
-    private void emitStats(OnTimerContext ctx) throws Exception {
-        String key = ctx.getCurrentKey();
-        int bar = key.lastIndexOf('|');
-        int port = 0;
-        String addr = key;
-        if (bar >= 0) {
-            addr = key.substring(0, bar);
-            port = Integer.parseInt(key.substring(bar + 1));
-        }
-        IpAddress address = IpAddress.parse(addr);
+    /** Emits the running minute of every scope of this exporter. */
+    private void emitRunningMinutes(OnTimerContext ctx) throws Exception {
         for (Map.Entry<String, ScopeCounters> e : counters.entries()) {
-            String[] vd = e.getKey().split("/", 2);
-            ScopeCounters c = e.getValue();
-            ctx.output(
-                    DecodeOutputs.STATS,
-                    new ExporterStats(
-                            address,
-                            port,
-                            Integer.parseInt(vd[0]),
-                            Long.parseLong(vd[1]),
-                            c.lastReceivedMillis(),
-                            c.datagrams(),
-                            c.flows(),
-                            c.lostDatagrams(),
-                            c.lostFlows(),
-                            c.sequenceResets(),
-                            c.rejectedDatagrams()));
+            if (e.getValue().datagrams > 0) {
+                ctx.output(
+                        DecodeOutputs.STATS, stats(ctx.getCurrentKey(), e.getKey(), e.getValue()));
+            }
         }
     }
 
-    private static ScopeCounters withRejected(ScopeCounters c) {
-        return new ScopeCounters(
-                c.nextSequence(),
-                c.datagrams(),
-                c.flows(),
-                c.lostDatagrams(),
-                c.lostFlows(),
-                c.sequenceResets(),
-                c.rejectedDatagrams() + 1,
-                c.lastReceivedMillis());
-    }
-
-    private ScopeCounters counters(int version, long domain) throws Exception {
-        ScopeCounters c = counters.get(version + "/" + domain);
-        return c == null ? ScopeCounters.INITIAL : c;
-    }
-
-    private void putCounters(int version, long domain, ScopeCounters c) throws Exception {
-        counters.put(version + "/" + domain, c);
+    private ExporterStats stats(String exporterKey, String scopeKey, ScopeCounters c)
+            throws Exception {
+        int bar = exporterKey.lastIndexOf('|');
+        IpAddress address = IpAddress.parse(bar < 0 ? exporterKey : exporterKey.substring(0, bar));
+        int port = bar < 0 ? 0 : Integer.parseInt(exporterKey.substring(bar + 1));
+        int slash = scopeKey.indexOf('/');
+        int version = Integer.parseInt(scopeKey.substring(0, slash));
+        long domain = Long.parseLong(scopeKey.substring(slash + 1));
+        Map<String, Long> p = new HashMap<>();
+        String prefix = scopeKey + "/";
+        for (Map.Entry<String, Long> e : problems.entries()) {
+            if (e.getKey().startsWith(prefix)) {
+                p.put(e.getKey().substring(prefix.length()), e.getValue());
+            }
+        }
+        return ExporterStats.of(address, port, version, domain, c, p);
     }
 
     /** Flink metrics of the decode step, under group {@code flowhouse.decode}. */
@@ -442,8 +472,7 @@ public final class DecodeRawFlowFunction
         final Counter rejected;
         final Counter held;
         final Counter heldDecoded;
-        final Counter lostDatagrams;
-        final Counter lostFlows;
+        final Counter lost;
         final Counter sequenceResets;
         final Counter templatesLearned;
         final Counter templatesRestored;
@@ -455,8 +484,7 @@ public final class DecodeRawFlowFunction
             rejected = g.counter("rejected_datagrams_total");
             held = g.counter("held_datagrams_total");
             heldDecoded = g.counter("held_datagrams_decoded_total");
-            lostDatagrams = g.counter("lost_datagrams_total");
-            lostFlows = g.counter("lost_flows_total");
+            lost = g.counter("sequence_lost_units_total");
             sequenceResets = g.counter("sequence_resets_total");
             templatesLearned = g.counter("templates_learned_total");
             templatesRestored = g.counter("templates_restored_total");

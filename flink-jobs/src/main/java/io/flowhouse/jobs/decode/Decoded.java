@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.decode;
 
+import io.flowhouse.codec.DecodeProblem;
 import io.flowhouse.codec.flow.FlowRecord;
 import java.util.List;
 
@@ -12,8 +13,9 @@ import java.util.List;
  * @param version 5, 9 or 10
  * @param observationDomainId observation domain / source id / v5 engine (uint32)
  * @param sequenceNumber header sequence number (uint32)
- * @param dataRecordCount data records in the datagram, options data included, as the sequence
- *     number counts them
+ * @param sequenceUnits how far the datagram advances its sequence number
+ * @param problems what was wrong inside the datagram
+ * @param templateRecords template and options template records the datagram carried
  */
 record Decoded(
         List<FlowRecord> records,
@@ -21,4 +23,6 @@ record Decoded(
         int version,
         long observationDomainId,
         long sequenceNumber,
-        long dataRecordCount) {}
+        long sequenceUnits,
+        List<DecodeProblem> problems,
+        int templateRecords) {}

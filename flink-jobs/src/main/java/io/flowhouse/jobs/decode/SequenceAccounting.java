@@ -4,11 +4,12 @@ package io.flowhouse.jobs.decode;
 import io.flowhouse.jobs.model.ScopeCounters;
 
 /**
- * Loss accounting from export sequence numbers, per template scope. What the number counts differs
- * by version: NetFlow v5 counts flows sent before this datagram, NetFlow v9 counts export datagrams
- * (RFC 3954 §5.1), IPFIX counts data records sent before this message (RFC 7011 §3.1), all modulo
- * 2^32. A forward jump of at most {@link #MAX_GAP} is counted as loss; a step backwards or a larger
- * jump is an exporter restart (or a second exporter behind one address) and only resynchronises.
+ * Loss accounting from export sequence numbers, per template scope, over keyed state. What the
+ * number counts differs by version: NetFlow v5 counts flows sent before this datagram, NetFlow v9
+ * counts export datagrams (RFC 3954 §5.1), IPFIX counts data records sent before this message (RFC
+ * 7011 §3.1), all modulo 2^32. A forward jump of at most {@link #MAX_GAP} is counted as loss; a
+ * step backwards or a larger jump is an exporter restart and only resynchronises. The same rules as
+ * the codec's {@code SequenceTracker}, whose in-memory maps cannot live in Flink state.
  */
 public final class SequenceAccounting {
 
@@ -20,44 +21,29 @@ public final class SequenceAccounting {
     private SequenceAccounting() {}
 
     /**
-     * Counts one datagram.
+     * Counts one datagram's sequence number into {@code c}.
      *
-     * @param c the scope's counters so far
      * @param version 5, 9 or 10
      * @param sequence the header's sequence number (uint32)
-     * @param dataRecords data records the datagram carried, or -1 if unknown (a data set whose
+     * @param units how far the datagram advances the sequence, or -1 if unknown (a data set whose
      *     template is missing): the next datagram then only resynchronises
-     * @param receivedMillis receive time of the datagram
      */
-    public static ScopeCounters count(
-            ScopeCounters c, int version, long sequence, long dataRecords, long receivedMillis) {
-        long lostDatagrams = c.lostDatagrams();
-        long lostFlows = c.lostFlows();
-        long resets = c.sequenceResets();
-        if (c.nextSequence() >= 0) {
-            long gap = Math.floorMod(sequence - c.nextSequence(), MOD);
+    public static void count(ScopeCounters c, int version, long sequence, long units) {
+        if (c.nextSequence >= 0) {
+            long gap = Math.floorMod(sequence - c.nextSequence, MOD);
             if (gap != 0) {
                 if (gap <= MAX_GAP) {
+                    c.sequenceGaps++;
                     if (version == 9) {
-                        lostDatagrams += gap;
+                        c.lostDatagrams += gap;
                     } else {
-                        lostFlows += gap;
+                        c.lostRecords += gap;
                     }
                 } else {
-                    resets++;
+                    c.sequenceResets++;
                 }
             }
         }
-        long step = version == 9 ? 1 : dataRecords;
-        long next = step < 0 ? -1L : Math.floorMod(sequence + step, MOD);
-        return new ScopeCounters(
-                next,
-                c.datagrams() + 1,
-                c.flows(),
-                lostDatagrams,
-                lostFlows,
-                resets,
-                c.rejectedDatagrams(),
-                Math.max(c.lastReceivedMillis(), receivedMillis));
+        c.nextSequence = units < 0 ? -1L : Math.floorMod(sequence + units, MOD);
     }
 }

@@ -2,27 +2,64 @@
 package io.flowhouse.jobs.model;
 
 /**
- * Cumulative counters of one template scope (exporter, version, observation domain), kept in keyed
- * state so that they are exact across failures, and emitted as {@link ExporterStats}.
- *
- * @param nextSequence sequence number expected next (uint32), or -1 before the first datagram
- * @param datagrams datagrams seen
- * @param flows flow records decoded and emitted
- * @param lostDatagrams datagrams the sequence numbers say were lost (NetFlow v9)
- * @param lostFlows records the sequence numbers say were lost (v5, IPFIX)
- * @param sequenceResets times the sequence went backwards or jumped too far (exporter restart)
- * @param rejectedDatagrams datagrams sent to the dead-letter topic
- * @param lastReceivedMillis receive time of the latest datagram
+ * Counters of one template scope (exporter, version, observation domain) in keyed state: the
+ * sequence number expected next, and the counts of the current minute (by datagram receive time)
+ * that become one {@link ExporterStats} row. A mutable Flink POJO: read, change, write back.
  */
-public record ScopeCounters(
-        long nextSequence,
-        long datagrams,
-        long flows,
-        long lostDatagrams,
-        long lostFlows,
-        long sequenceResets,
-        long rejectedDatagrams,
-        long lastReceivedMillis) {
+public final class ScopeCounters {
 
-    public static final ScopeCounters INITIAL = new ScopeCounters(-1L, 0, 0, 0, 0, 0, 0, 0);
+    /** Sequence number expected next (uint32), or -1 when unknown (first datagram, resync). */
+    public long nextSequence = -1L;
+
+    /** Start of the minute counted below, epoch ms; 0 before the first datagram. */
+    public long minuteMillis;
+
+    public long datagrams;
+    public long datagramBytes;
+    public long records;
+    public long templateRecords;
+    public long sequenceGaps;
+    public long lostDatagrams;
+    public long lostRecords;
+    public long sequenceResets;
+    public long recordsBeforeTemplate;
+    public long rejectedRecords;
+
+    /** Receive time of the latest datagram counted; the row version of the minute. */
+    public long lastReceivedMillis;
+
+    public ScopeCounters() {}
+
+    /** Starts a new minute: keeps the sequence state, zeroes the counts. */
+    public void startMinute(long minute) {
+        minuteMillis = minute;
+        datagrams = 0;
+        datagramBytes = 0;
+        records = 0;
+        templateRecords = 0;
+        sequenceGaps = 0;
+        lostDatagrams = 0;
+        lostRecords = 0;
+        sequenceResets = 0;
+        recordsBeforeTemplate = 0;
+        rejectedRecords = 0;
+    }
+
+    public ScopeCounters copy() {
+        ScopeCounters c = new ScopeCounters();
+        c.nextSequence = nextSequence;
+        c.minuteMillis = minuteMillis;
+        c.datagrams = datagrams;
+        c.datagramBytes = datagramBytes;
+        c.records = records;
+        c.templateRecords = templateRecords;
+        c.sequenceGaps = sequenceGaps;
+        c.lostDatagrams = lostDatagrams;
+        c.lostRecords = lostRecords;
+        c.sequenceResets = sequenceResets;
+        c.recordsBeforeTemplate = recordsBeforeTemplate;
+        c.rejectedRecords = rejectedRecords;
+        c.lastReceivedMillis = lastReceivedMillis;
+        return c;
+    }
 }

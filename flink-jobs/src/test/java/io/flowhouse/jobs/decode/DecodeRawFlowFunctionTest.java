@@ -139,11 +139,18 @@ class DecodeRawFlowFunctionTest {
         assertThat(s.exporterAddress()).isEqualTo(IpAddress.parse(R1));
         assertThat(s.exporterPort()).isEqualTo(2055);
         assertThat(s.version()).isEqualTo(9);
+        assertThat(s.minuteMillis()).isZero();
         assertThat(s.datagrams()).isEqualTo(5);
-        assertThat(s.flows()).isEqualTo(5);
+        assertThat(s.records()).isEqualTo(5);
+        assertThat(s.templateRecords()).isEqualTo(2);
         assertThat(s.lostDatagrams()).isEqualTo(2);
+        assertThat(s.sequenceGaps()).isEqualTo(1);
         assertThat(s.sequenceResets()).isEqualTo(1);
-        assertThat(s.lastReceivedMillis()).isEqualTo(14);
+        assertThat(s.updatedAtMillis()).isEqualTo(14);
+        // A datagram in a later minute closes the first one: its complete row comes out.
+        send(R1, 2055, 60_100, payload(2, 0, List.of(), LAYOUT_A, flows(1, 1, 1)));
+        assertThat(stats()).hasSize(2);
+        assertThat(stats().get(1)).isEqualTo(s);
     }
 
     @Test
@@ -199,11 +206,13 @@ class DecodeRawFlowFunctionTest {
 
         harness.setProcessingTime(2 * DecodeRawFlowFunction.STATS_INTERVAL_MILLIS);
         assertThat(harness.numProcessingTimeTimers()).isZero();
-        // The held datagram and both timers are gone; only the templates and counters remain.
-        assertThat(harness.numKeyedStateEntries()).isEqualTo(baseline);
+        // The held datagram and both timers are gone; the templates and counters remain, and
+        // the problem counts of the minute (TEMPLATE_MISSING in domain 7) came in.
+        assertThat(harness.numKeyedStateEntries()).isEqualTo(baseline + 1);
         ExporterStats s7 =
                 stats().stream().filter(s -> s.observationDomainId() == 7).findFirst().get();
-        assertThat(s7.rejectedDatagrams()).isEqualTo(1);
+        assertThat(s7.rejectedRecords()).isEqualTo(1);
+        assertThat(s7.problems()).containsEntry("TEMPLATE_MISSING", 1L);
     }
 
     @Test
