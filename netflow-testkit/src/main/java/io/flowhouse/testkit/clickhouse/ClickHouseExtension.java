@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.testkit.clickhouse;
 
+import io.flowhouse.testkit.ContainerImages;
+import io.flowhouse.testkit.ServiceRequirement;
 import java.util.Locale;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -35,9 +35,6 @@ public final class ClickHouseExtension
     /** System property forcing the backend: {@code local} (default) or {@code container}. */
     public static final String BACKEND_PROPERTY = "flowhouse.clickhouse.backend";
 
-    /** The system property CI sets so that a missing service fails instead of skipping. */
-    public static final String REQUIRED_PROPERTY = "flowhouse.it.required";
-
     private enum Kind {
         LOCAL,
         CONTAINER
@@ -60,7 +57,7 @@ public final class ClickHouseExtension
         String backend = System.getProperty(BACKEND_PROPERTY, "local").toLowerCase(Locale.ROOT);
         return new ClickHouseExtension(
                 "container".equals(backend) ? Kind.CONTAINER : Kind.LOCAL,
-                ContainerClickHouse.DEFAULT_IMAGE);
+                ContainerImages.CLICKHOUSE);
     }
 
     /** A modern server in a container (the given image); needs Docker. */
@@ -68,9 +65,9 @@ public final class ClickHouseExtension
         return new ClickHouseExtension(Kind.CONTAINER, image);
     }
 
-    /** {@link #container(String)} with {@link ContainerClickHouse#DEFAULT_IMAGE}. */
+    /** {@link #container(String)} with {@link ContainerImages#CLICKHOUSE}. */
     public static ClickHouseExtension container() {
-        return container(ContainerClickHouse.DEFAULT_IMAGE);
+        return container(ContainerImages.CLICKHOUSE);
     }
 
     @Override
@@ -79,14 +76,15 @@ public final class ClickHouseExtension
             return;
         }
         if (kind == Kind.LOCAL) {
-            requireService(
+            ServiceRequirement.require(
                     LocalClickHouse.isAvailable(),
                     "clickhouse-server binary "
                             + LocalClickHouse.Options.defaults().binary()
                             + " (Debian package clickhouse-server)");
             service = LocalClickHouse.launch();
         } else {
-            requireService(ContainerClickHouse.isAvailable(), "a Docker engine for " + image);
+            ServiceRequirement.require(
+                    ContainerClickHouse.isAvailable(), "a Docker engine for " + image);
             service = ContainerClickHouse.start(image);
         }
     }
@@ -128,17 +126,5 @@ public final class ClickHouseExtension
     @Override
     public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
         return parameter.getParameter().getType() == LocalClickHouse.class ? local() : service();
-    }
-
-    /** Skips, or fails under {@code -Dflowhouse.it.required=true}, when a service is missing. */
-    static void requireService(boolean available, String what) {
-        if (available) {
-            return;
-        }
-        String message = "integration test needs " + what + ", which is missing here";
-        if (Boolean.parseBoolean(System.getProperty(REQUIRED_PROPERTY, "false"))) {
-            Assertions.fail(message + " (and " + REQUIRED_PROPERTY + "=true)");
-        }
-        Assumptions.abort(message);
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.testkit.clickhouse;
 
+import io.flowhouse.testkit.ContainerImages;
 import java.util.List;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.clickhouse.ClickHouseContainer;
@@ -12,9 +13,6 @@ import org.testcontainers.clickhouse.ClickHouseContainer;
  * engine exists.
  */
 public final class ContainerClickHouse implements ClickHouseService {
-
-    /** The pinned modern image (a long-term-support line). */
-    public static final String DEFAULT_IMAGE = "clickhouse/clickhouse-server:24.8";
 
     private static final int HTTP_PORT = 8123;
     private static final int NATIVE_PORT = 9000;
@@ -47,7 +45,7 @@ public final class ContainerClickHouse implements ClickHouseService {
     }
 
     public static ContainerClickHouse start() {
-        return start(DEFAULT_IMAGE);
+        return start(ContainerImages.CLICKHOUSE);
     }
 
     @Override

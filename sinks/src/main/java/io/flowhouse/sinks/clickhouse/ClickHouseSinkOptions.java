@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.sinks.clickhouse;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Configuration of the ClickHouse sink and migrator. The password is never logged ({@link
+ * #toString()} redacts it) and is best given indirectly: the name of an environment variable or a
+ * secret file, read on the TaskManager when the writer opens ({@link #resolvePassword()}).
+ *
+ * @param url HTTP endpoint, e.g. {@code http://127.0.0.1:8123}
+ * @param database database of the flow tables ({@code flowhouse})
+ * @param user ClickHouse user
+ * @param password literal password; empty when given by {@code passwordEnv} or {@code passwordFile}
+ *     or when there is none
+ * @param passwordEnv name of an environment variable holding the password, or empty
+ * @param passwordFile path of a file holding the password (trailing newline ignored), or empty
+ * @param batchMaxRows a batch is sent when it holds this many rows
+ * @param batchMaxBytes ... or this many RowBinary bytes
+ * @param flushInterval ... or when its oldest row is this old (0: only by size and checkpoints)
+ * @param maxInFlightBatches batches handed to the background inserter and not yet written, beyond
+ *     which {@code write} blocks (back-pressure)
+ * @param maxRetries attempts after the first one for a retriable failure
+ * @param initialBackoff wait before the first retry; doubled each time
+ * @param maxBackoff upper bound of the wait between retries
+ * @param connectTimeout TCP connect timeout
+ * @param socketTimeout read timeout of one insert or query
+ * @param migrate apply the schema migrations when the writer opens
+ * @param flowsTtlDays days raw flows are kept, on servers with TTL (0: forever)
+ * @param statsTtlDays days exporter statistics are kept, on servers with TTL (0: forever)
+ * @param deduplicationTokens on servers that have it, send {@code insert_deduplication_token}
+ *     derived from the batch content so a retried insert that already landed is ignored
+ */
+public record ClickHouseSinkOptions(
+        String url,
+        String database,
+        String user,
+        String password,
+        String passwordEnv,
+        String passwordFile,
+        int batchMaxRows,
+        long batchMaxBytes,
+        Duration flushInterval,
+        int maxInFlightBatches,
+        int maxRetries,
+        Duration initialBackoff,
+        Duration maxBackoff,
+        Duration connectTimeout,
+        Duration socketTimeout,
+        boolean migrate,
+        int flowsTtlDays,
+        int statsTtlDays,
+        boolean deduplicationTokens)
+        implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    public ClickHouseSinkOptions {
+        Objects.requireNonNull(url, "url");
+        Objects.requireNonNull(database, "database");
+        Objects.requireNonNull(user, "user");
+        Objects.requireNonNull(password, "password");
+        Objects.requireNonNull(passwordEnv, "passwordEnv");
+        Objects.requireNonNull(passwordFile, "passwordFile");
+        Objects.requireNonNull(flushInterval, "flushInterval");
+        Objects.requireNonNull(initialBackoff, "initialBackoff");
+        Objects.requireNonNull(maxBackoff, "maxBackoff");
+        Objects.requireNonNull(connectTimeout, "connectTimeout");
+        Objects.requireNonNull(socketTimeout, "socketTimeout");
+        if (!url.startsWith("http://") && !url.startsWith("https://")) {
+            throw new IllegalArgumentException("url " + url + " (expected: http:// or https://)");
+        }
+        if (!database.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+            throw new IllegalArgumentException(
+                    "database " + database + " (expected: letters, digits, underscore)");
+        }
+        if (batchMaxRows < 1 || batchMaxBytes < 1 || maxInFlightBatches < 1 || maxRetries < 0) {
+            throw new IllegalArgumentException(
+                    "batchMaxRows "
+                            + batchMaxRows
+                            + ", batchMaxBytes "
+                            + batchMaxBytes
+                            + ", maxInFlightBatches "
+                            + maxInFlightBatches
+                            + ", maxRetries "
+                            + maxRetries
+                            + " (expected: >= 1, >= 1, >= 1, >= 0)");
+        }
+        if (flushInterval.isNegative() || initialBackoff.isNegative() || maxBackoff.isNegative()) {
+            throw new IllegalArgumentException("negative duration in " + redacted());
+        }
+    }
+
+    /** Local server, database {@code flowhouse}, 100k-row/64 MiB/1 s batches, 20 retries. */
+    public static ClickHouseSinkOptions defaults() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        return new Builder()
+                .url(url)
+                .database(database)
+                .user(user)
+                .password(password)
+                .passwordEnv(passwordEnv)
+                .passwordFile(passwordFile)
+                .batchMaxRows(batchMaxRows)
+                .batchMaxBytes(batchMaxBytes)
+                .flushInterval(flushInterval)
+                .maxInFlightBatches(maxInFlightBatches)
+                .maxRetries(maxRetries)
+                .initialBackoff(initialBackoff)
+                .maxBackoff(maxBackoff)
+                .connectTimeout(connectTimeout)
+                .socketTimeout(socketTimeout)
+                .migrate(migrate)
+                .flowsTtlDays(flowsTtlDays)
+                .statsTtlDays(statsTtlDays)
+                .deduplicationTokens(deduplicationTokens);
+    }
+
+    /**
+     * The password to use: the literal one, else the environment variable's value, else the secret
+     * file's content without its trailing newline, else empty.
+     */
+    public String resolvePassword() {
+        if (!password.isEmpty()) {
+            return password;
+        }
+        if (!passwordEnv.isEmpty()) {
+            String v = System.getenv(passwordEnv);
+            if (v == null) {
+                throw new IllegalStateException(
+                        "environment variable " + passwordEnv + " (clickhouse password) is unset");
+            }
+            return v;
+        }
+        if (!passwordFile.isEmpty()) {
+            try {
+                return Files.readString(Path.of(passwordFile), StandardCharsets.UTF_8)
+                        .stripTrailing();
+            } catch (IOException e) {
+                throw new UncheckedIOException(
+                        "cannot read clickhouse password file " + passwordFile, e);
+            }
+        }
+        return "";
+    }
+
+    private String redacted() {
+        return "ClickHouseSinkOptions[url="
+                + url
+                + ", database="
+                + database
+                + ", user="
+                + user
+                + ", password="
+                + (password.isEmpty() ? "" : "***")
+                + ", passwordEnv="
+                + passwordEnv
+                + ", passwordFile="
+                + passwordFile
+                + ", batchMaxRows="
+                + batchMaxRows
+                + ", batchMaxBytes="
+                + batchMaxBytes
+                + ", flushInterval="
+                + flushInterval
+                + ", maxInFlightBatches="
+                + maxInFlightBatches
+                + ", maxRetries="
+                + maxRetries
+                + ", initialBackoff="
+                + initialBackoff
+                + ", maxBackoff="
+                + maxBackoff
+                + ", migrate="
+                + migrate
+                + "]";
+    }
+
+    @Override
+    public String toString() {
+        return redacted();
+    }
+
+    /** Mutable builder starting from the defaults. */
+    public static final class Builder {
+        private String url = "http://127.0.0.1:8123";
+        private String database = "flowhouse";
+        private String user = "default";
+        private String password = "";
+        private String passwordEnv = "";
+        private String passwordFile = "";
+        private int batchMaxRows = 100_000;
+        private long batchMaxBytes = 64L << 20;
+        private Duration flushInterval = Duration.ofSeconds(1);
+        private int maxInFlightBatches = 2;
+        private int maxRetries = 20;
+        private Duration initialBackoff = Duration.ofMillis(200);
+        private Duration maxBackoff = Duration.ofSeconds(10);
+        private Duration connectTimeout = Duration.ofSeconds(5);
+        private Duration socketTimeout = Duration.ofSeconds(120);
+        private boolean migrate = true;
+        private int flowsTtlDays = 30;
+        private int statsTtlDays = 400;
+        private boolean deduplicationTokens = true;
+
+        private Builder() {}
+
+        public Builder url(String v) {
+            this.url = v;
+            return this;
+        }
+
+        public Builder database(String v) {
+            this.database = v;
+            return this;
+        }
+
+        public Builder user(String v) {
+            this.user = v;
+            return this;
+        }
+
+        public Builder password(String v) {
+            this.password = v;
+            return this;
+        }
+
+        public Builder passwordEnv(String v) {
+            this.passwordEnv = v;
+            return this;
+        }
+
+        public Builder passwordFile(String v) {
+            this.passwordFile = v;
+            return this;
+        }
+
+        public Builder batchMaxRows(int v) {
+            this.batchMaxRows = v;
+            return this;
+        }
+
+        public Builder batchMaxBytes(long v) {
+            this.batchMaxBytes = v;
+            return this;
+        }
+
+        public Builder flushInterval(Duration v) {
+            this.flushInterval = v;
+            return this;
+        }
+
+        public Builder maxInFlightBatches(int v) {
+            this.maxInFlightBatches = v;
+            return this;
+        }
+
+        public Builder maxRetries(int v) {
+            this.maxRetries = v;
+            return this;
+        }
+
+        public Builder initialBackoff(Duration v) {
+            this.initialBackoff = v;
+            return this;
+        }
+
+        public Builder maxBackoff(Duration v) {
+            this.maxBackoff = v;
+            return this;
+        }
+
+        public Builder connectTimeout(Duration v) {
+            this.connectTimeout = v;
+            return this;
+        }
+
+        public Builder socketTimeout(Duration v) {
+            this.socketTimeout = v;
+            return this;
+        }
+
+        public Builder migrate(boolean v) {
+            this.migrate = v;
+            return this;
+        }
+
+        public Builder flowsTtlDays(int v) {
+            this.flowsTtlDays = v;
+            return this;
+        }
+
+        public Builder statsTtlDays(int v) {
+            this.statsTtlDays = v;
+            return this;
+        }
+
+        public Builder deduplicationTokens(boolean v) {
+            this.deduplicationTokens = v;
+            return this;
+        }
+
+        public ClickHouseSinkOptions build() {
+            return new ClickHouseSinkOptions(
+                    url,
+                    database,
+                    user,
+                    password,
+                    passwordEnv,
+                    passwordFile,
+                    batchMaxRows,
+                    batchMaxBytes,
+                    flushInterval,
+                    maxInFlightBatches,
+                    maxRetries,
+                    initialBackoff,
+                    maxBackoff,
+                    connectTimeout,
+                    socketTimeout,
+                    migrate,
+                    flowsTtlDays,
+                    statsTtlDays,
+                    deduplicationTokens);
+        }
+    }
+}

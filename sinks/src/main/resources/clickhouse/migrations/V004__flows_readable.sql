@@ -1,0 +1,36 @@
+-- Addresses and MACs as text, times as they are: for people and tools that read rows directly.
+-- Counters are as sent; multiply by sampling_rate to estimate totals.
+CREATE VIEW IF NOT EXISTS ${DB}.flows_readable AS
+SELECT
+    time_received,
+    flow_start,
+    flow_end,
+    ${IP_TO_STRING(exporter)} AS exporter_ip,
+    exporter_port,
+    observation_domain,
+    version,
+    sequence_number,
+    record_index,
+    ${IP_TO_STRING(src_addr)} AS src_ip,
+    ${IP_TO_STRING(dst_addr)} AS dst_ip,
+    src_port,
+    dst_port,
+    proto,
+    tcp_flags,
+    tos,
+    in_if,
+    out_if,
+    src_as,
+    dst_as,
+    vlan,
+    MACNumToString(src_mac) AS src_mac_text,
+    MACNumToString(dst_mac) AS dst_mac_text,
+    bytes,
+    packets,
+    reverse_bytes,
+    reverse_packets,
+    sampling_rate,
+    bytes * sampling_rate AS bytes_scaled,
+    packets * sampling_rate AS packets_scaled,
+    row_id
+FROM ${DB}.flows;
