@@ -6,11 +6,11 @@ import java.nio.ByteOrder;
 
 /**
  * Parses a captured frame into a {@link PacketSummary.Builder}: Ethernet II with up to two
- * 802.1Q/802.1ad tags (more are skipped), Linux cooked capture v1/v2, raw IP and BSD loopback link
- * layers; IPv4 (fragments: only the first carries ports) and IPv6 with its extension header chain
- * (hop-by-hop, routing, fragment, destination options, AH, mobility); TCP, UDP, UDP-Lite and SCTP
- * ports, TCP flags, ICMP/ICMPv6 type and code. GRE, ESP and other protocols are recorded by number
- * without following their payload.
+ * 802.1Q/802.1ad tags (more are skipped), Linux cooked capture v1/v2, raw IP and BSD/OpenBSD
+ * loopback link layers; IPv4 (fragments: only the first carries ports) and IPv6 with its extension
+ * header chain (hop-by-hop, routing, fragment, destination options, AH, mobility); TCP, UDP,
+ * UDP-Lite and SCTP ports, TCP flags, ICMP/ICMPv6 type and code. GRE, ESP and other protocols are
+ * recorded by number without following their payload.
  *
  * <p>Pure and allocation free: absolute reads from the buffer (its position is not changed), every
  * read bounds-checked first; a bad frame returns a {@link ParseResult} and never throws.
@@ -19,6 +19,9 @@ public final class PacketParser {
 
     /** pcap LINKTYPE_NULL: BSD loopback, 4-byte address family in host order. */
     public static final int LINKTYPE_NULL = 0;
+
+    /** pcap LINKTYPE_LOOP: OpenBSD loopback, 4-byte address family in network order. */
+    public static final int LINKTYPE_LOOP = 108;
 
     /** pcap LINKTYPE_ETHERNET. */
     public static final int LINKTYPE_ETHERNET = 1;
@@ -95,6 +98,7 @@ public final class PacketParser {
                 }
                 return etherType(frame, off + 20, end, u16(frame, off), out);
             case LINKTYPE_NULL:
+            case LINKTYPE_LOOP:
                 if (end - off < 4) {
                     return ParseResult.TRUNCATED_LINK_HEADER;
                 }

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.agent;
+
+import io.flowhouse.agent.config.AgentConfig;
+import io.flowhouse.agent.config.CidrSet;
+import io.flowhouse.agent.kafka.RawFlowPublisher;
+import io.flowhouse.agent.metrics.AgentMetrics;
+import io.flowhouse.agent.metrics.KernelUdpStats;
+import io.flowhouse.agent.metrics.MetricsServer;
+import io.flowhouse.agent.pcap.PacketBatcher;
+import io.flowhouse.agent.pcap.PacketSource;
+import io.flowhouse.agent.pcap.Pcap4jPacketSource;
+import io.flowhouse.agent.pcap.PcapFilePacketSource;
+import io.flowhouse.agent.spool.DiskSpool;
+import io.flowhouse.agent.udp.DatagramToRawFlowHandler;
+import io.flowhouse.agent.udp.UdpReceiver;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running capture agent: UDP listeners and/or a packet source, the publisher with its spool, the
+ * kernel-drop poller and the metrics endpoint. Wiring only; {@link #close()} stops the inputs
+ * first, then flushes everything to Kafka (or the spool).
+ */
+public final class CaptureAgent implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CaptureAgent.class);
+
+    /** How long a clean shutdown may take to deliver what is pending before it spools it. */
+    public static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
+
+    private final AgentConfig config;
+    private final AgentMetrics metrics = new AgentMetrics();
+    private final ScheduledExecutorService poller =
+            Executors.newSingleThreadScheduledExecutor(
+                    r -> {
+                        Thread t = new Thread(r, "flowhouse-agent-poller");
+                        t.setDaemon(true);
+                        return t;
+                    });
+    private final CompletableFuture<Long> packetsDone = new CompletableFuture<>();
+    private DiskSpool spool;
+    private RawFlowPublisher publisher;
+    private UdpReceiver udp;
+    private MetricsServer metricsServer;
+    private PacketSource packetSource;
+    private Thread captureThread;
+    private volatile boolean closed;
+
+    private CaptureAgent(AgentConfig config) {
+        this.config = config;
+    }
+
+    /** Starts everything the configuration asks for; on failure, stops what was started. */
+    public static CaptureAgent start(AgentConfig config) throws Exception {
+        CaptureAgent agent = new CaptureAgent(config);
+        try {
+            agent.startAll();
+        } catch (Exception e) {
+            agent.close();
+            throw e;
+        }
+        return agent;
+    }
+
+    private void startAll() throws Exception {
+        AgentConfig.Spool s = config.spool();
+        spool = DiskSpool.open(s.directory(), s.maxBytes(), s.segmentBytes());
+        publisher = new RawFlowPublisher(config.kafka(), spool, metrics);
+        if (config.metrics().enabled()) {
+            metricsServer =
+                    new MetricsServer(
+                            config.metrics().host(),
+                            config.metrics().port(),
+                            metrics,
+                            this::health);
+            LOG.info(
+                    "metrics on http://{}:{}/metrics",
+                    config.metrics().host(),
+                    metricsServer.port());
+        }
+        if (config.udp().enabled()) {
+            AgentConfig.Udp u = config.udp();
+            DatagramToRawFlowHandler handler =
+                    new DatagramToRawFlowHandler(
+                            CidrSet.of(u.allowedExporters()),
+                            config.kafka().rawTopic(),
+                            config.kafka().rejectedTopic(),
+                            u.forwardRejected(),
+                            config.agentId(),
+                            publisher,
+                            metrics,
+                            Clock.systemUTC());
+            udp = new UdpReceiver(u, handler).start();
+            Set<Integer> ports = udp.boundPorts();
+            poller.scheduleWithFixedDelay(
+                    () -> metrics.kernelStats(KernelUdpStats.read(ports)), 0, 1, TimeUnit.SECONDS);
+        }
+        if (config.packets().enabled()) {
+            startPackets();
+        } else {
+            packetsDone.complete(0L);
+        }
+    }
+
+    private void startPackets() throws Exception {
+        AgentConfig.Packets p = config.packets();
+        packetSource =
+                p.file() != null
+                        ? new PcapFilePacketSource(p.file(), p.speed())
+                        : new Pcap4jPacketSource(p, metrics);
+        PacketBatcher batcher =
+                new PacketBatcher(
+                        config.kafka().packetsTopic(),
+                        p.interfaceIndex(),
+                        p.batchPackets(),
+                        p.batchLinger().toNanos(),
+                        PacketBatcher.DEFAULT_BUCKETS,
+                        publisher,
+                        metrics,
+                        Clock.systemUTC());
+        PacketSource source = packetSource;
+        captureThread =
+                new Thread(
+                        () -> {
+                            long t0 = System.nanoTime();
+                            try {
+                                long n = source.run(batcher);
+                                batcher.flush();
+                                double secs = (System.nanoTime() - t0) / 1e9;
+                                LOG.info(
+                                        "{}: {} packets, {} summaries in {} s ({} packets/s)",
+                                        source.describe(),
+                                        n,
+                                        batcher.summaries(),
+                                        String.format(Locale.ROOT, "%.3f", secs),
+                                        String.format(
+                                                Locale.ROOT, "%.0f", n / Math.max(secs, 1e-9)));
+                                packetsDone.complete(n);
+                            } catch (Throwable e) {
+                                batcher.flush();
+                                LOG.error("packet capture from {} failed", source.describe(), e);
+                                packetsDone.completeExceptionally(e);
+                            }
+                        },
+                        "flowhouse-capture");
+        captureThread.start();
+    }
+
+    private MetricsServer.Health health() {
+        long spoolBytes = spool == null ? 0 : spool.bytes();
+        long max = config.spool().maxBytes();
+        boolean spooling = publisher != null && publisher.isSpooling();
+        boolean nearlyFull = spoolBytes >= max * 95 / 100;
+        boolean ok = !closed && !nearlyFull;
+        String status =
+                closed ? "STOPPING" : nearlyFull ? "SPOOL_FULL" : spooling ? "SPOOLING" : "UP";
+        String json =
+                String.format(
+                        Locale.ROOT,
+                        "{\"status\":\"%s\",\"udpPorts\":%s,\"spoolRecords\":%d,\"spoolBytes\":%d,"
+                                + "\"spoolMaxBytes\":%d,\"datagrams\":%d,\"dropped\":%d}\n",
+                        status,
+                        udp == null ? "[]" : udp.boundPorts().toString(),
+                        spool == null ? 0 : spool.records(),
+                        spoolBytes,
+                        max,
+                        metrics.datagrams(),
+                        metrics.droppedCount());
+        return new MetricsServer.Health(ok, status, json);
+    }
+
+    /** Completes with the packet count when a packet file is fully read (0 with no packet path). */
+    public CompletableFuture<Long> packetsDone() {
+        return packetsDone;
+    }
+
+    public AgentMetrics metrics() {
+        return metrics;
+    }
+
+    public RawFlowPublisher publisher() {
+        return publisher;
+    }
+
+    /** The UDP listeners, or null when they are off. */
+    public UdpReceiver udp() {
+        return udp;
+    }
+
+    public AgentConfig config() {
+        return config;
+    }
+
+    /** The metrics HTTP port, or -1 when the endpoint is off. */
+    public int metricsPort() {
+        return metricsServer == null ? -1 : metricsServer.port();
+    }
+
+    @Override
+    public void close() {
+        close(SHUTDOWN_TIMEOUT);
+    }
+
+    /** Stops the inputs, then delivers or spools everything pending within {@code timeout}. */
+    public synchronized void close(Duration timeout) {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (udp != null) {
+            udp.close();
+        }
+        if (packetSource != null) {
+            packetSource.close();
+        }
+        if (captureThread != null) {
+            try {
+                captureThread.join(timeout.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        poller.shutdownNow();
+        if (publisher != null) {
+            publisher.close(timeout);
+        } else if (spool != null) {
+            try {
+                spool.close();
+            } catch (java.io.IOException e) {
+                LOG.error("closing the spool failed", e);
+            }
+        }
+        if (metricsServer != null) {
+            metricsServer.close();
+        }
+        LOG.info(
+                "agent stopped: {} datagrams, {} rejected, {} dropped, {} spooled",
+                metrics.datagrams(),
+                metrics.rejectedCount(),
+                metrics.droppedCount(),
+                metrics.spooledCount());
+    }
+}

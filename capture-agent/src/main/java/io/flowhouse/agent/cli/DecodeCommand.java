@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.agent.cli;
+
+import io.flowhouse.codec.DecodeContext;
+import io.flowhouse.codec.DecodeException;
+import io.flowhouse.codec.DecodeProblem;
+import io.flowhouse.codec.DecodeResult;
+import io.flowhouse.codec.ExporterKey;
+import io.flowhouse.codec.HeaderCheck;
+import io.flowhouse.codec.NetflowDecoder;
+import io.flowhouse.codec.SequenceTracker;
+import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.flow.FlowRecordText;
+import io.flowhouse.codec.pcap.PcapReader;
+import io.flowhouse.codec.pcap.UdpDatagram;
+import io.flowhouse.codec.pcap.UdpDatagramExtractor;
+import io.flowhouse.codec.template.InMemoryTemplateCache;
+import io.flowhouse.codec.template.TemplateKey;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * {@code flowhouse decode FILE.pcap [--format jsonl|table]}: decodes the NetFlow v5/v9 and IPFIX
+ * datagrams of a capture (any UDP port; classic or nanosecond pcap, pcapng; Ethernet, VLAN, IPv4,
+ * IPv6) and prints one flow per line, like {@code nfdump -r}. A summary goes to stderr.
+ */
+public final class DecodeCommand {
+
+    static final String USAGE =
+            "usage: flowhouse decode FILE.pcap [--format jsonl|table] [--port N]... [--limit N]\n"
+                    + "\n"
+                    + "Decodes NetFlow v5, NetFlow v9 and IPFIX datagrams found in a pcap/pcapng file\n"
+                    + "(any UDP port unless --port is given) and prints every flow record:\n"
+                    + "  --format jsonl   one JSON object per flow, keyed by IANA information element\n"
+                    + "                   names plus exporter (addr:port), version, observationDomainId\n"
+                    + "                   (default)\n"
+                    + "  --format table   one nfdump-like line per flow\n"
+                    + "  --port N         only UDP datagrams to (or from) port N; repeatable\n"
+                    + "  --limit N        stop after N flow records\n"
+                    + "Templates are scoped by exporter address and port, version and domain.\n"
+                    + "A summary (datagrams, records, templates, problems by kind) goes to stderr.\n"
+                    + "Exit codes: 0 ok, 1 file unreadable, 2 bad usage.\n";
+
+    private DecodeCommand() {}
+
+    /** Entry point for the launcher; returns the exit code. */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        String file = null;
+        boolean table = false;
+        long limit = Long.MAX_VALUE;
+        Set<Integer> ports = new HashSet<>();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "-h":
+                case "--help":
+                    out.print(USAGE);
+                    return 0;
+                case "--format":
+                case "-f":
+                    if (i + 1 >= args.length) {
+                        return usage(err, "--format needs a value");
+                    }
+                    String f = args[++i].toLowerCase(Locale.ROOT);
+                    if (f.equals("table")) {
+                        table = true;
+                    } else if (f.equals("jsonl") || f.equals("json")) {
+                        table = false;
+                    } else {
+                        return usage(
+                                err, "unknown format '" + args[i] + "' (expected: jsonl or table)");
+                    }
+                    break;
+                case "--port":
+                case "--limit":
+                    if (i + 1 >= args.length) {
+                        return usage(err, a + " needs a value");
+                    }
+                    long n;
+                    try {
+                        n = Long.parseLong(args[++i]);
+                    } catch (NumberFormatException e) {
+                        return usage(err, a + " needs a number, got '" + args[i] + "'");
+                    }
+                    if (a.equals("--port")) {
+                        if (n < 0 || n > 65535) {
+                            return usage(err, "--port " + n + " (expected: 0..65535)");
+                        }
+                        ports.add((int) n);
+                    } else {
+                        if (n < 0) {
+                            return usage(err, "--limit " + n + " (expected: >= 0)");
+                        }
+                        limit = n;
+                    }
+                    break;
+                default:
+                    if (a.startsWith("-") && !a.equals("-")) {
+                        return usage(err, "unknown option " + a);
+                    }
+                    if (file != null) {
+                        return usage(err, "one file only (got " + file + " and " + a + ")");
+                    }
+                    file = a;
+            }
+        }
+        if (file == null) {
+            return usage(err, "no pcap file given");
+        }
+        Path path = Paths.get(file);
+        if (!Files.isReadable(path)) {
+            err.println("flowhouse decode: cannot read " + file);
+            return 1;
+        }
+        try {
+            Summary s = decode(path, table, limit, ports, out);
+            out.flush();
+            s.print(err, path);
+            return 0;
+        } catch (IOException e) {
+            out.flush();
+            err.println("flowhouse decode: " + file + ": " + e.getMessage());
+            return 1;
+        }
+    }
+
+    private static int usage(PrintStream err, String message) {
+        err.println("flowhouse decode: " + message);
+        err.print(USAGE);
+        return 2;
+    }
+
+    /** Counts for the summary. */
+    static final class Summary {
+        long packets;
+        long udp;
+        long datagrams;
+        final Map<Integer, Long> byVersion = new TreeMap<>();
+        long records;
+        long flowPackets;
+        long flowBytes;
+        final Set<TemplateKey> templates = new HashSet<>();
+        long templateRecords;
+        long optionsRecords;
+        final Map<DecodeProblem.Kind, Long> problems = new EnumMap<>(DecodeProblem.Kind.class);
+        final Map<HeaderCheck.Reason, Long> rejected = new EnumMap<>(HeaderCheck.Reason.class);
+        final Map<DecodeProblem.Kind, Long> failed = new EnumMap<>(DecodeProblem.Kind.class);
+        long notUdp;
+        long lost;
+        boolean limited;
+
+        void print(PrintStream err, Path file) {
+            err.printf(
+                    Locale.ROOT,
+                    "%s: %d packets, %d UDP datagrams, %d NetFlow/IPFIX datagrams %s%n",
+                    file,
+                    packets,
+                    udp,
+                    datagrams,
+                    byVersion.isEmpty() ? "" : "(" + versions() + ")");
+            err.printf(
+                    Locale.ROOT,
+                    "records: %d flows, %d packets, %d bytes (forward + reverse); %d options records%n",
+                    records,
+                    flowPackets,
+                    flowBytes,
+                    optionsRecords);
+            err.printf(
+                    Locale.ROOT,
+                    "templates: %d distinct, %d template records%n",
+                    templates.size(),
+                    templateRecords);
+            err.printf(
+                    Locale.ROOT, "sequence: %d units missing (gaps per exporter/domain)%n", lost);
+            err.println("problems: " + (problems.isEmpty() ? "none" : problems.toString()));
+            if (!failed.isEmpty()) {
+                err.println("undecodable datagrams: " + failed);
+            }
+            if (!rejected.isEmpty()) {
+                err.println("UDP datagrams that are not NetFlow/IPFIX: " + rejected);
+            }
+            if (limited) {
+                err.println("stopped at --limit");
+            }
+        }
+
+        private String versions() {
+            StringBuilder sb = new StringBuilder();
+            byVersion.forEach(
+                    (v, n) -> {
+                        if (sb.length() > 0) {
+                            sb.append(", ");
+                        }
+                        sb.append(v == 10 ? "IPFIX" : "v" + v).append(' ').append(n);
+                    });
+            return sb.toString();
+        }
+    }
+
+    static Summary decode(Path path, boolean table, long limit, Set<Integer> ports, PrintStream out)
+            throws IOException {
+        Summary s = new Summary();
+        NetflowDecoder decoder = new NetflowDecoder();
+        InMemoryTemplateCache cache = new InMemoryTemplateCache();
+        SequenceTracker sequences = new SequenceTracker();
+        UdpDatagramExtractor extractor = new UdpDatagramExtractor();
+        StringBuilder sb = new StringBuilder(1 << 16);
+        if (table) {
+            out.println(FlowRecordText.tableHeader());
+        }
+        try (PcapReader reader = PcapReader.open(path)) {
+            while (reader.next()) {
+                s.packets++;
+                UdpDatagram d =
+                        extractor.extract(
+                                reader.packetLinkType(), reader.packet(), reader.timestampNanos());
+                if (d == null) {
+                    s.notUdp++;
+                    continue;
+                }
+                s.udp++;
+                if (!ports.isEmpty()
+                        && !ports.contains(d.dstPort())
+                        && !ports.contains(d.srcPort())) {
+                    continue;
+                }
+                HeaderCheck.Verdict v = HeaderCheck.check(d.payload());
+                if (!v.ok()) {
+                    s.rejected.merge(v.reason(), 1L, Long::sum);
+                    continue;
+                }
+                s.datagrams++;
+                s.byVersion.merge(v.version(), 1L, Long::sum);
+                ExporterKey exporter = new ExporterKey(d.src(), d.srcPort());
+                DecodeResult r;
+                try {
+                    r =
+                            decoder.decode(
+                                    d.payload(),
+                                    new DecodeContext(exporter, d.timestampNanos() / 1_000_000L),
+                                    cache);
+                } catch (DecodeException e) {
+                    s.failed.merge(e.kind(), 1L, Long::sum);
+                    continue;
+                }
+                sequences.observe(exporter, r);
+                for (var t : r.learned()) {
+                    s.templates.add(r.scope().key(t.templateId()));
+                    s.templateRecords++;
+                }
+                s.optionsRecords += r.optionsRecords();
+                for (DecodeProblem p : r.problems()) {
+                    s.problems.merge(p.kind(), 1L, Long::sum);
+                }
+                for (FlowRecord f : r.records()) {
+                    if (s.records >= limit) {
+                        s.limited = true;
+                        break;
+                    }
+                    s.records++;
+                    s.flowPackets += f.packets() + f.reversePackets();
+                    s.flowBytes += f.bytes() + f.reverseBytes();
+                    if (table) {
+                        FlowRecordText.table(f, sb);
+                    } else {
+                        FlowRecordText.json(f, sb);
+                    }
+                    sb.append('\n');
+                    if (sb.length() > (1 << 15)) {
+                        out.print(sb);
+                        sb.setLength(0);
+                    }
+                }
+                if (s.limited) {
+                    break;
+                }
+            }
+        }
+        out.print(sb);
+        s.lost = sequences.totalLost();
+        return s;
+    }
+}

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.agent.udp;
+
+import io.flowhouse.agent.config.CidrSet;
+import io.flowhouse.agent.kafka.Outbound;
+import io.flowhouse.agent.kafka.RecordSink;
+import io.flowhouse.agent.metrics.AgentMetrics;
+import io.flowhouse.agent.metrics.AgentMetrics.Drop;
+import io.flowhouse.agent.metrics.RateLimitedLog;
+import io.flowhouse.codec.HeaderCheck;
+import io.flowhouse.codec.envelope.ExporterPartitionKey;
+import io.flowhouse.codec.envelope.RawDatagramCodec;
+import io.flowhouse.codec.flow.IpAddress;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.DatagramPacket;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns each received datagram into a raw-datagram envelope for Kafka: allow-list, header check
+ * (version, length, count only - decoding is Flink's job), then {@code flows.raw} keyed by
+ * exporter, or {@code flows.rejected} with the reason. The payload is copied out of the Netty
+ * buffer, which {@link SimpleChannelInboundHandler} releases after this returns. Shared by every
+ * channel; keeps no per-channel state.
+ */
+@Sharable
+public final class DatagramToRawFlowHandler extends SimpleChannelInboundHandler<DatagramPacket> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DatagramToRawFlowHandler.class);
+
+    private final CidrSet allowed;
+    private final String rawTopic;
+    private final String rejectedTopic;
+    private final boolean forwardRejected;
+    private final byte[] agentId;
+    private final RecordSink sink;
+    private final AgentMetrics metrics;
+    private final Clock clock;
+    private final RateLimitedLog notAllowedLog = new RateLimitedLog(LOG, Duration.ofSeconds(30));
+    private final RateLimitedLog rejectLog = new RateLimitedLog(LOG, Duration.ofSeconds(10));
+
+    public DatagramToRawFlowHandler(
+            CidrSet allowed,
+            String rawTopic,
+            String rejectedTopic,
+            boolean forwardRejected,
+            String agentId,
+            RecordSink sink,
+            AgentMetrics metrics,
+            Clock clock) {
+        super(false);
+        this.allowed = allowed;
+        this.rawTopic = rawTopic;
+        this.rejectedTopic = rejectedTopic;
+        this.forwardRejected = forwardRejected;
+        this.agentId = agentId.getBytes(StandardCharsets.UTF_8);
+        this.sink = sink;
+        this.metrics = metrics;
+        this.clock = clock;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
+        try {
+            handle(packet);
+        } finally {
+            packet.release();
+        }
+    }
+
+    private void handle(DatagramPacket packet) {
+        InetSocketAddress sender = packet.sender();
+        IpAddress exporter = IpAddress.of(sender.getAddress());
+        if (!allowed.admits(exporter)) {
+            metrics.dropped(Drop.NOT_ALLOWED);
+            notAllowedLog.warn("dropping datagram from {}: not in udp.allowed-exporters", exporter);
+            return;
+        }
+        int port = sender.getPort();
+        long now = clock.millis();
+        ByteBuf content = packet.content();
+        ByteBuffer payload =
+                content.nioBufferCount() == 1
+                        ? content.nioBuffer()
+                        : ByteBuffer.wrap(io.netty.buffer.ByteBufUtil.getBytes(content));
+        HeaderCheck.Verdict verdict = HeaderCheck.check(payload);
+        metrics.traffic(exporter, verdict.ok() ? verdict.version() : 0).add(payload.remaining());
+        byte[] key = ExporterPartitionKey.encode(exporter, port);
+        if (verdict.ok()) {
+            byte[] value = RawDatagramCodec.encode(exporter, port, now, agentId, payload);
+            sink.publish(new Outbound(rawTopic, -1, now, key, value, null));
+            return;
+        }
+        String reason = verdict.reason().name();
+        metrics.rejected(reason);
+        rejectLog.warn("rejecting datagram from {}: {}", exporter, verdict.text());
+        if (!forwardRejected) {
+            metrics.dropped(Drop.REJECTED_NOT_FORWARDED);
+            return;
+        }
+        byte[] value =
+                RawDatagramCodec.encodeRejected(
+                        exporter, port, now, agentId, payload, reason, verdict.text());
+        sink.publish(new Outbound(rejectedTopic, -1, now, key, value, reason));
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        rejectLog.error("udp channel error: {}", cause.toString());
+    }
+}

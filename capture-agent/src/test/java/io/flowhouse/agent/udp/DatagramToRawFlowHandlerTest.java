@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.agent.udp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flowhouse.agent.config.CidrSet;
+import io.flowhouse.agent.kafka.Outbound;
+import io.flowhouse.agent.metrics.AgentMetrics;
+import io.flowhouse.codec.envelope.ExporterPartitionKey;
+import io.flowhouse.codec.envelope.RawDatagram;
+import io.flowhouse.codec.envelope.RawDatagramCodec;
+import io.flowhouse.codec.envelope.RejectedDatagram;
+import io.flowhouse.codec.flow.IpAddress;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.socket.DatagramPacket;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class DatagramToRawFlowHandlerTest {
+
+    private static final Clock CLOCK =
+            Clock.fixed(Instant.ofEpochMilli(1_700_000_000_000L), ZoneOffset.UTC);
+    private static final InetSocketAddress COLLECTOR = new InetSocketAddress("127.0.0.1", 2055);
+
+    private final List<Outbound> out = new ArrayList<>();
+    private final AgentMetrics metrics = new AgentMetrics();
+
+    private EmbeddedChannel channel(List<String> allowed, boolean forwardRejected) {
+        return new EmbeddedChannel(
+                new DatagramToRawFlowHandler(
+                        CidrSet.of(allowed),
+                        "flows.raw",
+                        "flows.rejected",
+                        forwardRejected,
+                        "agent-7",
+                        out::add,
+                        metrics,
+                        CLOCK));
+    }
+
+    /** A minimal valid IPFIX message: header only, length 16. */
+    private static byte[] ipfix() {
+        return new byte[] {0, 10, 0, 16, 0x65, 0x5f, 0, 0, 0, 0, 0, 1, 0, 0, 0, 8};
+    }
+
+    private static byte[] large() {
+        // A v9 header followed by 9,000 bytes: more than Netty's 2,048 default and an MTU.
+        byte[] b = new byte[9_020];
+        b[1] = 9;
+        b[3] = 1;
+        for (int i = 20; i < b.length; i++) {
+            b[i] = (byte) i;
+        }
+        return b;
+    }
+
+    private static DatagramPacket packet(byte[] payload, String host, int port) {
+        ByteBuf buf = Unpooled.copiedBuffer(payload);
+        return new DatagramPacket(buf, COLLECTOR, new InetSocketAddress(host, port));
+    }
+
+    @Test
+    void acceptedDatagramBecomesARawEnvelopeKeyedByExporter() {
+        EmbeddedChannel ch = channel(List.of(), true);
+        DatagramPacket p1 = packet(ipfix(), "192.0.2.10", 40000);
+        DatagramPacket p2 = packet(large(), "2001:db8::5", 40001);
+        ch.writeInbound(p1, p2);
+        assertThat(p1.refCnt()).isZero();
+        assertThat(p2.refCnt()).isZero();
+        assertThat(out).hasSize(2);
+
+        Outbound r = out.get(0);
+        assertThat(r.topic()).isEqualTo("flows.raw");
+        assertThat(r.partition()).isEqualTo(-1);
+        assertThat(r.timestampMillis()).isEqualTo(1_700_000_000_000L);
+        assertThat(ExporterPartitionKey.decode(r.key()))
+                .isEqualTo(new ExporterPartitionKey(IpAddress.parse("192.0.2.10"), 40000));
+        assertThat(RawDatagramCodec.decode(r.value()))
+                .isEqualTo(
+                        RawDatagram.of(
+                                IpAddress.parse("192.0.2.10"),
+                                40000,
+                                1_700_000_000_000L,
+                                "agent-7",
+                                ipfix()));
+
+        RawDatagram big = RawDatagramCodec.decode(out.get(1).value());
+        assertThat(big.payload()).isEqualTo(large());
+        assertThat(big.exporterAddress()).isEqualTo(IpAddress.parse("2001:db8::5"));
+        assertThat(metrics.datagrams()).isEqualTo(2);
+        assertThat(ch.finish()).isFalse();
+    }
+
+    @Test
+    void garbageGoesToTheRejectedTopicWithItsReason() {
+        EmbeddedChannel ch = channel(List.of(), true);
+        byte[] garbage = "GET / HTTP/1.1\r\n".getBytes(StandardCharsets.US_ASCII);
+        ch.writeInbound(packet(garbage, "192.0.2.10", 1234));
+        assertThat(out).hasSize(1);
+        Outbound r = out.get(0);
+        assertThat(r.topic()).isEqualTo("flows.rejected");
+        assertThat(r.reason()).isEqualTo("UNSUPPORTED_VERSION");
+        RejectedDatagram rej = RawDatagramCodec.decodeRejected(r.value());
+        assertThat(rej.reason()).isEqualTo("UNSUPPORTED_VERSION");
+        assertThat(rej.detail()).contains("version");
+        assertThat(rej.datagram().payload()).isEqualTo(garbage);
+        assertThat(metrics.rejectedCount()).isEqualTo(1);
+        assertThat(ch.finish()).isFalse();
+    }
+
+    @Test
+    void rejectedAreCountedAndDroppedWhenNotForwarded() {
+        EmbeddedChannel ch = channel(List.of(), false);
+        ch.writeInbound(packet(new byte[] {0, 10, 0, 99}, "192.0.2.10", 1234));
+        assertThat(out).isEmpty();
+        assertThat(metrics.rejectedCount()).isEqualTo(1);
+        assertThat(metrics.droppedCount(AgentMetrics.Drop.REJECTED_NOT_FORWARDED)).isEqualTo(1);
+        ch.finish();
+    }
+
+    @Test
+    void exportersOutsideTheAllowListAreCountedAndDropped() {
+        EmbeddedChannel ch = channel(List.of("10.0.0.0/8", "2001:db8::/32"), true);
+        DatagramPacket denied = packet(ipfix(), "192.0.2.10", 1);
+        ch.writeInbound(denied, packet(ipfix(), "10.1.2.3", 2), packet(ipfix(), "2001:db8::9", 3));
+        assertThat(denied.refCnt()).isZero();
+        assertThat(out).hasSize(2);
+        assertThat(metrics.droppedCount(AgentMetrics.Drop.NOT_ALLOWED)).isEqualTo(1);
+        ch.finish();
+    }
+}
