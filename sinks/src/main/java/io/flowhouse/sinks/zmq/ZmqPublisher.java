@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.sinks.zmq;
+
+import io.flowhouse.codec.flow.FlowRecord;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.zeromq.SocketType;
+import org.zeromq.ZContext;
+import org.zeromq.ZMQ;
+import org.zeromq.ZMQException;
+
+/**
+ * Publishes flows to ntopng the way nProbe does: a ZeroMQ publisher (XPUB, which SUB peers accept
+ * like PUB) sending two-frame messages, a 36-byte {@link ZmqMessageHeader} and an nDPI TLV payload
+ * of many flows ({@link TlvFlowEncoder}), kept under {@link ZmqSinkOptions#maxMessageBytes()}.
+ * Every second or so it also sends an {@code event} message with the active/idle timeouts and its
+ * counters, and now and then a {@code template} message describing the fields.
+ *
+ * <p>Threads: callers ({@link #publish}) put flows into a bounded queue; one socket thread owns the
+ * ZMQ context and socket, encodes, batches and sends, so {@code msg_id} is strictly +1 per message
+ * of this source. When the queue is full, {@link ZmqSinkOptions.Overflow#DROP} counts and drops the
+ * flow, {@link ZmqSinkOptions.Overflow#BLOCK} waits. The socket never drops silently: XPUB runs
+ * with {@code ZMQ_XPUB_NODROP}, so a subscriber that cannot keep up stalls the socket thread, which
+ * fills the queue, which the overflow policy then handles and counts. (With no subscriber at all,
+ * PUB semantics apply: messages go nowhere; {@code await-subscriber} can hold the first one.)
+ *
+ * <p>A failure of the socket thread is stored and rethrown by the next {@link #publish} or {@link
+ * #flush} call. Owns its socket: close it.
+ */
+public final class ZmqPublisher implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ZmqPublisher.class);
+
+    /** How long a blocked send waits before the socket thread looks at its other duties. */
+    private static final int SEND_TIMEOUT_MS = 50;
+
+    /** Longest a flow queue poll waits, so timers are looked at often enough. */
+    private static final long MAX_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    private static final int DRAIN_CHUNK = 4096;
+
+    /** How long the closing socket keeps delivering messages already handed to ZMQ. */
+    private static final int CLOSE_LINGER_MS = 2_000;
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(10);
+
+    private final ZmqSinkOptions options;
+    private final long sourceId;
+    private final String uuid = UUID.randomUUID().toString();
+    private final ArrayBlockingQueue<FlowRecord> queue;
+    private final Thread thread;
+    private final CountDownLatch started = new CountDownLatch(1);
+    private final Object progress = new Object();
+
+    private volatile Throwable failure;
+    private volatile boolean closing;
+    private volatile boolean abort;
+    private volatile boolean flushRequested;
+    private volatile int boundPort = -1;
+
+    private final AtomicLong flowsOffered = new AtomicLong();
+    private final AtomicLong flowsQueued = new AtomicLong();
+    private final AtomicLong flowsDropped = new AtomicLong();
+    private final AtomicLong flowsHandled = new AtomicLong();
+    private final AtomicLong flowsSent = new AtomicLong();
+    private final AtomicLong messagesSent = new AtomicLong();
+    private final AtomicLong bytesSent = new AtomicLong();
+    private final AtomicLong eventsSent = new AtomicLong();
+    private final AtomicLong templatesSent = new AtomicLong();
+    private final AtomicLong subscriptions = new AtomicLong();
+    private final AtomicLong flowOctets = new AtomicLong();
+    private final AtomicLong flowPackets = new AtomicLong();
+
+    /**
+     * A snapshot of the publisher's counters.
+     *
+     * @param flowsOffered flows given to {@link #publish}
+     * @param flowsDropped flows dropped because the queue was full, or unsent at close
+     * @param flowsSent flows handed to the ZMQ socket
+     * @param messagesSent flow messages sent (not counting events and templates)
+     * @param bytesSent bytes of all frames sent, headers included
+     * @param eventsSent {@code event} messages sent
+     * @param templatesSent {@code template} messages sent
+     * @param subscriptions subscribe minus unsubscribe requests seen from subscribers
+     * @param queueDepth flows waiting for the socket thread
+     * @param lastMsgId the last msg_id used, -1 before the first message
+     */
+    public record Metrics(
+            long flowsOffered,
+            long flowsDropped,
+            long flowsSent,
+            long messagesSent,
+            long bytesSent,
+            long eventsSent,
+            long templatesSent,
+            long subscriptions,
+            int queueDepth,
+            long lastMsgId) {}
+
+    // Socket thread state.
+    private long nextMsgId;
+    private volatile long lastMsgId = -1;
+
+    /**
+     * Opens the socket (bind or connect) on its own thread and returns once it is ready.
+     *
+     * @param sourceId the header's source_id, usually {@code options.sourceId() + subtask}
+     * @throws IOException if the endpoint cannot be bound/connected or a key file is bad
+     */
+    public ZmqPublisher(ZmqSinkOptions options, long sourceId) throws IOException {
+        this.options = options;
+        this.sourceId = sourceId & 0xffff_ffffL;
+        this.queue = new ArrayBlockingQueue<>(options.queueCapacity());
+        this.thread = new Thread(this::run, "flowhouse-zmq-" + this.sourceId);
+        thread.setDaemon(true);
+        thread.start();
+        try {
+            if (!started.await(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                close();
+                throw new IOException(
+                        "zmq socket for " + options.endpoint() + " not ready in " + START_TIMEOUT);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            close();
+            throw new IOException("interrupted while opening " + options.endpoint(), e);
+        }
+        Throwable t = failure;
+        if (t != null) {
+            close();
+            throw new IOException("cannot open zmq endpoint " + options.endpoint(), t);
+        }
+    }
+
+    /** The TCP port bound in bind mode (useful with port 0 / {@code *}); -1 otherwise. */
+    public int boundPort() {
+        return boundPort;
+    }
+
+    /** The header's source id. */
+    public long sourceId() {
+        return sourceId;
+    }
+
+    /**
+     * Queues one flow. Never blocks in DROP mode; in BLOCK mode waits for room.
+     *
+     * @return false if the flow was dropped (queue full)
+     * @throws IOException if the socket thread has failed or the publisher is closed
+     */
+    public boolean publish(FlowRecord flow) throws IOException, InterruptedException {
+        checkFailure();
+        flowsOffered.incrementAndGet();
+        if (options.overflow() == ZmqSinkOptions.Overflow.DROP) {
+            if (!queue.offer(flow)) {
+                flowsDropped.incrementAndGet();
+                return false;
+            }
+        } else {
+            while (!queue.offer(flow, 100, TimeUnit.MILLISECONDS)) {
+                checkFailure();
+            }
+        }
+        flowsQueued.incrementAndGet();
+        return true;
+    }
+
+    /**
+     * Sends what is queued, including a partly filled message, and waits until the socket has taken
+     * every flow queued before this call.
+     *
+     * @throws IOException if the socket thread failed or the wait timed out
+     */
+    public void flush(Duration timeout) throws IOException, InterruptedException {
+        long target = flowsQueued.get();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (progress) {
+            while (flowsHandled.get() < target) {
+                checkFailure();
+                flushRequested = true;
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new IOException(
+                            "zmq flush timed out after "
+                                    + timeout
+                                    + " with "
+                                    + (target - flowsHandled.get())
+                                    + " flows unsent");
+                }
+                progress.wait(Math.max(1, Math.min(20, TimeUnit.NANOSECONDS.toMillis(left))));
+            }
+        }
+        checkFailure();
+    }
+
+    /** Current counters. */
+    public Metrics metrics() {
+        return new Metrics(
+                flowsOffered.get(),
+                flowsDropped.get(),
+                flowsSent.get(),
+                messagesSent.get(),
+                bytesSent.get(),
+                eventsSent.get(),
+                templatesSent.get(),
+                subscriptions.get(),
+                queue.size(),
+                lastMsgId);
+    }
+
+    /** Sends what is queued (waiting up to 10 s), then closes the socket. */
+    @Override
+    public void close() {
+        close(Duration.ofSeconds(10));
+    }
+
+    /**
+     * Drains the queue for at most {@code budget}, then drops (and counts) what is left and closes
+     * the socket.
+     */
+    public void close(Duration budget) {
+        closing = true;
+        try {
+            thread.join(Math.max(1, budget.toMillis()));
+            if (thread.isAlive()) {
+                abort = true;
+                thread.join(5_000);
+            }
+        } catch (InterruptedException e) {
+            abort = true;
+            Thread.currentThread().interrupt();
+        }
+        int left = queue.size();
+        if (left > 0) {
+            queue.clear();
+            flowsDropped.addAndGet(left);
+        }
+    }
+
+    private void checkFailure() throws IOException {
+        Throwable t = failure;
+        if (t != null) {
+            throw new IOException("zmq publisher for " + options.endpoint() + " failed", t);
+        }
+        if (closing) {
+            throw new IOException("zmq publisher for " + options.endpoint() + " is closed");
+        }
+    }
+
+    // ---------------------------------------------------------------- socket thread
+
+    private void run() {
+        try (ZContext ctx = new ZContext(1)) {
+            ZMQ.Socket socket = ctx.createSocket(SocketType.XPUB);
+            try {
+                configure(socket);
+                open(socket);
+            } catch (RuntimeException | IOException e) {
+                failure = e;
+                return;
+            } finally {
+                started.countDown();
+            }
+            loop(socket);
+        } catch (RuntimeException | Error e) {
+            LOG.error("zmq publisher thread for {} failed", options.endpoint(), e);
+            failure = e;
+        } finally {
+            synchronized (progress) {
+                progress.notifyAll();
+            }
+        }
+    }
+
+    private void configure(ZMQ.Socket socket) throws IOException {
+        socket.setSndHWM(options.sendHwm());
+        socket.setXpubNoDrop(true);
+        socket.setSendTimeOut(SEND_TIMEOUT_MS);
+        socket.setLinger(0);
+        socket.setTCPKeepAlive(1);
+        if (options.curveEnabled()) {
+            if (options.curveServerPublicKeyFile() != null) {
+                // nProbe's role: ntopng holds the server key, the probe is a CURVE client.
+                socket.setCurveServerKey(
+                        ZmqCurveKeys.readPublic(options.curveServerPublicKeyFile()));
+                byte[] pub;
+                byte[] sec;
+                if (options.curvePublicKeyFile() != null) {
+                    pub = ZmqCurveKeys.readPublic(options.curvePublicKeyFile());
+                    sec = ZmqCurveKeys.readSecret(options.curveSecretKeyFile());
+                } else {
+                    ZMQ.Curve.KeyPair pair = ZMQ.Curve.generateKeyPair();
+                    pub = ZMQ.Curve.z85Decode(pair.publicKey);
+                    sec = ZMQ.Curve.z85Decode(pair.secretKey);
+                }
+                socket.setCurvePublicKey(pub);
+                socket.setCurveSecretKey(sec);
+            } else {
+                socket.setCurveServer(true);
+                socket.setCurvePublicKey(ZmqCurveKeys.readPublic(options.curvePublicKeyFile()));
+                socket.setCurveSecretKey(ZmqCurveKeys.readSecret(options.curveSecretKeyFile()));
+            }
+        }
+    }
+
+    private void open(ZMQ.Socket socket) {
+        String address = options.zmqAddress();
+        if (options.connectMode()) {
+            socket.connect(address);
+            LOG.info("zmq publisher {} connecting to collector {}", sourceId, address);
+        } else {
+            socket.bind(address);
+            String last = socket.getLastEndpoint();
+            if (last != null && last.startsWith("tcp://")) {
+                boundPort = Integer.parseInt(last.substring(last.lastIndexOf(':') + 1));
+            }
+            LOG.info("zmq publisher {} bound to {}", sourceId, last);
+        }
+    }
+
+    private void loop(ZMQ.Socket socket) {
+        long lingerNanos = options.linger().toNanos();
+        long eventNanos = options.eventInterval().toNanos();
+        long templateNanos = options.templateInterval().toNanos();
+        awaitSubscriber(socket);
+        long now = System.nanoTime();
+        sendTemplate(socket);
+        long nextTemplate = now + templateNanos;
+        long nextEvent = now + eventNanos;
+        EventWindow window = new EventWindow(now, 0, 0);
+
+        byte[] payload = new byte[options.maxMessageBytes()];
+        int len = 0;
+        int flows = 0;
+        long batchStart = 0;
+        List<FlowRecord> chunk = new ArrayList<>(DRAIN_CHUNK);
+        byte[] header = new byte[ZmqMessageHeader.SIZE];
+
+        while (!abort) {
+            drainSubscriptions(socket);
+            now = System.nanoTime();
+            if (now - nextEvent >= 0) {
+                window = sendEvent(socket, window, now);
+                nextEvent = now + eventNanos;
+            }
+            if (now - nextTemplate >= 0) {
+                sendTemplate(socket);
+                nextTemplate = now + templateNanos;
+            }
+            long wait = Math.min(MAX_POLL_NANOS, Math.max(0, nextEvent - now));
+            if (flows > 0) {
+                wait = Math.min(wait, Math.max(0, batchStart + lingerNanos - now));
+            }
+            FlowRecord first = null;
+            try {
+                first = wait > 0 ? queue.poll(wait, TimeUnit.NANOSECONDS) : queue.poll();
+            } catch (InterruptedException e) {
+                abort = true;
+                break;
+            }
+            if (first != null) {
+                chunk.add(first);
+                queue.drainTo(chunk, DRAIN_CHUNK - 1);
+                for (int i = 0; i < chunk.size(); i++) {
+                    if (len + TlvFlowEncoder.MAX_RECORD_BYTES > payload.length && flows > 0) {
+                        sendFlows(socket, header, payload, len, flows);
+                        len = 0;
+                        flows = 0;
+                    }
+                    if (flows == 0) {
+                        len = TlvFlowEncoder.writeBufferHeader(payload, 0);
+                        batchStart = System.nanoTime();
+                    }
+                    FlowRecord f = chunk.get(i);
+                    len = TlvFlowEncoder.encode(f, payload, len);
+                    flows++;
+                    flowOctets.addAndGet(f.bytes() + f.reverseBytes());
+                    flowPackets.addAndGet(f.packets() + f.reversePackets());
+                }
+                chunk.clear();
+            }
+            boolean drained = queue.isEmpty();
+            if (flows > 0
+                    && (System.nanoTime() - batchStart >= lingerNanos
+                            || (drained && (flushRequested || closing)))) {
+                sendFlows(socket, header, payload, len, flows);
+                len = 0;
+                flows = 0;
+            }
+            if (drained && flows == 0) {
+                flushRequested = false;
+                if (closing) {
+                    break;
+                }
+            }
+        }
+        if (flows > 0) {
+            flowsDropped.addAndGet(flows);
+            markHandled(flows);
+        }
+        if (!abort) {
+            sendEvent(socket, window, System.nanoTime());
+            // Let ZMQ deliver what is already in the pipes before the context closes.
+            socket.setLinger(CLOSE_LINGER_MS);
+        }
+    }
+
+    private void awaitSubscriber(ZMQ.Socket socket) {
+        long deadline = System.nanoTime() + options.awaitSubscriber().toNanos();
+        while (subscriptions.get() <= 0 && System.nanoTime() - deadline < 0 && !abort) {
+            byte[] sub = socket.recv(ZMQ.DONTWAIT);
+            if (sub != null) {
+                countSubscription(sub);
+            } else if (closing) {
+                return;
+            } else {
+                sleepQuietly();
+            }
+        }
+    }
+
+    private static void sleepQuietly() {
+        try {
+            Thread.sleep(5);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void drainSubscriptions(ZMQ.Socket socket) {
+        byte[] sub;
+        while ((sub = socket.recv(ZMQ.DONTWAIT)) != null) {
+            countSubscription(sub);
+        }
+    }
+
+    private void countSubscription(byte[] sub) {
+        if (sub.length > 0 && sub[0] == 1) {
+            subscriptions.incrementAndGet();
+        } else if (sub.length > 0 && sub[0] == 0) {
+            subscriptions.decrementAndGet();
+        }
+    }
+
+    private void sendFlows(ZMQ.Socket socket, byte[] header, byte[] payload, int len, int flows) {
+        if (send(socket, header, "flow", ZmqMessageHeader.FLAG_TLV, payload, len)) {
+            messagesSent.incrementAndGet();
+            flowsSent.addAndGet(flows);
+        } else {
+            flowsDropped.addAndGet(flows);
+        }
+        markHandled(flows);
+    }
+
+    private void markHandled(int flows) {
+        flowsHandled.addAndGet(flows);
+        synchronized (progress) {
+            progress.notifyAll();
+        }
+    }
+
+    private void sendTemplate(ZMQ.Socket socket) {
+        byte[] body = ZmqJsonMessages.template();
+        if (send(socket, new byte[ZmqMessageHeader.SIZE], "template", 0, body, body.length)) {
+            templatesSent.incrementAndGet();
+        }
+    }
+
+    private record EventWindow(long startNanos, long octets, long packets) {}
+
+    private EventWindow sendEvent(ZMQ.Socket socket, EventWindow window, long now) {
+        long octets = flowOctets.get();
+        long packets = flowPackets.get();
+        double seconds = Math.max(1e-3, (now - window.startNanos()) / 1e9);
+        ZmqJsonMessages.EventStats stats =
+                new ZmqJsonMessages.EventStats(
+                        System.currentTimeMillis() / 1000,
+                        flowsSent.get(),
+                        octets,
+                        packets,
+                        flowsDropped.get(),
+                        (long) ((octets - window.octets()) * 8 / seconds),
+                        (long) ((packets - window.packets()) / seconds));
+        byte[] body = ZmqJsonMessages.event(options, sourceId, uuid, stats);
+        if (send(socket, new byte[ZmqMessageHeader.SIZE], "event", 0, body, body.length)) {
+            eventsSent.incrementAndGet();
+        }
+        return new EventWindow(now, octets, packets);
+    }
+
+    /**
+     * Sends header + payload, retrying while the subscriber's pipe is full; gives up only when the
+     * publisher is being aborted.
+     */
+    private boolean send(
+            ZMQ.Socket socket, byte[] header, String topic, int flags, byte[] body, int len) {
+        ZmqMessageHeader.write(header, topic, flags, len, nextMsgId, sourceId);
+        try {
+            // send(byte[], off, len, flags) copies; send(byte[]) would queue the array itself, and
+            // the header array is reused for the next message.
+            while (!socket.send(header, 0, ZmqMessageHeader.SIZE, ZMQ.SNDMORE)) {
+                if (abort) {
+                    return false;
+                }
+                drainSubscriptions(socket);
+            }
+            // The second frame of a started message is never refused for HWM reasons.
+            while (!socket.send(body, 0, len, 0)) {
+                if (abort) {
+                    return false;
+                }
+            }
+        } catch (ZMQException e) {
+            throw new IllegalStateException("zmq send on " + options.endpoint() + " failed", e);
+        }
+        lastMsgId = nextMsgId;
+        nextMsgId = (nextMsgId + 1) & 0xffff_ffffL;
+        bytesSent.addAndGet(ZmqMessageHeader.SIZE + len);
+        return true;
+    }
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.sinks.zmq;
+
+import io.flowhouse.codec.flow.FlowRecord;
+import java.io.IOException;
+import java.time.Duration;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
+
+/**
+ * One subtask's writer: owns a {@link ZmqPublisher} and reports its counters as Flink metrics under
+ * the {@code zmq} group ({@code flows_sent}, {@code flows_dropped}, {@code messages_sent}, {@code
+ * bytes_sent}, {@code events_sent}, {@code subscriptions}, {@code queue_depth}), which the
+ * Prometheus reporter exposes as {@code flink_taskmanager_job_task_operator_zmq_*}.
+ */
+final class ZmqSinkWriter implements SinkWriter<FlowRecord> {
+
+    /** How long a checkpoint flush may wait for the socket. */
+    private static final Duration FLUSH_TIMEOUT = Duration.ofSeconds(60);
+
+    private final ZmqPublisher publisher;
+    private final Counter recordsSend;
+    private final Counter recordsSendErrors;
+
+    ZmqSinkWriter(ZmqSinkOptions options, int subtask, SinkWriterMetricGroup metrics)
+            throws IOException {
+        this.publisher = new ZmqPublisher(options, options.sourceId() + subtask);
+        this.recordsSend = metrics.getNumRecordsSendCounter();
+        this.recordsSendErrors = metrics.getNumRecordsSendErrorsCounter();
+        MetricGroup g = metrics.addGroup("zmq");
+        g.gauge("flows_sent", () -> publisher.metrics().flowsSent());
+        g.gauge("flows_dropped", () -> publisher.metrics().flowsDropped());
+        g.gauge("messages_sent", () -> publisher.metrics().messagesSent());
+        g.gauge("bytes_sent", () -> publisher.metrics().bytesSent());
+        g.gauge("events_sent", () -> publisher.metrics().eventsSent());
+        g.gauge("subscriptions", () -> publisher.metrics().subscriptions());
+        g.gauge("queue_depth", () -> publisher.metrics().queueDepth());
+    }
+
+    @Override
+    public void write(FlowRecord element, Context context)
+            throws IOException, InterruptedException {
+        if (publisher.publish(element)) {
+            recordsSend.inc();
+        } else {
+            recordsSendErrors.inc();
+        }
+    }
+
+    @Override
+    public void flush(boolean endOfInput) throws IOException, InterruptedException {
+        publisher.flush(FLUSH_TIMEOUT);
+    }
+
+    @Override
+    public void close() {
+        publisher.close();
+    }
+}
