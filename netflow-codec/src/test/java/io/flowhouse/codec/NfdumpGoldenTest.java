@@ -31,7 +31,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class NfdumpGoldenTest {
 
     private static final DateTimeFormatter TS =
-            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT).withZone(ZoneOffset.UTC);
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT)
+                    .withZone(ZoneOffset.UTC);
 
     private static final String[] PROTOCOLS = new String[256];
 
@@ -83,7 +84,9 @@ class NfdumpGoldenTest {
         Map<String, Integer> missing = diff(expected, actual);
         Map<String, Integer> extra = diff(actual, expected);
         assertThat(missing.keySet().stream().limit(5).toList())
-                .as("%s: nfdump records we lack (%d); ours not in nfdump: %s", name, missing.size(), extra.keySet().stream().limit(5).toList())
+                .as(
+                        "%s: nfdump records we lack (%d); ours not in nfdump: %s",
+                        name, missing.size(), extra.keySet().stream().limit(5).toList())
                 .isEmpty();
         assertThat(extra).isEmpty();
     }
@@ -113,7 +116,8 @@ class NfdumpGoldenTest {
                         new InputStreamReader(
                                 new GZIPInputStream(
                                         Files.newInputStream(
-                                                SharedTestData.testdata("golden/" + name + ".nfdump.csv.gz"))),
+                                                SharedTestData.testdata(
+                                                        "golden/" + name + ".nfdump.csv.gz"))),
                                 StandardCharsets.UTF_8))) {
             String line = r.readLine(); // header
             while ((line = r.readLine()) != null) {
@@ -150,8 +154,8 @@ class NfdumpGoldenTest {
         String srcMac = f[27];
         String dstMac = f[29].equals("00:00:00:00:00:00") ? f[28] : f[29];
         return String.join(
-                "|", ts, te, f[3], f[4], f[5], dp, f[7], flags, tos, f[11], f[12], f[13], f[14], f[15],
-                f[16], f[22], f[25], srcMac, dstMac);
+                "|", ts, te, f[3], f[4], f[5], dp, f[7], flags, tos, f[11], f[12], f[13], f[14],
+                f[15], f[16], f[22], f[25], srcMac, dstMac);
     }
 
     private static String key(FlowRecord r, boolean biflow) {
@@ -162,7 +166,10 @@ class NfdumpGoldenTest {
             s = e;
             e = t;
         }
-        String proto = PROTOCOLS[r.protocol()] != null ? PROTOCOLS[r.protocol()] : Integer.toString(r.protocol());
+        String proto =
+                PROTOCOLS[r.protocol()] != null
+                        ? PROTOCOLS[r.protocol()]
+                        : Integer.toString(r.protocol());
         return String.join(
                 "|",
                 TS.format(Instant.ofEpochMilli(s)),

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.agent.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flowhouse.testkit.SharedTestData;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Runs the decode command on the shared captures and checks output against the ground truth. */
+class DecodeCommandTest {
+
+    private static final Pattern OCTETS =
+            Pattern.compile("\"(?:reverse)?(?:O|o)ctetDeltaCount\":(\\d+)");
+    private static final Pattern PACKETS =
+            Pattern.compile("\"(?:reverse)?(?:P|p)acketDeltaCount\":(\\d+)");
+
+    private record Run(int code, String out, String err) {}
+
+    private static Run run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code;
+        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+                PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+            code = DecodeCommand.run(args, o, e);
+        }
+        return new Run(
+                code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+        "netflow-v5-softflowd.pcap, 2279, 30012, 21699804",
+        "netflow-v9-softflowd.pcap, 2991, 42173, 31011641",
+        "ipfix-pmacct.pcap, 2995, 42173, 31011641",
+        "ipfix-biflow-softflowd.pcap, 1673, 42173, 31011641",
+    })
+    void jsonLinesSumToGroundTruth(String file, int records, long packets, long bytes) {
+        Run r = run(SharedTestData.file(file).toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        List<String> lines = r.out().lines().toList();
+        assertThat(lines).hasSize(records);
+        long p = 0;
+        long b = 0;
+        for (String line : lines) {
+            assertThat(line).startsWith("{\"exporter\":\"127.0.0.1:").endsWith("}");
+            assertThat(line)
+                    .contains(
+                            "\"version\":", "\"observationDomainId\":", "\"protocolIdentifier\":");
+            assertThat(line).containsAnyOf("\"sourceIPv4Address\":", "\"sourceIPv6Address\":");
+            assertThat(line).contains("\"flowStartMilliseconds\":17053");
+            Matcher m = OCTETS.matcher(line);
+            while (m.find()) {
+                b += Long.parseLong(m.group(1));
+            }
+            m = PACKETS.matcher(line);
+            while (m.find()) {
+                p += Long.parseLong(m.group(1));
+            }
+        }
+        assertThat(p).isEqualTo(packets);
+        assertThat(b).isEqualTo(bytes);
+        assertThat(r.err())
+                .contains(records + " flows, " + packets + " packets, " + bytes + " bytes")
+                .contains("templates: ")
+                .contains("problems: ");
+    }
+
+    @Test
+    void tableFormatHasHeaderAndOneLinePerFlow() {
+        Run r =
+                run(
+                        SharedTestData.file("netflow-v5-nfreplay.pcap").toString(),
+                        "--format",
+                        "table");
+        assertThat(r.code()).isZero();
+        List<String> lines = r.out().lines().toList();
+        assertThat(lines).hasSize(2279 + 1);
+        assertThat(lines.get(0)).startsWith("Date first seen");
+        assertThat(lines.get(1)).startsWith("2024-01-15 12:");
+    }
+
+    @Test
+    void countMismatchOfSoftflowdIsReportedNotFatal() {
+        Run r = run(SharedTestData.file("netflow-v9-softflowd.pcap").toString(), "--limit", "10");
+        assertThat(r.out().lines()).hasSize(10);
+        assertThat(r.err()).contains("stopped at --limit");
+    }
+
+    @Test
+    void helpAndBadUsage() {
+        Run help = run("--help");
+        assertThat(help.code()).isZero();
+        assertThat(help.out()).contains("usage: flowhouse decode");
+        assertThat(run().code()).isEqualTo(2);
+        assertThat(run("x.pcap", "--format", "xml").code()).isEqualTo(2);
+        assertThat(run("/nonexistent/file.pcap").code()).isEqualTo(1);
+    }
+
+    @Test
+    void packetTraceHasNoNetflow() {
+        Run r = run(SharedTestData.file("packets-synthetic.pcap").toString());
+        assertThat(r.code()).isZero();
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).contains("42173 packets", "not NetFlow/IPFIX");
+    }
+}
