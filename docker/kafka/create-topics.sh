@@ -26,9 +26,10 @@ TOPICS=(
   # Dead letters with the reason in the headers.
   "flows.rejected|${PARTITIONS}|cleanup.policy=delete,retention.ms=${REJECTED_RETENTION_MS}"
   # Every template and options record learned, keyed by scope and template id: compacted, so the
-  # latest of each survives and a replay from any offset can decode data sent after it. Hourly
-  # segments let compaction reach recent records; tombstones (withdrawals) live a day.
-  "flows.templates|${PARTITIONS}|cleanup.policy=compact,segment.ms=3600000,min.cleanable.dirty.ratio=0.1,delete.retention.ms=86400000"
+  # latest of each survives and a replay from any offset can decode data sent after it. One
+  # partition, as the job creates it (it is small and read whole at start). Hourly segments let
+  # compaction reach recent records; tombstones (withdrawals) live a day.
+  "flows.templates|1|cleanup.policy=compact,segment.ms=3600000,min.cleanable.dirty.ratio=0.1,delete.retention.ms=86400000"
   # Decoded flows for other consumers (Kafka fan-out).
   "flows.enriched|${PARTITIONS}|cleanup.policy=delete,retention.ms=${ENRICHED_RETENTION_MS}"
 )
