@@ -16,6 +16,8 @@ import io.flowhouse.agent.udp.DatagramToRawFlowHandler;
 import io.flowhouse.agent.udp.UdpReceiver;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -36,6 +38,9 @@ public final class CaptureAgent implements AutoCloseable {
 
     /** How long a clean shutdown may take to deliver what is pending before it spools it. */
     public static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
+
+    /** How long start-up waits for Kafka metadata before it starts anyway (spooling). */
+    public static final Duration METADATA_WAIT = Duration.ofSeconds(15);
 
     private final AgentConfig config;
     private final AgentMetrics metrics = new AgentMetrics();
@@ -75,6 +80,15 @@ public final class CaptureAgent implements AutoCloseable {
         AgentConfig.Spool s = config.spool();
         spool = DiskSpool.open(s.directory(), s.maxBytes(), s.segmentBytes());
         publisher = new RawFlowPublisher(config.kafka(), spool, metrics);
+        List<String> topics = new ArrayList<>();
+        if (config.udp().enabled()) {
+            topics.add(config.kafka().rawTopic());
+            topics.add(config.kafka().rejectedTopic());
+        }
+        if (config.packets().enabled()) {
+            topics.add(config.kafka().packetsTopic());
+        }
+        publisher.awaitMetadata(topics, METADATA_WAIT);
         if (config.metrics().enabled()) {
             metricsServer =
                     new MetricsServer(

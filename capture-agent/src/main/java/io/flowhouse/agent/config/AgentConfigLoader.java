@@ -48,7 +48,8 @@ public final class AgentConfigLoader {
                     "  --spool-dir DIR           on-disk spool (default ./flowhouse-spool)",
                     "  --spool-max-bytes N       spool bound in bytes (default 1 GiB)",
                     "  --metrics-port N          Prometheus /metrics and /health (default 9464; 0"
-                            + " off)",
+                            + " any free port)",
+                    "  --no-metrics              no metrics endpoint",
                     "  --pcap FILE               read packets from a pcap/pcapng file",
                     "  --speed max|1x|Nx         file replay speed (default max)",
                     "  --interface IF            live packet capture on an interface",
@@ -198,6 +199,16 @@ public final class AgentConfigLoader {
                                         Integer.MAX_VALUE)),
                         Map.copyOf(props));
         kafkaS.finish();
+        if (kafka.batchBytes() * 8L > kafka.bufferMemoryBytes()) {
+            // Each partition's open batch takes batch-bytes of the buffer: with too few, sends
+            // fail for want of memory while the buffer is mostly empty.
+            throw new IllegalArgumentException(
+                    "config kafka.buffer-memory-bytes "
+                            + kafka.bufferMemoryBytes()
+                            + " must be at least 8 x kafka.batch-bytes ("
+                            + kafka.batchBytes()
+                            + ")");
+        }
 
         AgentConfig.Spool s = base.spool();
         AgentConfig.Spool spool =
@@ -316,7 +327,10 @@ public final class AgentConfigLoader {
         AgentConfig.Metrics metrics = m;
         if (flags.containsKey("metrics-port")) {
             int port = parseInt("--metrics-port", last(flags, "metrics-port", ""));
-            metrics = new AgentConfig.Metrics(port != 0, m.host(), port);
+            metrics = new AgentConfig.Metrics(true, m.host(), port);
+        }
+        if (flags.containsKey("no-metrics")) {
+            metrics = new AgentConfig.Metrics(false, m.host(), m.port());
         }
         for (String known :
                 List.of(
@@ -333,7 +347,8 @@ public final class AgentConfigLoader {
                         "bootstrap-servers",
                         "spool-dir",
                         "spool-max-bytes",
-                        "metrics-port")) {
+                        "metrics-port",
+                        "no-metrics")) {
             flags.remove(known);
         }
         if (!flags.isEmpty()) {
@@ -347,7 +362,7 @@ public final class AgentConfigLoader {
         return new AgentConfig(agentId, udp, kafka, spool, metrics, packets);
     }
 
-    private static final Set<String> SWITCHES = Set.of("with-udp", "no-udp");
+    private static final Set<String> SWITCHES = Set.of("with-udp", "no-udp", "no-metrics");
 
     private static Map<String, List<String>> parseFlags(String[] args) {
         Map<String, List<String>> flags = new LinkedHashMap<>();

@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.producer.BufferExhaustedException;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -149,6 +150,41 @@ public final class RawFlowPublisher implements RecordSink, AutoCloseable {
             }
         }
         spoolOrDrop(r, false);
+    }
+
+    /**
+     * Waits, up to {@code timeout}, until the producer knows the partitions of every topic, so the
+     * first records do not take the spool path only because metadata was not fetched yet. Returns
+     * false (and the agent starts anyway, spooling) if Kafka does not answer in time.
+     */
+    public boolean awaitMetadata(List<String> topics, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (String topic : topics) {
+            while (true) {
+                try {
+                    if (!producer.partitionsFor(topic).isEmpty()) {
+                        break;
+                    }
+                } catch (org.apache.kafka.common.KafkaException e) {
+                    // Not known yet: the call asked for it; ask again shortly.
+                }
+                if (System.nanoTime() > deadline) {
+                    LOG.warn(
+                            "kafka did not return metadata for {} within {}; starting anyway,"
+                                    + " spooling until it does",
+                            topic,
+                            timeout);
+                    return false;
+                }
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /** Whether records currently go to the spool. */
@@ -328,6 +364,10 @@ public final class RawFlowPublisher implements RecordSink, AutoCloseable {
             for (int i = 0; i < delivered; i++) {
                 metrics.sent(batch.get(i).topic());
             }
+        }
+        if (failure instanceof BufferExhaustedException && delivered > 0) {
+            // The round filled the producer's buffer: a normal end of a round, not an error.
+            return true;
         }
         if (failure != null) {
             metrics.sendError();
