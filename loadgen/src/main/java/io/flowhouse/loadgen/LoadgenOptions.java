@@ -38,7 +38,8 @@ public record LoadgenOptions(
         Path summaryJson,
         boolean quiet,
         boolean requireRate,
-        long startMillis) {
+        long startMillis,
+        int replayPool) {
 
     public static final String USAGE =
             String.join(
@@ -70,6 +71,8 @@ public record LoadgenOptions(
                     "  --start-time MILLIS          first export time for files (default now)",
                     "  --summary-json FILE          write the exact totals as JSON",
                     "  --require-rate               exit 3 if the target rate was not held",
+                    "  --replay-pool N              build N datagrams per exporter once and cycle"
+                            + " them (headers rewritten) for rates beyond the generator's",
                     "  --quiet                      no progress line");
 
     /** Parses {@code args}; throws {@link IllegalArgumentException} with a readable message. */
@@ -93,6 +96,7 @@ public record LoadgenOptions(
         boolean quiet = false;
         boolean requireRate = false;
         long start = nowMillis;
+        int replayPool = 0;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -143,6 +147,7 @@ public record LoadgenOptions(
                         case "--flows" -> packetFlows = positive(a, v, 1, 100_000_000L);
                         case "--summary-json" -> summary = Path.of(v);
                         case "--start-time" -> start = Long.parseLong(v);
+                        case "--replay-pool" -> replayPool = (int) positive(a, v, 1, 1_000_000);
                         default ->
                                 throw new IllegalArgumentException(
                                         "unknown option " + a + "\n" + USAGE);
@@ -188,7 +193,8 @@ public record LoadgenOptions(
                 summary,
                 quiet,
                 requireRate,
-                start);
+                start,
+                replayPool);
     }
 
     static InetSocketAddress parseTarget(String v) {

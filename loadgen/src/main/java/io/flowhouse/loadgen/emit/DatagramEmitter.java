@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.loadgen.emit;
 
+import io.flowhouse.loadgen.export.DatagramSource;
 import io.flowhouse.loadgen.export.ExportDatagram;
-import io.flowhouse.loadgen.export.SimulatedExporter;
 import io.flowhouse.loadgen.report.ExporterTotals;
 import io.flowhouse.loadgen.report.RunSummary;
 import java.io.IOException;
@@ -77,7 +77,7 @@ public final class DatagramEmitter {
     private static final int MAX_BATCH = 64;
     private static final long PROGRESS_INTERVAL_NANOS = 1_000_000_000L;
 
-    private final List<SimulatedExporter> exporters;
+    private final List<? extends DatagramSource> exporters;
     private final DatagramSink sink;
     private final Settings settings;
     private final LongSupplier nanoTime;
@@ -87,7 +87,7 @@ public final class DatagramEmitter {
     private volatile boolean stopRequested;
 
     public DatagramEmitter(
-            List<SimulatedExporter> exporters,
+            List<? extends DatagramSource> exporters,
             DatagramSink sink,
             Settings settings,
             LongSupplier nanoTime,
@@ -103,7 +103,7 @@ public final class DatagramEmitter {
         this.wallMillis = wallMillis;
         this.progress = progress;
         this.totals = new ArrayList<>(exporters.size());
-        for (SimulatedExporter e : this.exporters) {
+        for (DatagramSource e : this.exporters) {
             ExporterTotals t = new ExporterTotals(e.index(), e.protocol().label(), e.domainId());
             InetSocketAddress src = sink.source(e.index());
             t.source(src.getAddress().getHostAddress() + ":" + src.getPort());
@@ -159,7 +159,7 @@ public final class DatagramEmitter {
                 continue;
             }
             for (int b = 0; b < MAX_BATCH && allowed > 0; b++) {
-                SimulatedExporter ex = exporters.get(rr);
+                DatagramSource ex = exporters.get(rr);
                 rr = rr + 1 == exporters.size() ? 0 : rr + 1;
                 long timeMillis =
                         paced
@@ -205,7 +205,7 @@ public final class DatagramEmitter {
             }
         }
         long elapsed = paced ? last - start : (long) (units * virtualNanosPerUnit);
-        for (SimulatedExporter e : exporters) {
+        for (DatagramSource e : exporters) {
             totals.get(e.index()).sequence(e.sequence(), e.gaps(), e.missingSequence());
         }
         return new RunSummary(

@@ -19,7 +19,7 @@ import java.util.SplittableRandom;
  * Sequence gaps and malformed datagrams are drawn from the exporter's own random stream, so they
  * too repeat for a seed.
  */
-public final class SimulatedExporter {
+public final class SimulatedExporter implements DatagramSource {
 
     /** Uptime of exporter 0 when the run starts; later exporters booted an hour apart. */
     private static final long BASE_UPTIME_MILLIS = 86_400_000L;
@@ -84,6 +84,7 @@ public final class SimulatedExporter {
     }
 
     /** Like {@link #next(long)} with at most {@code maxFlows} (>= 1) data records. */
+    @Override
     public ExportDatagram next(long exportTimeMillis, int maxFlows) {
         if (maxFlows < 1) {
             throw new IllegalArgumentException("max flows " + maxFlows + " (expected: >= 1)");
@@ -242,20 +243,24 @@ public final class SimulatedExporter {
         }
     }
 
+    @Override
     public int index() {
         return index;
     }
 
+    @Override
     public ExportProtocol protocol() {
         return protocol;
     }
 
     /** Observation domain id (IPFIX), source id (v9) or engine id (v5). */
+    @Override
     public long domainId() {
         return domainId;
     }
 
     /** The sequence number the next datagram will carry. */
+    @Override
     public long sequence() {
         return sequence;
     }
@@ -266,11 +271,13 @@ public final class SimulatedExporter {
     }
 
     /** Sequence gaps injected so far. */
+    @Override
     public long gaps() {
         return gaps;
     }
 
     /** Sequence numbers skipped by the injected gaps (datagrams for v9, records otherwise). */
+    @Override
     public long missingSequence() {
         return missingSequence;
     }

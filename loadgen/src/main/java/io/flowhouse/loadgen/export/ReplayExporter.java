@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.loadgen.export;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A simulated exporter for rates beyond what the generator can make live: it builds a pool of
+ * datagrams once with a {@link SimulatedExporter} and then cycles through them, rewriting only the
+ * header's export time, uptime and sequence number, so a collector still sees a consistent,
+ * gap-free stream. Flow content repeats every pool; totals stay exact because each datagram's
+ * counts were taken when it was built. Sequence gaps of the profile are not replayed.
+ */
+public final class ReplayExporter implements DatagramSource {
+
+    private record Pooled(ByteBuffer bytes, ExportDatagram meta, int sequenceUnits) {}
+
+    private final SimulatedExporter source;
+    private final List<Pooled> pool;
+    private final long bootTimeMillis;
+    private long sequence;
+    private int next;
+
+    /**
+     * @param poolSize datagrams to build up front; a multiple of the template refresh interval
+     *     keeps template refreshes evenly spaced
+     */
+    public ReplayExporter(SimulatedExporter source, int poolSize, long buildTimeMillis) {
+        if (poolSize < 1) {
+            throw new IllegalArgumentException("pool size " + poolSize + " (expected: >= 1)");
+        }
+        this.source = source;
+        this.bootTimeMillis = source.bootTimeMillis();
+        this.pool = new ArrayList<>(poolSize);
+        for (int i = 0; i < poolSize; i++) {
+            ExportDatagram d = source.next(buildTimeMillis);
+            ByteBuffer copy = ByteBuffer.wrap(d.toByteArray());
+            int units =
+                    switch (source.protocol()) {
+                        case V5 -> d.flows().size();
+                        case V9 -> 1;
+                        case IPFIX -> d.flows().size() + d.optionsRecords();
+                    };
+            pool.add(new Pooled(copy, d, d.malformed() ? 0 : units));
+        }
+    }
+
+    @Override
+    public ExportDatagram next(long exportTimeMillis, int maxFlows) {
+        Pooled p = pool.get(next);
+        next = next + 1 == pool.size() ? 0 : next + 1;
+        if (!p.meta().malformed()) {
+            patchHeader(p.bytes(), exportTimeMillis);
+            sequence = (sequence + p.sequenceUnits()) & 0xffff_ffffL;
+        }
+        ExportDatagram m = p.meta();
+        return new ExportDatagram(
+                m.exporter(),
+                p.bytes().asReadOnlyBuffer(),
+                m.flows(),
+                m.templateRecords(),
+                m.optionsRecords(),
+                m.malformed(),
+                m.packets(),
+                m.bytes());
+    }
+
+    private void patchHeader(ByteBuffer b, long exportMillis) {
+        long secs = Math.floorDiv(exportMillis, 1000L);
+        switch (source.protocol()) {
+            case V5 -> {
+                b.putInt(4, (int) (exportMillis - bootTimeMillis));
+                b.putInt(8, (int) secs);
+                b.putInt(12, (int) (Math.floorMod(exportMillis, 1000L) * 1_000_000L));
+                b.putInt(16, (int) sequence);
+            }
+            case V9 -> {
+                b.putInt(4, (int) (secs * 1000L - bootTimeMillis));
+                b.putInt(8, (int) secs);
+                b.putInt(12, (int) sequence);
+            }
+            case IPFIX -> {
+                b.putInt(4, (int) secs);
+                b.putInt(8, (int) sequence);
+            }
+        }
+    }
+
+    @Override
+    public int index() {
+        return source.index();
+    }
+
+    @Override
+    public ExportProtocol protocol() {
+        return source.protocol();
+    }
+
+    @Override
+    public long domainId() {
+        return source.domainId();
+    }
+
+    @Override
+    public long sequence() {
+        return sequence;
+    }
+
+    @Override
+    public long gaps() {
+        return 0;
+    }
+
+    @Override
+    public long missingSequence() {
+        return 0;
+    }
+}
