@@ -346,6 +346,7 @@ public final class IpfixEncoder {
      * bytes), preceded by the flow templates if {@code withTemplates}.
      *
      * @return how many flows were written (0 if not even one fits)
+     * @throws IllegalArgumentException if not even the header (and templates) fit
      */
     public int encodeFlows(
             ByteBuffer out,
@@ -358,6 +359,16 @@ public final class IpfixEncoder {
         int need = IpfixDecoder.HEADER_SIZE;
         if (withTemplates) {
             need += templateSetLength();
+        }
+        if (need > room) {
+            throw new IllegalArgumentException(
+                    "buffer of "
+                            + room
+                            + " bytes cannot hold the message header"
+                            + (withTemplates ? " and templates" : "")
+                            + " (expected: >= "
+                            + need
+                            + ")");
         }
         Message m = begin(out, domain, exportTimeSeconds);
         if (withTemplates) {

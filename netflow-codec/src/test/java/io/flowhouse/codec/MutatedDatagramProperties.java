@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.codec;
+
+import io.flowhouse.codec.template.InMemoryTemplateCache;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+
+/**
+ * Mutated real datagrams (every capture in shared/testdata) decode or throw a {@link
+ * DecodeException}; nothing else escapes. The long run (10 million inputs) is {@code FuzzMain}.
+ */
+class MutatedDatagramProperties {
+
+    static final List<SharedTestData.Datagram> SEEDS = load();
+
+    private static List<SharedTestData.Datagram> load() {
+        List<SharedTestData.Datagram> all = new ArrayList<>();
+        for (String f :
+                new String[] {
+                    "netflow-v5-softflowd.pcap",
+                    "netflow-v9-softflowd.pcap",
+                    "netflow-v9-pmacct.pcap",
+                    "netflow-v9-nfreplay.pcap",
+                    "ipfix-softflowd.pcap",
+                    "ipfix-pmacct.pcap",
+                    "ipfix-biflow-softflowd.pcap"
+                }) {
+            try {
+                all.addAll(SharedTestData.datagrams(f));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return all;
+    }
+
+    @Property(tries = 5000)
+    void onlyDecodeExceptionsEscape(
+            @ForAll @IntRange(min = 0, max = 1_000_000) int pick, @ForAll long seed) {
+        Random rnd = new Random(seed);
+        InMemoryTemplateCache cache = new InMemoryTemplateCache(64);
+        NetflowDecoder decoder = new NetflowDecoder();
+        SharedTestData.Datagram base = SEEDS.get(pick % SEEDS.size());
+        // Learn the templates from the first datagrams of the same exporter, so data sets decode.
+        for (SharedTestData.Datagram d : SEEDS.subList(0, Math.min(SEEDS.size(), 40))) {
+            try {
+                decoder.decode(d.buffer(), d.context(), cache);
+            } catch (DecodeException e) {
+                // seeds are valid; ignore
+            }
+        }
+        byte[] m = Mutator.mutate(base.payload(), rnd);
+        try {
+            decoder.decode(ByteBuffer.wrap(m), base.context(), cache);
+        } catch (DecodeException expected) {
+            // named failure: fine
+        }
+    }
+}
