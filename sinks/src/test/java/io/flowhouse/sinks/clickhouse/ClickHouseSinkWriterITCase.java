@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.sinks.clickhouse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
+import io.flowhouse.testkit.clickhouse.LocalClickHouse;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The writer against a real local ClickHouse 18.16: batching, exact sums, retries across a server
+ * outage, deduplication of a replay, and a non-retriable error that fails the writer.
+ */
+class ClickHouseSinkWriterITCase {
+
+    @RegisterExtension static final ClickHouseExtension CLICKHOUSE = ClickHouseExtension.create();
+
+    private static final int N = 25_000;
+
+    private static long expectedBytes(int from, int to) {
+        long s = 0;
+        for (int i = from; i < to; i++) {
+            s += ClickHouseTestSupport.flow(i).bytes();
+        }
+        return s;
+    }
+
+    private static long expectedPackets(int from, int to) {
+        long s = 0;
+        for (int i = from; i < to; i++) {
+            s += ClickHouseTestSupport.flow(i).packets();
+        }
+        return s;
+    }
+
+    private static ClickHouseSinkWriter<FlowRecord> writer(
+            ClickHouseSinkOptions options, ClickHouseSinkMetrics metrics) throws Exception {
+        return ClickHouseSinkWriter.open(options, new FlowRowEncoder(), null, metrics, 0);
+    }
+
+    private static void write(ClickHouseSinkWriter<FlowRecord> w, int from, int to)
+            throws Exception {
+        for (int i = from; i < to; i++) {
+            w.write(ClickHouseTestSupport.flow(i), null);
+        }
+    }
+
+    @Test
+    void batchesBySizeAndSumsAreExact() throws Exception {
+        String db = ClickHouseTestSupport.freshDatabase("writer_sums");
+        ClickHouseSinkMetrics metrics = new ClickHouseSinkMetrics();
+        try (ClickHouseSinkWriter<FlowRecord> w =
+                writer(
+                        ClickHouseTestSupport.options(CLICKHOUSE.service(), db)
+                                .batchMaxRows(4_000)
+                                .build(),
+                        metrics)) {
+            write(w, 0, N);
+            w.flush(false);
+        }
+        assertThat(metrics.rowsWritten()).isEqualTo(N);
+        assertThat(metrics.batchesWritten()).isEqualTo((N + 3_999) / 4_000);
+        assertThat(metrics.retryCount()).isZero();
+        assertThat(metrics.insertLatencyMs().getCount()).isEqualTo(metrics.batchesWritten());
+        assertThat(
+                        CLICKHOUSE
+                                .service()
+                                .query(
+                                        "SELECT count(), sum(bytes), sum(packets) FROM "
+                                                + db
+                                                + ".flows"))
+                .containsExactly(N + "\t" + expectedBytes(0, N) + "\t" + expectedPackets(0, N));
+        // Per exporter, as the pipeline's acceptance test checks it.
+        List<String> perExporter =
+                CLICKHOUSE
+                        .service()
+                        .query(
+                                "SELECT IPv6NumToString(exporter), count() FROM "
+                                        + db
+                                        + ".flows GROUP BY exporter ORDER BY exporter");
+        assertThat(perExporter)
+                .containsExactly(
+                        "::ffff:192.0.2.1\t8334",
+                        "::ffff:192.0.2.2\t8333",
+                        "::ffff:192.0.2.3\t8333");
+    }
+
+    @Test
+    void retriesThroughAnOutageAndAReplayDoesNotDoubleCount() throws Exception {
+        LocalClickHouse ch = CLICKHOUSE.local();
+        String db = ClickHouseTestSupport.freshDatabase("writer_outage");
+        ClickHouseSinkMetrics metrics = new ClickHouseSinkMetrics();
+        ClickHouseSinkOptions options =
+                ClickHouseTestSupport.options(ch, db).batchMaxRows(5_000).maxRetries(60).build();
+        try (ClickHouseSinkWriter<FlowRecord> w = writer(options, metrics)) {
+            write(w, 0, 10_000);
+            w.flush(false);
+            ch.stop();
+            try {
+                // Writing goes on while the server is away: the inserter retries with backoff,
+                // and once maxInFlightBatches are waiting, write() blocks (back-pressure). So the
+                // task side runs on its own thread here, as the Flink task thread would.
+                CompletableFuture<Void> flushed =
+                        CompletableFuture.runAsync(
+                                () -> {
+                                    try {
+                                        write(w, 10_000, N);
+                                        w.flush(false);
+                                    } catch (Exception e) {
+                                        throw new IllegalStateException(e);
+                                    }
+                                });
+                // Wait until at least one retry has happened, bounded in count and time.
+                for (int i = 0; i < 600 && metrics.retryCount() == 0; i++) {
+                    Thread.sleep(100);
+                }
+                assertThat(metrics.retryCount()).isPositive();
+                assertThat(flushed).isNotDone();
+                ch.start();
+                flushed.get(5, TimeUnit.MINUTES);
+            } finally {
+                ch.start();
+            }
+            // A replay after a failure: the rows since the "last checkpoint" come again, identical.
+            write(w, 10_000, N);
+            w.flush(true);
+        }
+        assertThat(metrics.rowsWritten()).isEqualTo(N + (N - 10_000));
+        String exact = N + "\t" + expectedBytes(0, N) + "\t" + expectedPackets(0, N);
+        // The documented exact form: FINAL collapses the replayed copies at query time ...
+        assertThat(ch.query("SELECT count(), sum(bytes), sum(packets) FROM " + db + ".flows FINAL"))
+                .containsExactly(exact);
+        // ... and after a merge (OPTIMIZE ... FINAL, or the background merges) plain queries agree.
+        ch.execute("OPTIMIZE TABLE " + db + ".flows FINAL");
+        assertThat(ch.query("SELECT count(), sum(bytes), sum(packets) FROM " + db + ".flows"))
+                .containsExactly(exact);
+        assertThat(ch.query("SELECT count() - uniqExact(row_id) FROM " + db + ".flows"))
+                .containsExactly("0");
+    }
+
+    @Test
+    void aNonRetriableErrorFailsTheWriterAndIsRethrown() throws Exception {
+        String db = ClickHouseTestSupport.freshDatabase("writer_bad");
+        ClickHouseSinkMetrics metrics = new ClickHouseSinkMetrics();
+        ClickHouseRowEncoder<FlowRecord> wrongColumns =
+                new ClickHouseRowEncoder<>() {
+                    private static final long serialVersionUID = 1L;
+
+                    @Override
+                    public String table() {
+                        return "flows";
+                    }
+
+                    @Override
+                    public List<String> columns(ServerCapabilities caps) {
+                        return List.of("no_such_column");
+                    }
+
+                    @Override
+                    public void encode(
+                            FlowRecord value, RowBinaryOutput out, ServerCapabilities caps) {
+                        out.uint32(1);
+                    }
+                };
+        try (ClickHouseSinkWriter<FlowRecord> w =
+                ClickHouseSinkWriter.open(
+                        ClickHouseTestSupport.options(CLICKHOUSE.service(), db).build(),
+                        wrongColumns,
+                        null,
+                        metrics,
+                        0)) {
+            w.write(ClickHouseTestSupport.flow(1), null);
+            assertThatThrownBy(() -> w.flush(false))
+                    .isInstanceOf(ClickHouseSinkException.class)
+                    .hasMessageContaining("not retriable")
+                    .hasMessageContaining("no_such_column");
+            assertThatThrownBy(() -> w.write(ClickHouseTestSupport.flow(2), null))
+                    .isInstanceOf(ClickHouseSinkException.class);
+        }
+        assertThat(metrics.retryCount()).isZero();
+        assertThat(metrics.failedBatches()).isEqualTo(1);
+    }
+}
