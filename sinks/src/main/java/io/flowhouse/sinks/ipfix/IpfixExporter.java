@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.sinks.ipfix;
+
+import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.ipfix.IpfixDecoder;
+import io.flowhouse.codec.ipfix.IpfixEncoder;
+import io.flowhouse.codec.template.Template;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Re-exports flows as IPFIX (RFC 7011) to one collector over UDP or TCP, with the codec's {@link
+ * IpfixEncoder}: IPv4 and IPv6 flows in their own templates (256, 257), the sampling rate in an
+ * options template (258, scope selectorId = the rate) with one options record per rate and domain,
+ * per observation domain templates and sequence numbers (data records, §3.1), messages up to {@link
+ * IpfixExporterOptions#maxMessageBytes()}.
+ *
+ * <p>Template management (§8): over UDP the templates go out in the first message of a domain and
+ * again when {@link IpfixExporterOptions#templateRefreshInterval()} has passed or {@link
+ * IpfixExporterOptions#templateRefreshMessages()} messages were sent since (§8.4; also on an idle
+ * domain, from the timer); over TCP once per connection, and a reconnect starts a new transport
+ * session (new templates, sequence numbers from 0). Withdrawals are never sent over UDP.
+ *
+ * <p>Thread-safe (one lock); a timer thread sends partly filled messages after {@link
+ * IpfixExporterOptions#linger()} and refreshes templates. Owns its socket and timer: close it.
+ *
+ * @see <a href="https://www.rfc-editor.org/rfc/rfc7011#section-8.4">RFC 7011 §8.4</a>
+ */
+public final class IpfixExporter implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IpfixExporter.class);
+
+    private static final Template V4 = IpfixEncoder.FLOW_TEMPLATE_IPV4;
+    private static final Template V6 = IpfixEncoder.FLOW_TEMPLATE_IPV6;
+    private static final int V4_LENGTH = IpfixEncoder.recordLength(V4);
+    private static final int V6_LENGTH = IpfixEncoder.recordLength(V6);
+
+    /** selectorId u64 + packet interval + packet space + samplingInterval (u32 each). */
+    private static final int OPTIONS_RECORD_LENGTH = 20;
+
+    private static final Duration TICK = Duration.ofMillis(100);
+    private static final Duration STARTUP_CONNECT = Duration.ofSeconds(2);
+
+    /**
+     * Counters of one exporter.
+     *
+     * @param flowsIn flows given to {@link #export}
+     * @param recordsSent data records in messages sent (a split biflow is two)
+     * @param recordsDropped records lost: collector disconnected, send failure, closed
+     * @param messagesSent messages sent (template-only refreshes included)
+     * @param bytesSent bytes of the messages sent
+     * @param templateSends messages that carried the templates
+     * @param sendErrors failed sends (ICMP unreachable, TCP reset, ...)
+     * @param reconnects TCP reconnections after the first connection
+     * @param connected whether the transport can send now
+     */
+    public record Metrics(
+            long flowsIn,
+            long recordsSent,
+            long recordsDropped,
+            long messagesSent,
+            long bytesSent,
+            long templateSends,
+            long sendErrors,
+            long reconnects,
+            boolean connected) {}
+
+    /** Per observation domain: the message being filled and the template state. */
+    private static final class Domain {
+        final long id;
+        final ByteBuffer buffer;
+        IpfixEncoder.Message message;
+        int currentSet = -1;
+        int records;
+        long openedNanos;
+        long lastTemplatesNanos;
+        boolean templatesSent;
+        int templateSession = -1;
+        int messagesSinceTemplates;
+        final Set<Long> announcedRates = new HashSet<>();
+
+        Domain(long id, int size) {
+            this.id = id;
+            this.buffer = ByteBuffer.allocate(size);
+        }
+    }
+
+    private final IpfixExporterOptions.Target target;
+    private final IpfixExporterOptions options;
+    private final InstantSource clock;
+    private final IpfixTransport transport;
+    private final Map<Long, Domain> domains = new HashMap<>();
+    private final ScheduledExecutorService timer;
+    private IpfixEncoder encoder = new IpfixEncoder();
+    private int session;
+    private boolean closed;
+
+    private long flowsIn;
+    private long recordsSent;
+    private long recordsDropped;
+    private long messagesSent;
+    private long bytesSent;
+    private long templateSends;
+    private long sendErrors;
+    private IOException lastError;
+
+    /** An exporter to {@code target} with the system clock and its own timer thread. */
+    public IpfixExporter(IpfixExporterOptions.Target target, IpfixExporterOptions options)
+            throws IOException {
+        this(target, options, InstantSource.system(), true);
+    }
+
+    /**
+     * An exporter with an injected clock (export times) and, if {@code withTimer} is false, no
+     * timer: the caller then calls {@link #tick()}.
+     */
+    public IpfixExporter(
+            IpfixExporterOptions.Target target,
+            IpfixExporterOptions options,
+            InstantSource clock,
+            boolean withTimer)
+            throws IOException {
+        this.target = target;
+        this.options = options;
+        this.clock = clock;
+        this.transport = IpfixTransport.open(target, options);
+        try {
+            if (target.transport() == IpfixExporterOptions.Transport.TCP
+                    && !transport.awaitReady(STARTUP_CONNECT)) {
+                LOG.warn("ipfix collector {} not reachable yet; retrying with backoff", target);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            transport.close();
+            throw new IOException("interrupted while connecting to " + target, e);
+        }
+        this.session = transport.session();
+        if (withTimer) {
+            timer =
+                    Executors.newSingleThreadScheduledExecutor(
+                            r -> {
+                                Thread t = new Thread(r, "flowhouse-ipfix-" + target);
+                                t.setDaemon(true);
+                                return t;
+                            });
+            timer.scheduleWithFixedDelay(
+                    this::tickQuietly, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
+        } else {
+            timer = null;
+        }
+    }
+
+    public IpfixExporterOptions.Target target() {
+        return target;
+    }
+
+    /**
+     * Adds one flow to the message of its observation domain, sending the message first if the
+     * record does not fit. A flow for a disconnected TCP collector is dropped and counted.
+     *
+     * @throws IOException only if the exporter is closed
+     */
+    public synchronized void export(FlowRecord flow) throws IOException {
+        if (closed) {
+            throw new IOException("ipfix exporter to " + target + " is closed");
+        }
+        flowsIn++;
+        long domain =
+                options.observationDomainId() >= 0
+                        ? options.observationDomainId()
+                        : flow.observationDomainId();
+        boolean biflow = flow.reverseBytes() != 0 || flow.reversePackets() != 0;
+        if (biflow && options.biflowMode() == IpfixExporterOptions.BiflowMode.SPLIT) {
+            if (flow.bytes() != 0 || flow.packets() != 0) {
+                write(domain, forwardOf(flow));
+            }
+            write(domain, reverseOf(flow));
+        } else {
+            write(domain, flow);
+        }
+    }
+
+    /** The forward half of a biflow: the same record without reverse counters. */
+    static FlowRecord forwardOf(FlowRecord f) {
+        return f.toBuilder().reverseBytes(0).reversePackets(0).build();
+    }
+
+    /**
+     * The reverse half of a biflow as a uniflow: reverse counters, with addresses, ports, prefix
+     * lengths, MACs, AS numbers and interfaces swapped (RFC 5103 §6).
+     */
+    static FlowRecord reverseOf(FlowRecord f) {
+        return f.toBuilder()
+                .srcAddr(f.dstAddr())
+                .dstAddr(f.srcAddr())
+                .srcPort(f.dstPort())
+                .dstPort(f.srcPort())
+                .srcPrefixLen(f.dstPrefixLen())
+                .dstPrefixLen(f.srcPrefixLen())
+                .srcMac(f.dstMac())
+                .dstMac(f.srcMac())
+                .srcAs(f.dstAs())
+                .dstAs(f.srcAs())
+                .inputInterface(f.outputInterface())
+                .outputInterface(f.inputInterface())
+                .bytes(f.reverseBytes())
+                .packets(f.reversePackets())
+                .reverseBytes(0)
+                .reversePackets(0)
+                .build();
+    }
+
+    private void write(long domainId, FlowRecord r) {
+        long now = System.nanoTime();
+        if (!connectedFor(now)) {
+            recordsDropped++;
+            return;
+        }
+        Domain d =
+                domains.computeIfAbsent(domainId, id -> new Domain(id, options.maxMessageBytes()));
+        Template t = IpfixEncoder.templateFor(r);
+        long rate = Math.max(1L, r.samplingRate());
+        if (d.message != null
+                && d.message.length() + need(d, t, rate) > options.maxMessageBytes()) {
+            sendDomain(d);
+        }
+        if (d.message == null) {
+            open(d, now);
+        }
+        if (!d.announcedRates.contains(rate)) {
+            d.message
+                    .data(IpfixEncoder.SAMPLING_OPTIONS_TEMPLATE_ID)
+                    .u64(rate)
+                    .u32(1)
+                    .u32(rate - 1)
+                    .u32(rate)
+                    .endRecord();
+            d.currentSet = IpfixEncoder.SAMPLING_OPTIONS_TEMPLATE_ID;
+            d.announcedRates.add(rate);
+        }
+        d.message.data(t.templateId());
+        d.currentSet = t.templateId();
+        IpfixEncoder.writeFlow(d.message, t, r);
+        d.records++;
+    }
+
+    /** Bytes the record (plus set headers and a new rate's options record) adds. */
+    private static int need(Domain d, Template t, long rate) {
+        int n = t == V4 ? V4_LENGTH : V6_LENGTH;
+        if (!d.announcedRates.contains(rate)) {
+            n +=
+                    IpfixDecoder.SET_HEADER_SIZE
+                            + OPTIONS_RECORD_LENGTH
+                            + IpfixDecoder.SET_HEADER_SIZE;
+        } else if (d.currentSet != t.templateId()) {
+            n += IpfixDecoder.SET_HEADER_SIZE;
+        }
+        return n;
+    }
+
+    /** True when the transport can send; starts a fresh encoder after a TCP reconnect. */
+    private boolean connectedFor(long now) {
+        if (!transport.ready(now)) {
+            return false;
+        }
+        if (transport.session() != session) {
+            session = transport.session();
+            encoder = new IpfixEncoder();
+            for (Domain d : domains.values()) {
+                d.message = null;
+                d.records = 0;
+            }
+            LOG.info("ipfix collector {} connected again, new transport session", target);
+        }
+        return true;
+    }
+
+    private boolean templatesDue(Domain d, long now) {
+        if (!d.templatesSent || d.templateSession != session) {
+            return true;
+        }
+        if (target.transport() == IpfixExporterOptions.Transport.TCP) {
+            return false;
+        }
+        return now - d.lastTemplatesNanos >= options.templateRefreshInterval().toNanos()
+                || d.messagesSinceTemplates >= options.templateRefreshMessages();
+    }
+
+    private void open(Domain d, long now) {
+        d.buffer.clear();
+        d.message = encoder.begin(d.buffer, d.id, clock.millis() / 1000);
+        d.currentSet = -1;
+        d.records = 0;
+        d.openedNanos = now;
+        if (templatesDue(d, now)) {
+            d.message.template(V4).template(V6).template(IpfixEncoder.SAMPLING_OPTIONS_TEMPLATE);
+            d.templatesSent = true;
+            d.templateSession = session;
+            d.lastTemplatesNanos = now;
+            d.messagesSinceTemplates = 0;
+            // A collector that lost the templates lost the options data with them.
+            d.announcedRates.clear();
+            templateSends++;
+        }
+    }
+
+    private void sendDomain(Domain d) {
+        int length = d.message.finish();
+        int records = d.records;
+        d.message = null;
+        d.records = 0;
+        d.messagesSinceTemplates++;
+        d.buffer.flip();
+        try {
+            transport.send(d.buffer);
+            messagesSent++;
+            bytesSent += length;
+            recordsSent += records;
+        } catch (IOException e) {
+            sendErrors++;
+            recordsDropped += records;
+            if (lastError == null || sendErrors % 1000 == 1) {
+                LOG.warn(
+                        "ipfix send to {} failed ({} failures so far): {}",
+                        target,
+                        sendErrors,
+                        e.toString());
+            }
+            lastError = e;
+            if (target.transport() == IpfixExporterOptions.Transport.TCP) {
+                // The other open messages belong to the dead session.
+                for (Domain other : domains.values()) {
+                    if (other.message != null) {
+                        recordsDropped += other.records;
+                        other.message = null;
+                        other.records = 0;
+                    }
+                }
+            }
+        }
+    }
+
+    /** Sends every partly filled message now. */
+    public synchronized void flush() {
+        for (Domain d : new ArrayList<>(domains.values())) {
+            if (d.message != null) {
+                sendDomain(d);
+            }
+        }
+    }
+
+    /**
+     * Timer work: sends messages older than the linger, refreshes templates of idle UDP domains,
+     * and advances a pending TCP connection.
+     */
+    public synchronized void tick() {
+        if (closed) {
+            return;
+        }
+        long now = System.nanoTime();
+        boolean up = connectedFor(now);
+        List<Domain> all = new ArrayList<>(domains.values());
+        for (Domain d : all) {
+            if (d.message != null && now - d.openedNanos >= options.linger().toNanos()) {
+                sendDomain(d);
+            }
+            if (up
+                    && d.message == null
+                    && target.transport() == IpfixExporterOptions.Transport.UDP
+                    && templatesDue(d, now)) {
+                open(d, now);
+                sendDomain(d);
+            }
+        }
+    }
+
+    private void tickQuietly() {
+        try {
+            tick();
+        } catch (RuntimeException e) {
+            LOG.error("ipfix exporter timer for {} failed", target, e);
+        }
+    }
+
+    /** Current counters. */
+    public synchronized Metrics metrics() {
+        return new Metrics(
+                flowsIn,
+                recordsSent,
+                recordsDropped,
+                messagesSent,
+                bytesSent,
+                templateSends,
+                sendErrors,
+                transport.reconnects(),
+                transport.ready(System.nanoTime()));
+    }
+
+    /** Sends what is pending, stops the timer and closes the socket. */
+    @Override
+    public void close() {
+        if (timer != null) {
+            timer.shutdownNow();
+            try {
+                timer.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            if (connectedFor(System.nanoTime())) {
+                flush();
+            }
+            closed = true;
+            transport.close();
+        }
+    }
+}

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.sinks.ipfix;
+
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * Configuration of the IPFIX re-export ({@link IpfixExporter}, {@link IpfixExporterSink}).
+ * Immutable; {@link Builder#build()} validates.
+ *
+ * <p>Config keys (flag {@code --ipfix-to HOST:PORT[/tcp]}, repeatable, switches it on; off by
+ * default):
+ *
+ * <ul>
+ *   <li>{@code flowhouse.ipfix.targets}: collectors, {@code HOST:PORT} (UDP) or {@code
+ *       HOST:PORT/tcp}; IPv6 as {@code [::1]:4739}.
+ *   <li>{@code flowhouse.ipfix.max-message-bytes}: largest IPFIX message (the UDP payload), default
+ *       1400 so a message fits a 1500-byte path; 512 where the path MTU is unknown (RFC 7011
+ *       §10.3.3); up to 65535.
+ *   <li>{@code flowhouse.ipfix.template-refresh-interval} and {@code
+ *       flowhouse.ipfix.template-refresh-messages}: over UDP templates are resent when either is
+ *       reached (RFC 7011 §8.4); over TCP they are sent once per connection.
+ *   <li>{@code flowhouse.ipfix.linger}: longest a partly filled message waits.
+ *   <li>{@code flowhouse.ipfix.observation-domain-id}: -1 keeps each flow's own domain (templates
+ *       and sequence numbers per domain), otherwise every flow goes out in this domain.
+ *   <li>{@code flowhouse.ipfix.biflow}: {@code split} (default) sends an RFC 5103 biflow as two
+ *       uniflows, which every collector counts; {@code rfc5103} keeps one record with the reverse
+ *       counters in PEN 29305 IEs (nfcapd and IPFIXcol2 read them, goflow2 and pmacct ignore them).
+ *   <li>{@code flowhouse.ipfix.tcp.reconnect-backoff-min|max}: exponential backoff between TCP
+ *       connection attempts; flows for a disconnected collector are dropped and counted.
+ *   <li>{@code flowhouse.ipfix.send-buffer-bytes}: socket send buffer.
+ * </ul>
+ */
+public final class IpfixExporterOptions implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    /** RFC 7011 §10.3.3: the limit when the path MTU is unknown. */
+    public static final int MIN_MESSAGE_BYTES = 512;
+
+    /** The IPFIX header's 16-bit length. */
+    public static final int MAX_MESSAGE_BYTES = 65_535;
+
+    /** How to export RFC 5103 biflows. */
+    public enum BiflowMode {
+        /** Two uniflows: forward, and reverse with addresses, ports and interfaces swapped. */
+        SPLIT,
+        /** One record with reverseOctetDeltaCount/reversePacketDeltaCount (PEN 29305). */
+        RFC5103;
+
+        public static BiflowMode parse(String s) {
+            return valueOf(s.trim().toUpperCase(Locale.ROOT));
+        }
+    }
+
+    /** Transport of one collector. */
+    public enum Transport {
+        UDP,
+        TCP
+    }
+
+    /**
+     * One collector.
+     *
+     * @param host name or address literal
+     * @param port UDP/TCP port
+     * @param transport UDP or TCP
+     */
+    public record Target(String host, int port, Transport transport) implements Serializable {
+
+        /** Parses {@code HOST:PORT}, {@code HOST:PORT/tcp}, {@code [v6]:PORT[/udp|/tcp]}. */
+        public static Target parse(String spec) {
+            String s = spec.trim();
+            Transport t = Transport.UDP;
+            int slash = s.lastIndexOf('/');
+            if (slash >= 0) {
+                String proto = s.substring(slash + 1).toLowerCase(Locale.ROOT);
+                if (!proto.equals("tcp") && !proto.equals("udp")) {
+                    throw new IllegalArgumentException(
+                            "ipfix target " + spec + " (expected: HOST:PORT[/tcp|/udp])");
+                }
+                t = proto.equals("tcp") ? Transport.TCP : Transport.UDP;
+                s = s.substring(0, slash);
+            }
+            int colon = s.lastIndexOf(':');
+            if (colon <= 0 || colon == s.length() - 1) {
+                throw new IllegalArgumentException(
+                        "ipfix target " + spec + " (expected: HOST:PORT[/tcp])");
+            }
+            String host = s.substring(0, colon);
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            int port;
+            try {
+                port = Integer.parseInt(s.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(
+                        "ipfix target " + spec + " has a bad port (expected: 1..65535)", e);
+            }
+            if (port < 1 || port > 65_535) {
+                throw new IllegalArgumentException(
+                        "ipfix target " + spec + " port " + port + " (expected: 1..65535)");
+            }
+            return new Target(host, port, t);
+        }
+
+        @Override
+        public String toString() {
+            String h = host.indexOf(':') >= 0 ? "[" + host + "]" : host;
+            return h + ":" + port + (transport == Transport.TCP ? "/tcp" : "");
+        }
+    }
+
+    private final List<Target> targets;
+    private final int maxMessageBytes;
+    private final Duration templateRefreshInterval;
+    private final int templateRefreshMessages;
+    private final Duration linger;
+    private final long observationDomainId;
+    private final BiflowMode biflowMode;
+    private final Duration reconnectBackoffMin;
+    private final Duration reconnectBackoffMax;
+    private final int sendBufferBytes;
+
+    private IpfixExporterOptions(Builder b) {
+        this.targets = List.copyOf(b.targets);
+        this.maxMessageBytes = b.maxMessageBytes;
+        this.templateRefreshInterval = b.templateRefreshInterval;
+        this.templateRefreshMessages = b.templateRefreshMessages;
+        this.linger = b.linger;
+        this.observationDomainId = b.observationDomainId;
+        this.biflowMode = b.biflowMode;
+        this.reconnectBackoffMin = b.reconnectBackoffMin;
+        this.reconnectBackoffMax = b.reconnectBackoffMax;
+        this.sendBufferBytes = b.sendBufferBytes;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Defaults for the given {@code HOST:PORT[/tcp]} targets. */
+    public static IpfixExporterOptions forTargets(String... targets) {
+        Builder b = builder();
+        for (String t : targets) {
+            b.target(t);
+        }
+        return b.build();
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.targets.addAll(targets);
+        b.maxMessageBytes = maxMessageBytes;
+        b.templateRefreshInterval = templateRefreshInterval;
+        b.templateRefreshMessages = templateRefreshMessages;
+        b.linger = linger;
+        b.observationDomainId = observationDomainId;
+        b.biflowMode = biflowMode;
+        b.reconnectBackoffMin = reconnectBackoffMin;
+        b.reconnectBackoffMax = reconnectBackoffMax;
+        b.sendBufferBytes = sendBufferBytes;
+        return b;
+    }
+
+    public List<Target> targets() {
+        return targets;
+    }
+
+    public int maxMessageBytes() {
+        return maxMessageBytes;
+    }
+
+    public Duration templateRefreshInterval() {
+        return templateRefreshInterval;
+    }
+
+    public int templateRefreshMessages() {
+        return templateRefreshMessages;
+    }
+
+    public Duration linger() {
+        return linger;
+    }
+
+    /** The fixed observation domain, or -1 to keep each flow's own. */
+    public long observationDomainId() {
+        return observationDomainId;
+    }
+
+    public BiflowMode biflowMode() {
+        return biflowMode;
+    }
+
+    public Duration reconnectBackoffMin() {
+        return reconnectBackoffMin;
+    }
+
+    public Duration reconnectBackoffMax() {
+        return reconnectBackoffMax;
+    }
+
+    public int sendBufferBytes() {
+        return sendBufferBytes;
+    }
+
+    @Override
+    public String toString() {
+        return "IpfixExporterOptions{targets="
+                + targets
+                + ", maxMessageBytes="
+                + maxMessageBytes
+                + ", templateRefresh="
+                + templateRefreshInterval
+                + "/"
+                + templateRefreshMessages
+                + " messages, biflow="
+                + biflowMode
+                + "}";
+    }
+
+    /** Mutable builder. */
+    public static final class Builder {
+        private final List<Target> targets = new ArrayList<>();
+        private int maxMessageBytes = 1400;
+        private Duration templateRefreshInterval = Duration.ofSeconds(60);
+        private int templateRefreshMessages = 1000;
+        private Duration linger = Duration.ofMillis(500);
+        private long observationDomainId = -1;
+        private BiflowMode biflowMode = BiflowMode.SPLIT;
+        private Duration reconnectBackoffMin = Duration.ofMillis(100);
+        private Duration reconnectBackoffMax = Duration.ofSeconds(10);
+        private int sendBufferBytes = 4 << 20;
+
+        private Builder() {}
+
+        /** Adds {@code HOST:PORT[/tcp]}. */
+        public Builder target(String spec) {
+            targets.add(Target.parse(spec));
+            return this;
+        }
+
+        public Builder target(Target t) {
+            targets.add(Objects.requireNonNull(t, "target"));
+            return this;
+        }
+
+        public Builder maxMessageBytes(int v) {
+            this.maxMessageBytes = v;
+            return this;
+        }
+
+        public Builder templateRefreshInterval(Duration v) {
+            this.templateRefreshInterval = v;
+            return this;
+        }
+
+        public Builder templateRefreshMessages(int v) {
+            this.templateRefreshMessages = v;
+            return this;
+        }
+
+        public Builder linger(Duration v) {
+            this.linger = v;
+            return this;
+        }
+
+        public Builder observationDomainId(long v) {
+            this.observationDomainId = v;
+            return this;
+        }
+
+        public Builder biflowMode(BiflowMode v) {
+            this.biflowMode = v;
+            return this;
+        }
+
+        public Builder reconnectBackoff(Duration min, Duration max) {
+            this.reconnectBackoffMin = min;
+            this.reconnectBackoffMax = max;
+            return this;
+        }
+
+        public Builder sendBufferBytes(int v) {
+            this.sendBufferBytes = v;
+            return this;
+        }
+
+        /**
+         * Validates and builds.
+         *
+         * @throws IllegalArgumentException naming the first bad value
+         */
+        public IpfixExporterOptions build() {
+            check(!targets.isEmpty(), "targets", targets, "at least one HOST:PORT[/tcp]");
+            check(
+                    maxMessageBytes >= MIN_MESSAGE_BYTES && maxMessageBytes <= MAX_MESSAGE_BYTES,
+                    "max-message-bytes",
+                    maxMessageBytes,
+                    MIN_MESSAGE_BYTES + ".." + MAX_MESSAGE_BYTES);
+            check(
+                    !templateRefreshInterval.isNegative() && !templateRefreshInterval.isZero(),
+                    "template-refresh-interval",
+                    templateRefreshInterval,
+                    "a positive duration");
+            check(
+                    templateRefreshMessages >= 1,
+                    "template-refresh-messages",
+                    templateRefreshMessages,
+                    ">= 1");
+            check(!linger.isNegative() && !linger.isZero(), "linger", linger, "> 0");
+            check(
+                    observationDomainId >= -1 && observationDomainId <= 0xffff_ffffL,
+                    "observation-domain-id",
+                    observationDomainId,
+                    "-1 or a uint32");
+            check(
+                    !reconnectBackoffMin.isNegative()
+                            && !reconnectBackoffMin.isZero()
+                            && reconnectBackoffMax.compareTo(reconnectBackoffMin) >= 0,
+                    "tcp.reconnect-backoff",
+                    reconnectBackoffMin + ".." + reconnectBackoffMax,
+                    "0 < min <= max");
+            check(sendBufferBytes >= 0, "send-buffer-bytes", sendBufferBytes, ">= 0");
+            return new IpfixExporterOptions(this);
+        }
+
+        private static void check(boolean ok, String key, Object value, String expected) {
+            if (!ok) {
+                throw new IllegalArgumentException(
+                        "flowhouse.ipfix." + key + " = " + value + " (expected: " + expected + ")");
+            }
+        }
+    }
+}
