@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.launcher;
+
+import io.flowhouse.launcher.services.ManagedProcess;
+import io.flowhouse.launcher.services.ServicesConfig;
+import io.flowhouse.launcher.services.ServicesManager;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * {@code ./flowhouse up} and {@code ./flowhouse down}: the whole local pipeline in the background.
+ * {@code up} starts the services, the capture agent (UDP 2055 and 4739) as a background JVM, and
+ * submits the pipeline job to the local Flink cluster, then returns once flows can be received.
+ * {@code down} cancels the job, stops the agent and stops the services.
+ */
+public final class PipelineCommand implements Command {
+
+    static final String AGENT = "agent";
+    static final String PIPELINE_FILE = "pipeline.properties";
+
+    private final FlowhouseHome home;
+    private final Map<String, String> env;
+    private final boolean up;
+
+    public PipelineCommand(FlowhouseHome home, Map<String, String> env, boolean up) {
+        this.home = home;
+        this.env = env;
+        this.up = up;
+    }
+
+    @Override
+    public String name() {
+        return up ? "up" : "down";
+    }
+
+    @Override
+    public String summary() {
+        return up
+                ? "the whole pipeline in the background: services, agent (UDP 2055/4739), Flink job"
+                : "stop what 'up' started: the job, the agent and the services";
+    }
+
+    String help() {
+        if (!up) {
+            return """
+                    Usage: ./flowhouse down [--keep-services]
+
+                    Cancels the pipeline job that 'up' submitted, stops the capture agent and
+                    then the services (./flowhouse services down), each by its recorded pid or id.
+                      --keep-services   leave Kafka, ClickHouse and Flink running
+                    """;
+        }
+        return """
+                Usage: ./flowhouse up [--netflow-port N] [--ipfix-port N] [OPTIONS] [-- JOB ARGS]
+
+                Starts the local pipeline in the background and returns once it is ready:
+                  1. ./flowhouse services up (Kafka, ClickHouse, Flink standalone cluster)
+                  2. the capture agent (io.flowhouse.agent.CaptureAgentMain) as a background JVM,
+                     receiving NetFlow on UDP --netflow-port (2055) and IPFIX on --ipfix-port (4739)
+                  3. the pipeline job (flink-jobs/target/flink-jobs-*-job.jar) submitted to the
+                     local cluster with --kafka.bootstrap-servers and --clickhouse.url set
+                Then point exporters at this host and query with ./flowhouse query.
+                Logs: .flowhouse/logs/ (agent.out, kafka.log, flink-*.log, clickhouse-server.log)
+
+                Options: the flags of ./flowhouse services (ports, state dir), and
+                  --agent-arg ARG   one extra argument for the agent (repeat by quoting: "--a b")
+                """
+                + ServicesConfig.OPTIONS_HELP;
+    }
+
+    @Override
+    public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
+        Set<String> options = new HashSet<>(ServicesConfig.OPTIONS);
+        options.addAll(Set.of("netflow-port", "ipfix-port", "agent-arg"));
+        CommandLine cl = CommandLine.parse(args, Set.of("keep-services"), options);
+        if (cl.helpRequested()) {
+            out.print(help());
+            return 0;
+        }
+        ServicesConfig config = ServicesConfig.resolve(home.root(), home.stateDir(), env, cl, !up);
+        return up ? up(config, cl, out, err) : down(config, cl, out, err);
+    }
+
+    private int up(ServicesConfig config, CommandLine cl, PrintStream out, PrintStream err)
+            throws Exception {
+        List<String> missing = PipelineParts.missingForUp(home.root());
+        if (!missing.isEmpty()) {
+            err.println("flowhouse up: the pipeline is not built yet; missing:");
+            missing.forEach(m -> err.println("  - " + m));
+            err.println(
+                    "build with: mvn -B -ntp install -DskipTests  (./flowhouse services up starts"
+                            + " the services alone)");
+            return EXIT_NOT_BUILT;
+        }
+        int netflowPort = cl.intValue("netflow-port", 2055, 1, 65_535);
+        int ipfixPort = cl.intValue("ipfix-port", 4739, 1, 65_535);
+        ServicesManager services = new ServicesManager(config);
+        out.println("starting services (Kafka, ClickHouse, Flink) ...");
+        services.startAll();
+
+        ManagedProcess agent = agentProcess(config);
+        if (agent.running().isEmpty()) {
+            List<String> command = new ArrayList<>();
+            command.add(config.javaBin());
+            command.add("-Xmx512m");
+            command.add("-Dflowhouse.service=" + AGENT + "@" + config.stateDir());
+            command.add("-cp");
+            command.add(
+                    home.root().resolve("launcher/target/lib")
+                            + "/*:"
+                            + home.root().resolve("launcher/target/classes"));
+            command.add(PipelineParts.AGENT_MAIN);
+            command.add("--kafka-bootstrap");
+            command.add(config.kafkaBootstrap());
+            command.add("--netflow-port");
+            command.add(Integer.toString(netflowPort));
+            command.add("--ipfix-port");
+            command.add(Integer.toString(ipfixPort));
+            cl.value("agent-arg").ifPresent(a -> command.addAll(List.of(a.split("\\s+"))));
+            ProcessHandle handle =
+                    agent.start(
+                            command,
+                            config.stateDir(),
+                            Map.of("FLOWHOUSE_KAFKA_BOOTSTRAP", config.kafkaBootstrap()));
+            if (!awaitUdpBound(handle, List.of(netflowPort, ipfixPort), Duration.ofSeconds(60))) {
+                err.println(
+                        "flowhouse up: the agent did not bind UDP "
+                                + netflowPort
+                                + "/"
+                                + ipfixPort);
+                err.println(agent.logTail(30));
+                agent.stop(config.stopTimeout());
+                return 1;
+            }
+            out.println(
+                    "agent listens on UDP "
+                            + netflowPort
+                            + " (NetFlow) and "
+                            + ipfixPort
+                            + " (IPFIX), pid "
+                            + handle.pid());
+        }
+
+        FlinkRestClient rest = new FlinkRestClient(config.flinkRestUrl());
+        Optional<String> jobId = recordedJob(config);
+        if (jobId.isPresent() && "RUNNING".equals(safeState(rest, jobId.get()))) {
+            out.println("pipeline job " + jobId.get() + " already runs");
+        } else {
+            List<String> jobArgs = new ArrayList<>();
+            jobArgs.addAll(List.of("--kafka.bootstrap-servers", config.kafkaBootstrap()));
+            jobArgs.addAll(List.of("--clickhouse.url", config.clickhouseUrl()));
+            jobArgs.addAll(cl.passThrough());
+            String jarId = rest.uploadJar(JobCommand.defaultJar(home.root()));
+            String id =
+                    rest.runJar(
+                            jarId,
+                            new FlinkRestClient.RunRequest(
+                                    Optional.of(PipelineParts.PIPELINE_JOB),
+                                    jobArgs,
+                                    Optional.empty(),
+                                    Optional.empty(),
+                                    false));
+            String state = rest.awaitState(id, Duration.ofSeconds(120), "RUNNING");
+            if (!"RUNNING".equals(state)) {
+                err.println("flowhouse up: the pipeline job " + id + " is " + state);
+                rest.rootException(id).ifPresent(err::println);
+                return 1;
+            }
+            recordJob(config, id);
+            out.println("pipeline job " + id + " runs on " + config.flinkRestUrl());
+        }
+        out.println();
+        out.println(
+                "ready: send NetFlow v5/v9 to UDP " + netflowPort + ", IPFIX to UDP " + ipfixPort);
+        out.println("query: ./flowhouse query \"SELECT count() FROM flows\"");
+        out.println("stop:  ./flowhouse down");
+        return 0;
+    }
+
+    private int down(ServicesConfig config, CommandLine cl, PrintStream out, PrintStream err) {
+        int code = 0;
+        Optional<String> jobId = recordedJob(config);
+        if (jobId.isPresent()) {
+            FlinkRestClient rest = new FlinkRestClient(config.flinkRestUrl());
+            try {
+                rest.cancel(jobId.get());
+                out.println("cancelled pipeline job " + jobId.get());
+            } catch (IOException e) {
+                out.println("pipeline job " + jobId.get() + " not cancelled: " + e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return 130;
+            }
+            try {
+                Files.deleteIfExists(config.stateDir().resolve(PIPELINE_FILE));
+            } catch (IOException e) {
+                err.println("cannot delete " + PIPELINE_FILE + ": " + e.getMessage());
+                code = 1;
+            }
+        }
+        if (agentProcess(config).stop(config.stopTimeout())) {
+            out.println("stopped the agent");
+        }
+        if (!cl.flag("keep-services")) {
+            for (var kind : new ServicesManager(config).stopAll()) {
+                out.println("stopped " + kind.serviceName());
+            }
+        }
+        return code;
+    }
+
+    static ManagedProcess agentProcess(ServicesConfig config) {
+        return new ManagedProcess(
+                AGENT,
+                config.pidDir(),
+                config.logDir(),
+                "-Dflowhouse.service=" + AGENT + "@" + config.stateDir());
+    }
+
+    private static boolean awaitUdpBound(ProcessHandle agent, List<Integer> ports, Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline && agent.isAlive()) {
+            if (ports.stream().noneMatch(PipelineCommand::udpFree)) {
+                return true;
+            }
+            Thread.sleep(250);
+        }
+        return false;
+    }
+
+    private static boolean udpFree(int port) {
+        try (DatagramSocket socket = new DatagramSocket(null)) {
+            socket.bind(new InetSocketAddress("0.0.0.0", port));
+            return true;
+        } catch (SocketException e) {
+            return false;
+        }
+    }
+
+    private static String safeState(FlinkRestClient rest, String jobId) {
+        try {
+            return rest.jobState(jobId);
+        } catch (IOException e) {
+            return "UNKNOWN";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "UNKNOWN";
+        }
+    }
+
+    private static Optional<String> recordedJob(ServicesConfig config) {
+        Path file = config.stateDir().resolve(PIPELINE_FILE);
+        if (!Files.isRegularFile(file)) {
+            return Optional.empty();
+        }
+        Properties props = new Properties();
+        try (InputStream in = Files.newInputStream(file)) {
+            props.load(in);
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(props.getProperty("job-id"));
+    }
+
+    private static void recordJob(ServicesConfig config, String jobId) throws IOException {
+        Properties props = new Properties();
+        props.setProperty("job-id", jobId);
+        try (OutputStream out = Files.newOutputStream(config.stateDir().resolve(PIPELINE_FILE))) {
+            props.store(out, "written by ./flowhouse up");
+        }
+    }
+}
