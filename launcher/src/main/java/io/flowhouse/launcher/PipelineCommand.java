@@ -78,7 +78,8 @@ public final class PipelineCommand implements Command {
                 Logs: .flowhouse/logs/ (agent.out, kafka.log, flink-*.log, clickhouse-server.log)
 
                 Options: the flags of ./flowhouse services (ports, state dir), and
-                  --agent-arg ARG   one extra argument for the agent (repeat by quoting: "--a b")
+                  --agent-arg ARGS  extra agent arguments, space-separated in one string, e.g.
+                                    --agent-arg "--metrics-port 0 --allow 10.0.0.0/8"
                 """
                 + ServicesConfig.OPTIONS_HELP;
     }
@@ -118,6 +119,11 @@ public final class PipelineCommand implements Command {
             List<String> command = new ArrayList<>();
             command.add(config.javaBin());
             command.add("-Xmx512m");
+            command.add(
+                    "-Dlog4j2.configurationFile="
+                            + home.root()
+                                    .resolve(
+                                            "launcher/target/classes/flowhouse-cli-log4j2.properties"));
             command.add("-Dflowhouse.service=" + AGENT + "@" + config.stateDir());
             command.add("-cp");
             command.add(
@@ -125,12 +131,14 @@ public final class PipelineCommand implements Command {
                             + "/*:"
                             + home.root().resolve("launcher/target/classes"));
             command.add(PipelineParts.AGENT_MAIN);
-            command.add("--kafka-bootstrap");
+            command.add("--bootstrap-servers");
             command.add(config.kafkaBootstrap());
-            command.add("--netflow-port");
-            command.add(Integer.toString(netflowPort));
-            command.add("--ipfix-port");
-            command.add(Integer.toString(ipfixPort));
+            command.add("--listen");
+            command.add("[::]:" + netflowPort);
+            command.add("--listen");
+            command.add("[::]:" + ipfixPort);
+            command.add("--spool-dir");
+            command.add(config.stateDir().resolve("agent-spool").toString());
             cl.value("agent-arg").ifPresent(a -> command.addAll(List.of(a.split("\\s+"))));
             ProcessHandle handle =
                     agent.start(
