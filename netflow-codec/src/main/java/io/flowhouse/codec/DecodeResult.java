@@ -6,6 +6,7 @@ import io.flowhouse.codec.template.Template;
 import io.flowhouse.codec.template.TemplateKey;
 import io.flowhouse.codec.template.TemplateScope;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -39,11 +40,16 @@ public record DecodeResult(
         int optionsRecords,
         List<DecodeProblem> problems) {
 
+    /** Wraps the lists read-only without copying them (the decoders hand over fresh lists). */
     public DecodeResult {
-        records = List.copyOf(records);
-        learned = List.copyOf(learned);
-        withdrawn = List.copyOf(withdrawn);
-        problems = List.copyOf(problems);
+        records = readOnly(records);
+        learned = readOnly(learned);
+        withdrawn = readOnly(withdrawn);
+        problems = readOnly(problems);
+    }
+
+    private static <T> List<T> readOnly(List<T> l) {
+        return l.isEmpty() ? List.of() : Collections.unmodifiableList(l);
     }
 
     /**
@@ -68,10 +74,10 @@ public record DecodeResult(
         long sysUptimeMillis = -1L;
         TemplateScope scope;
         final List<FlowRecord> records;
-        final List<Template> learned = new ArrayList<>(0);
-        final List<TemplateKey> withdrawn = new ArrayList<>(0);
+        List<Template> learned = List.of();
+        List<TemplateKey> withdrawn = List.of();
         int optionsRecords;
-        final List<DecodeProblem> problems = new ArrayList<>(0);
+        List<DecodeProblem> problems = List.of();
 
         public Builder(int expectedRecords) {
             records = new ArrayList<>(Math.max(0, Math.min(expectedRecords, 1024)));
@@ -107,6 +113,9 @@ public record DecodeResult(
         }
 
         public void learned(Template t) {
+            if (learned.isEmpty()) {
+                learned = new ArrayList<>(4);
+            }
             learned.add(t);
         }
 
@@ -115,6 +124,9 @@ public record DecodeResult(
         }
 
         public void withdrawn(TemplateKey k) {
+            if (withdrawn.isEmpty()) {
+                withdrawn = new ArrayList<>(2);
+            }
             withdrawn.add(k);
         }
 
@@ -127,11 +139,14 @@ public record DecodeResult(
         }
 
         public void problem(DecodeProblem p) {
+            if (problems.isEmpty()) {
+                problems = new ArrayList<>(2);
+            }
             problems.add(p);
         }
 
         public void problem(DecodeProblem.Kind kind, String message, int templateId) {
-            problems.add(new DecodeProblem(kind, message, templateId));
+            problem(new DecodeProblem(kind, message, templateId));
         }
 
         public DecodeResult build() {

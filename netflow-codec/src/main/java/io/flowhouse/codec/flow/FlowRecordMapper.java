@@ -106,6 +106,136 @@ public final class FlowRecordMapper {
         }
     }
 
+    private static final long SAMPLING_BITS =
+            Target.SAMPLING_INTERVAL.bit()
+                    | Target.SAMPLER_RANDOM_INTERVAL.bit()
+                    | Target.SAMPLING_PACKET_INTERVAL.bit()
+                    | Target.SAMPLER_ID.bit();
+
+    // Slot indexes and bits as compile-time constants for the per-record path.
+    static final int S_BYTES = Target.BYTES.ordinal();
+    static final long B_BYTES = 1L << S_BYTES;
+    static final int S_PACKETS = Target.PACKETS.ordinal();
+    static final long B_PACKETS = 1L << S_PACKETS;
+    static final int S_REVERSE_BYTES = Target.REVERSE_BYTES.ordinal();
+    static final long B_REVERSE_BYTES = 1L << S_REVERSE_BYTES;
+    static final int S_REVERSE_PACKETS = Target.REVERSE_PACKETS.ordinal();
+    static final long B_REVERSE_PACKETS = 1L << S_REVERSE_PACKETS;
+    static final int S_BYTES_TOTAL = Target.BYTES_TOTAL.ordinal();
+    static final long B_BYTES_TOTAL = 1L << S_BYTES_TOTAL;
+    static final int S_PACKETS_TOTAL = Target.PACKETS_TOTAL.ordinal();
+    static final long B_PACKETS_TOTAL = 1L << S_PACKETS_TOTAL;
+    static final int S_REVERSE_BYTES_TOTAL = Target.REVERSE_BYTES_TOTAL.ordinal();
+    static final long B_REVERSE_BYTES_TOTAL = 1L << S_REVERSE_BYTES_TOTAL;
+    static final int S_REVERSE_PACKETS_TOTAL = Target.REVERSE_PACKETS_TOTAL.ordinal();
+    static final long B_REVERSE_PACKETS_TOTAL = 1L << S_REVERSE_PACKETS_TOTAL;
+    static final int S_POST_BYTES = Target.POST_BYTES.ordinal();
+    static final long B_POST_BYTES = 1L << S_POST_BYTES;
+    static final int S_POST_PACKETS = Target.POST_PACKETS.ordinal();
+    static final long B_POST_PACKETS = 1L << S_POST_PACKETS;
+    static final int S_INITIATOR_BYTES = Target.INITIATOR_BYTES.ordinal();
+    static final long B_INITIATOR_BYTES = 1L << S_INITIATOR_BYTES;
+    static final int S_RESPONDER_BYTES = Target.RESPONDER_BYTES.ordinal();
+    static final long B_RESPONDER_BYTES = 1L << S_RESPONDER_BYTES;
+    static final int S_INITIATOR_PACKETS = Target.INITIATOR_PACKETS.ordinal();
+    static final long B_INITIATOR_PACKETS = 1L << S_INITIATOR_PACKETS;
+    static final int S_RESPONDER_PACKETS = Target.RESPONDER_PACKETS.ordinal();
+    static final long B_RESPONDER_PACKETS = 1L << S_RESPONDER_PACKETS;
+    static final int S_SRC_V4 = Target.SRC_V4.ordinal();
+    static final long B_SRC_V4 = 1L << S_SRC_V4;
+    static final int S_DST_V4 = Target.DST_V4.ordinal();
+    static final long B_DST_V4 = 1L << S_DST_V4;
+    static final int S_NEXT_HOP_V4 = Target.NEXT_HOP_V4.ordinal();
+    static final long B_NEXT_HOP_V4 = 1L << S_NEXT_HOP_V4;
+    static final int S_SRC_V6 = Target.SRC_V6.ordinal();
+    static final long B_SRC_V6 = 1L << S_SRC_V6;
+    static final int S_SRC_V6_LO = Target.SRC_V6_LO.ordinal();
+    static final long B_SRC_V6_LO = 1L << S_SRC_V6_LO;
+    static final int S_DST_V6 = Target.DST_V6.ordinal();
+    static final long B_DST_V6 = 1L << S_DST_V6;
+    static final int S_DST_V6_LO = Target.DST_V6_LO.ordinal();
+    static final long B_DST_V6_LO = 1L << S_DST_V6_LO;
+    static final int S_NEXT_HOP_V6 = Target.NEXT_HOP_V6.ordinal();
+    static final long B_NEXT_HOP_V6 = 1L << S_NEXT_HOP_V6;
+    static final int S_NEXT_HOP_V6_LO = Target.NEXT_HOP_V6_LO.ordinal();
+    static final long B_NEXT_HOP_V6_LO = 1L << S_NEXT_HOP_V6_LO;
+    static final int S_SRC_PORT = Target.SRC_PORT.ordinal();
+    static final long B_SRC_PORT = 1L << S_SRC_PORT;
+    static final int S_DST_PORT = Target.DST_PORT.ordinal();
+    static final long B_DST_PORT = 1L << S_DST_PORT;
+    static final int S_PROTOCOL = Target.PROTOCOL.ordinal();
+    static final long B_PROTOCOL = 1L << S_PROTOCOL;
+    static final int S_TCP_FLAGS = Target.TCP_FLAGS.ordinal();
+    static final long B_TCP_FLAGS = 1L << S_TCP_FLAGS;
+    static final int S_TOS = Target.TOS.ordinal();
+    static final long B_TOS = 1L << S_TOS;
+    static final int S_SRC_PREFIX = Target.SRC_PREFIX.ordinal();
+    static final long B_SRC_PREFIX = 1L << S_SRC_PREFIX;
+    static final int S_DST_PREFIX = Target.DST_PREFIX.ordinal();
+    static final long B_DST_PREFIX = 1L << S_DST_PREFIX;
+    static final int S_IN_IF = Target.IN_IF.ordinal();
+    static final long B_IN_IF = 1L << S_IN_IF;
+    static final int S_OUT_IF = Target.OUT_IF.ordinal();
+    static final long B_OUT_IF = 1L << S_OUT_IF;
+    static final int S_VLAN = Target.VLAN.ordinal();
+    static final long B_VLAN = 1L << S_VLAN;
+    static final int S_POST_VLAN = Target.POST_VLAN.ordinal();
+    static final long B_POST_VLAN = 1L << S_POST_VLAN;
+    static final int S_DOT1Q_VLAN = Target.DOT1Q_VLAN.ordinal();
+    static final long B_DOT1Q_VLAN = 1L << S_DOT1Q_VLAN;
+    static final int S_POST_DOT1Q_VLAN = Target.POST_DOT1Q_VLAN.ordinal();
+    static final long B_POST_DOT1Q_VLAN = 1L << S_POST_DOT1Q_VLAN;
+    static final int S_SRC_MAC = Target.SRC_MAC.ordinal();
+    static final long B_SRC_MAC = 1L << S_SRC_MAC;
+    static final int S_DST_MAC = Target.DST_MAC.ordinal();
+    static final long B_DST_MAC = 1L << S_DST_MAC;
+    static final int S_POST_SRC_MAC = Target.POST_SRC_MAC.ordinal();
+    static final long B_POST_SRC_MAC = 1L << S_POST_SRC_MAC;
+    static final int S_POST_DST_MAC = Target.POST_DST_MAC.ordinal();
+    static final long B_POST_DST_MAC = 1L << S_POST_DST_MAC;
+    static final int S_SRC_AS = Target.SRC_AS.ordinal();
+    static final long B_SRC_AS = 1L << S_SRC_AS;
+    static final int S_DST_AS = Target.DST_AS.ordinal();
+    static final long B_DST_AS = 1L << S_DST_AS;
+    static final int S_DIRECTION = Target.DIRECTION.ordinal();
+    static final long B_DIRECTION = 1L << S_DIRECTION;
+    static final int S_END_REASON = Target.END_REASON.ordinal();
+    static final long B_END_REASON = 1L << S_END_REASON;
+    static final int S_IP_VERSION = Target.IP_VERSION.ordinal();
+    static final long B_IP_VERSION = 1L << S_IP_VERSION;
+    static final int S_ICMP_TYPE_CODE = Target.ICMP_TYPE_CODE.ordinal();
+    static final long B_ICMP_TYPE_CODE = 1L << S_ICMP_TYPE_CODE;
+    static final int S_SAMPLER_ID = Target.SAMPLER_ID.ordinal();
+    static final long B_SAMPLER_ID = 1L << S_SAMPLER_ID;
+    static final int S_SAMPLING_INTERVAL = Target.SAMPLING_INTERVAL.ordinal();
+    static final long B_SAMPLING_INTERVAL = 1L << S_SAMPLING_INTERVAL;
+    static final int S_SAMPLING_PACKET_INTERVAL = Target.SAMPLING_PACKET_INTERVAL.ordinal();
+    static final long B_SAMPLING_PACKET_INTERVAL = 1L << S_SAMPLING_PACKET_INTERVAL;
+    static final int S_SAMPLING_PACKET_SPACE = Target.SAMPLING_PACKET_SPACE.ordinal();
+    static final long B_SAMPLING_PACKET_SPACE = 1L << S_SAMPLING_PACKET_SPACE;
+    static final int S_SAMPLER_RANDOM_INTERVAL = Target.SAMPLER_RANDOM_INTERVAL.ordinal();
+    static final long B_SAMPLER_RANDOM_INTERVAL = 1L << S_SAMPLER_RANDOM_INTERVAL;
+    static final int S_START_UPTIME = Target.START_UPTIME.ordinal();
+    static final long B_START_UPTIME = 1L << S_START_UPTIME;
+    static final int S_END_UPTIME = Target.END_UPTIME.ordinal();
+    static final long B_END_UPTIME = 1L << S_END_UPTIME;
+    static final int S_START_ABS = Target.START_ABS.ordinal();
+    static final long B_START_ABS = 1L << S_START_ABS;
+    static final int S_END_ABS = Target.END_ABS.ordinal();
+    static final long B_END_ABS = 1L << S_END_ABS;
+    static final int S_START_DELTA_US = Target.START_DELTA_US.ordinal();
+    static final long B_START_DELTA_US = 1L << S_START_DELTA_US;
+    static final int S_END_DELTA_US = Target.END_DELTA_US.ordinal();
+    static final long B_END_DELTA_US = 1L << S_END_DELTA_US;
+    static final int S_DURATION_MS = Target.DURATION_MS.ordinal();
+    static final long B_DURATION_MS = 1L << S_DURATION_MS;
+    static final int S_DURATION_US = Target.DURATION_US.ordinal();
+    static final long B_DURATION_US = 1L << S_DURATION_US;
+    static final int S_SYSTEM_INIT_TIME = Target.SYSTEM_INIT_TIME.ordinal();
+    static final long B_SYSTEM_INIT_TIME = 1L << S_SYSTEM_INIT_TIME;
+    static final int S_INTERFACE_NAME = Target.INTERFACE_NAME.ordinal();
+    static final long B_INTERFACE_NAME = 1L << S_INTERFACE_NAME;
+
     /** Index of the scratch slot that holds the bitmask of targets present. */
     public static final int PRESENT = 63;
 
@@ -298,69 +428,58 @@ public final class FlowRecordMapper {
     public static FlowRecord toFlowRecord(long[] v, RecordContext c, int recordIndex) {
         long p = v[PRESENT];
         long bytes =
-                has(p, Target.BYTES)
-                        ? v[Target.BYTES.ordinal()]
-                        : has(p, Target.BYTES_TOTAL)
-                                ? v[Target.BYTES_TOTAL.ordinal()]
-                                : has(p, Target.INITIATOR_BYTES)
-                                        ? v[Target.INITIATOR_BYTES.ordinal()]
-                                        : has(p, Target.POST_BYTES)
-                                                ? v[Target.POST_BYTES.ordinal()]
-                                                : 0L;
+                (p & B_BYTES) != 0
+                        ? v[S_BYTES]
+                        : (p & B_BYTES_TOTAL) != 0
+                                ? v[S_BYTES_TOTAL]
+                                : (p & B_INITIATOR_BYTES) != 0
+                                        ? v[S_INITIATOR_BYTES]
+                                        : (p & B_POST_BYTES) != 0 ? v[S_POST_BYTES] : 0L;
         long packets =
-                has(p, Target.PACKETS)
-                        ? v[Target.PACKETS.ordinal()]
-                        : has(p, Target.PACKETS_TOTAL)
-                                ? v[Target.PACKETS_TOTAL.ordinal()]
-                                : has(p, Target.INITIATOR_PACKETS)
-                                        ? v[Target.INITIATOR_PACKETS.ordinal()]
-                                        : has(p, Target.POST_PACKETS)
-                                                ? v[Target.POST_PACKETS.ordinal()]
-                                                : 0L;
+                (p & B_PACKETS) != 0
+                        ? v[S_PACKETS]
+                        : (p & B_PACKETS_TOTAL) != 0
+                                ? v[S_PACKETS_TOTAL]
+                                : (p & B_INITIATOR_PACKETS) != 0
+                                        ? v[S_INITIATOR_PACKETS]
+                                        : (p & B_POST_PACKETS) != 0 ? v[S_POST_PACKETS] : 0L;
         long revBytes =
-                has(p, Target.REVERSE_BYTES)
-                        ? v[Target.REVERSE_BYTES.ordinal()]
-                        : has(p, Target.REVERSE_BYTES_TOTAL)
-                                ? v[Target.REVERSE_BYTES_TOTAL.ordinal()]
-                                : has(p, Target.RESPONDER_BYTES)
-                                        ? v[Target.RESPONDER_BYTES.ordinal()]
-                                        : 0L;
+                (p & B_REVERSE_BYTES) != 0
+                        ? v[S_REVERSE_BYTES]
+                        : (p & B_REVERSE_BYTES_TOTAL) != 0
+                                ? v[S_REVERSE_BYTES_TOTAL]
+                                : (p & B_RESPONDER_BYTES) != 0 ? v[S_RESPONDER_BYTES] : 0L;
         long revPackets =
-                has(p, Target.REVERSE_PACKETS)
-                        ? v[Target.REVERSE_PACKETS.ordinal()]
-                        : has(p, Target.REVERSE_PACKETS_TOTAL)
-                                ? v[Target.REVERSE_PACKETS_TOTAL.ordinal()]
-                                : has(p, Target.RESPONDER_PACKETS)
-                                        ? v[Target.RESPONDER_PACKETS.ordinal()]
-                                        : 0L;
-        IpAddress src = address(v, p, Target.SRC_V6, Target.SRC_V4);
-        IpAddress dst = address(v, p, Target.DST_V6, Target.DST_V4);
-        IpAddress nextHop = address(v, p, Target.NEXT_HOP_V6, Target.NEXT_HOP_V4);
+                (p & B_REVERSE_PACKETS) != 0
+                        ? v[S_REVERSE_PACKETS]
+                        : (p & B_REVERSE_PACKETS_TOTAL) != 0
+                                ? v[S_REVERSE_PACKETS_TOTAL]
+                                : (p & B_RESPONDER_PACKETS) != 0 ? v[S_RESPONDER_PACKETS] : 0L;
+        IpAddress src = address(v, p, S_SRC_V6, S_SRC_V4);
+        IpAddress dst = address(v, p, S_DST_V6, S_DST_V4);
+        IpAddress nextHop = address(v, p, S_NEXT_HOP_V6, S_NEXT_HOP_V4);
         if (nextHop.isIpv4() && nextHop.ipv4() == 0) {
             nextHop = IpAddress.UNSPECIFIED; // 0.0.0.0: no next hop given
         }
         int ipVersion;
-        if (has(p, Target.IP_VERSION)) {
-            ipVersion = (int) v[Target.IP_VERSION.ordinal()];
-        } else if (has(p, Target.SRC_V6) || has(p, Target.DST_V6)) {
+        if ((p & B_IP_VERSION) != 0) {
+            ipVersion = (int) v[S_IP_VERSION];
+        } else if ((p & B_SRC_V6) != 0 || (p & B_DST_V6) != 0) {
             ipVersion = 6;
-        } else if (has(p, Target.SRC_V4) || has(p, Target.DST_V4)) {
+        } else if ((p & B_SRC_V4) != 0 || (p & B_DST_V4) != 0) {
             ipVersion = 4;
         } else {
             ipVersion = 0;
         }
-        int protocol = (int) get(v, p, Target.PROTOCOL, 0);
-        int dstPort = (int) get(v, p, Target.DST_PORT, 0);
-        if (dstPort == 0 && has(p, Target.ICMP_TYPE_CODE)) {
-            dstPort = (int) v[Target.ICMP_TYPE_CODE.ordinal()];
+        int protocol = (int) get(v, p, S_PROTOCOL, 0);
+        int dstPort = (int) get(v, p, S_DST_PORT, 0);
+        if (dstPort == 0 && (p & B_ICMP_TYPE_CODE) != 0) {
+            dstPort = (int) v[S_ICMP_TYPE_CODE];
         }
         long start = c.startMillis(v, p);
         long end = c.endMillis(v, p);
-        if (has(p, Target.DURATION_MS) || has(p, Target.DURATION_US)) {
-            long dur =
-                    has(p, Target.DURATION_MS)
-                            ? v[Target.DURATION_MS.ordinal()]
-                            : v[Target.DURATION_US.ordinal()] / 1000L;
+        if ((p & B_DURATION_MS) != 0 || (p & B_DURATION_US) != 0) {
+            long dur = (p & B_DURATION_MS) != 0 ? v[S_DURATION_MS] : v[S_DURATION_US] / 1000L;
             if (start == Long.MIN_VALUE && end != Long.MIN_VALUE) {
                 start = end - dur;
             } else if (end == Long.MIN_VALUE && start != Long.MIN_VALUE) {
@@ -373,9 +492,9 @@ public final class FlowRecordMapper {
         if (end == Long.MIN_VALUE) {
             end = start;
         }
-        int vlan = (int) get(v, p, Target.VLAN, get(v, p, Target.DOT1Q_VLAN, 0));
-        int postVlan = (int) get(v, p, Target.POST_VLAN, get(v, p, Target.POST_DOT1Q_VLAN, 0));
-        long direction = get(v, p, Target.DIRECTION, -1);
+        int vlan = (int) get(v, p, S_VLAN, get(v, p, S_DOT1Q_VLAN, 0));
+        int postVlan = (int) get(v, p, S_POST_VLAN, get(v, p, S_POST_DOT1Q_VLAN, 0));
+        long direction = get(v, p, S_DIRECTION, -1);
         return new FlowRecord(
                 c.version,
                 c.exporterAddress,
@@ -391,64 +510,64 @@ public final class FlowRecordMapper {
                 src,
                 dst,
                 nextHop,
-                (int) get(v, p, Target.SRC_PREFIX, 0),
-                (int) get(v, p, Target.DST_PREFIX, 0),
-                (int) get(v, p, Target.SRC_PORT, 0),
+                (int) get(v, p, S_SRC_PREFIX, 0),
+                (int) get(v, p, S_DST_PREFIX, 0),
+                (int) get(v, p, S_SRC_PORT, 0),
                 dstPort,
                 protocol,
-                (int) get(v, p, Target.TCP_FLAGS, 0),
-                (int) get(v, p, Target.TOS, 0),
+                (int) get(v, p, S_TCP_FLAGS, 0),
+                (int) get(v, p, S_TOS, 0),
                 bytes,
                 packets,
                 revBytes,
                 revPackets,
-                get(v, p, Target.IN_IF, 0),
-                get(v, p, Target.OUT_IF, 0),
+                get(v, p, S_IN_IF, 0),
+                get(v, p, S_OUT_IF, 0),
                 vlan,
                 postVlan,
-                get(v, p, Target.SRC_MAC, get(v, p, Target.POST_SRC_MAC, 0)),
-                get(v, p, Target.DST_MAC, get(v, p, Target.POST_DST_MAC, 0)),
-                get(v, p, Target.SRC_AS, 0),
-                get(v, p, Target.DST_AS, 0),
+                get(v, p, S_SRC_MAC, get(v, p, S_POST_SRC_MAC, 0)),
+                get(v, p, S_DST_MAC, get(v, p, S_POST_DST_MAC, 0)),
+                get(v, p, S_SRC_AS, 0),
+                get(v, p, S_DST_AS, 0),
                 direction == 0 || direction == 1 ? (int) direction : -1,
-                (int) get(v, p, Target.END_REASON, 0),
+                (int) get(v, p, S_END_REASON, 0),
                 c.samplingRate(v, p));
     }
 
-    private static long get(long[] v, long p, Target t, long dflt) {
-        return (p & t.bit()) != 0 ? v[t.ordinal()] : dflt;
+    private static long get(long[] v, long p, int slot, long dflt) {
+        return (p & (1L << slot)) != 0 ? v[slot] : dflt;
     }
 
-    private static IpAddress address(long[] v, long p, Target v6, Target v4) {
-        if ((p & v6.bit()) != 0) {
-            return new IpAddress(v[v6.ordinal()], v[v6.ordinal() + 1]);
+    private static IpAddress address(long[] v, long p, int v6, int v4) {
+        if ((p & (1L << v6)) != 0) {
+            return new IpAddress(v[v6], v[v6 + 1]);
         }
-        if ((p & v4.bit()) != 0) {
-            return IpAddress.ofIpv4((int) v[v4.ordinal()]);
+        if ((p & (1L << v4)) != 0) {
+            return IpAddress.ofIpv4((int) v[v4]);
         }
         return IpAddress.UNSPECIFIED;
     }
 
     /** Sampling rate from a record, else from options data; 1 when unknown. */
-    static long samplingRate(long[] v, long p, OptionsData options) {
-        if (has(p, Target.SAMPLING_INTERVAL) && v[Target.SAMPLING_INTERVAL.ordinal()] > 0) {
-            return v[Target.SAMPLING_INTERVAL.ordinal()];
+    static long samplingRate(long[] v, long p, RecordContext c) {
+        if ((p & SAMPLING_BITS) == 0) {
+            return c.defaultRate;
         }
-        if (has(p, Target.SAMPLER_RANDOM_INTERVAL)
-                && v[Target.SAMPLER_RANDOM_INTERVAL.ordinal()] > 0) {
-            return v[Target.SAMPLER_RANDOM_INTERVAL.ordinal()];
+        OptionsData options = c.options;
+        if ((p & B_SAMPLING_INTERVAL) != 0 && v[S_SAMPLING_INTERVAL] > 0) {
+            return v[S_SAMPLING_INTERVAL];
         }
-        if (has(p, Target.SAMPLING_PACKET_INTERVAL)
-                && v[Target.SAMPLING_PACKET_INTERVAL.ordinal()] > 0) {
-            long interval = v[Target.SAMPLING_PACKET_INTERVAL.ordinal()];
-            long space = get(v, p, Target.SAMPLING_PACKET_SPACE, 0);
+        if ((p & B_SAMPLER_RANDOM_INTERVAL) != 0 && v[S_SAMPLER_RANDOM_INTERVAL] > 0) {
+            return v[S_SAMPLER_RANDOM_INTERVAL];
+        }
+        if ((p & B_SAMPLING_PACKET_INTERVAL) != 0 && v[S_SAMPLING_PACKET_INTERVAL] > 0) {
+            long interval = v[S_SAMPLING_PACKET_INTERVAL];
+            long space = get(v, p, S_SAMPLING_PACKET_SPACE, 0);
             return (interval + space) / interval;
         }
         long rate =
                 options.samplingRate(
-                        has(p, Target.SAMPLER_ID)
-                                ? v[Target.SAMPLER_ID.ordinal()]
-                                : OptionsData.ANY_SAMPLER);
+                        (p & B_SAMPLER_ID) != 0 ? v[S_SAMPLER_ID] : OptionsData.ANY_SAMPLER);
         return rate > 0 ? rate : 1L;
     }
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.flow;
 
-import io.flowhouse.codec.flow.FlowRecordMapper.Target;
 import io.flowhouse.codec.template.OptionsData;
 
 /**
@@ -20,6 +19,7 @@ public final class RecordContext {
     long receivedMillis;
     long sysUptimeMillis = -1L;
     OptionsData options = OptionsData.EMPTY;
+    long defaultRate = 1L;
     int timeBaseMissing;
 
     /**
@@ -45,11 +45,14 @@ public final class RecordContext {
         this.receivedMillis = receivedMillis;
         this.sysUptimeMillis = sysUptimeMillis;
         this.options = OptionsData.EMPTY;
+        this.defaultRate = 1L;
         this.timeBaseMissing = 0;
     }
 
     public void options(OptionsData options) {
         this.options = options;
+        long r = options.samplingRate(OptionsData.ANY_SAMPLER);
+        this.defaultRate = r > 0 ? r : 1L;
     }
 
     public OptionsData options() {
@@ -62,22 +65,32 @@ public final class RecordContext {
     }
 
     long startMillis(long[] v, long p) {
-        return time(v, p, Target.START_ABS, Target.START_UPTIME, Target.START_DELTA_US);
+        return time(
+                v,
+                p,
+                FlowRecordMapper.S_START_ABS,
+                FlowRecordMapper.S_START_UPTIME,
+                FlowRecordMapper.S_START_DELTA_US);
     }
 
     long endMillis(long[] v, long p) {
-        return time(v, p, Target.END_ABS, Target.END_UPTIME, Target.END_DELTA_US);
+        return time(
+                v,
+                p,
+                FlowRecordMapper.S_END_ABS,
+                FlowRecordMapper.S_END_UPTIME,
+                FlowRecordMapper.S_END_DELTA_US);
     }
 
-    private long time(long[] v, long p, Target abs, Target uptime, Target deltaMicros) {
-        if ((p & (1L << abs.ordinal())) != 0) {
-            return v[abs.ordinal()];
+    private long time(long[] v, long p, int abs, int uptime, int deltaMicros) {
+        if ((p & (1L << abs)) != 0) {
+            return v[abs];
         }
-        if ((p & (1L << uptime.ordinal())) != 0) {
-            return fromUptime(v, p, v[uptime.ordinal()]);
+        if ((p & (1L << uptime)) != 0) {
+            return fromUptime(v, p, v[uptime]);
         }
-        if ((p & (1L << deltaMicros.ordinal())) != 0) {
-            return exportTimeMillis - v[deltaMicros.ordinal()] / 1000L;
+        if ((p & (1L << deltaMicros)) != 0) {
+            return exportTimeMillis - v[deltaMicros] / 1000L;
         }
         return Long.MIN_VALUE;
     }
@@ -94,8 +107,8 @@ public final class RecordContext {
             return exportTimeMillis - ago;
         }
         long init =
-                (p & (1L << Target.SYSTEM_INIT_TIME.ordinal())) != 0
-                        ? v[Target.SYSTEM_INIT_TIME.ordinal()]
+                (p & FlowRecordMapper.B_SYSTEM_INIT_TIME) != 0
+                        ? v[FlowRecordMapper.S_SYSTEM_INIT_TIME]
                         : options.systemInitTimeMillis();
         if (init == OptionsData.UNKNOWN) {
             timeBaseMissing++;
@@ -105,6 +118,6 @@ public final class RecordContext {
     }
 
     long samplingRate(long[] v, long p) {
-        return FlowRecordMapper.samplingRate(v, p, options);
+        return FlowRecordMapper.samplingRate(v, p, this);
     }
 }

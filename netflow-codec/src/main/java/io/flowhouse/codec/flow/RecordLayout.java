@@ -28,6 +28,12 @@ public final class RecordLayout {
     private final int fixedLength;
     private final boolean variable;
     private final List<String> oddFields;
+    // Fixed layouts: only the mapped fields, with their offsets in the record.
+    private final int[] mappedOffsets;
+    private final int[] mappedLengths;
+    private final int[] mappedKinds;
+    private final int[] mappedSlots;
+    private final int minRecordLength;
 
     private RecordLayout(Template template, FlowRecordMapper mapper, boolean v9Scope) {
         this.template = template;
@@ -72,6 +78,29 @@ public final class RecordLayout {
         this.fixedLength = fixed;
         this.variable = var;
         this.oddFields = List.copyOf(odd);
+        int mapped = 0;
+        for (int slot : slots) {
+            if (slot >= 0) {
+                mapped++;
+            }
+        }
+        mappedOffsets = new int[mapped];
+        mappedLengths = new int[mapped];
+        mappedKinds = new int[mapped];
+        mappedSlots = new int[mapped];
+        minRecordLength = template.minRecordLength();
+        int off = 0;
+        int j = 0;
+        for (int i = 0; i < n && !var; i++) {
+            if (slots[i] >= 0) {
+                mappedOffsets[j] = off;
+                mappedLengths[j] = lengths[i];
+                mappedKinds[j] = op(kinds[i], lengths[i]);
+                mappedSlots[j] = slots[i];
+                j++;
+            }
+            off += lengths[i];
+        }
     }
 
     private static void checkUnmapped(
@@ -129,7 +158,7 @@ public final class RecordLayout {
 
     /** Smallest record: fixed fields plus one length byte per variable field. */
     public int minRecordLength() {
-        return template.minRecordLength();
+        return minRecordLength;
     }
 
     /**
@@ -176,19 +205,94 @@ public final class RecordLayout {
 
     private int readFixed(ByteBuffer b, int pos, long[] v) {
         long present = 0L;
-        int[] ls = lengths;
-        int[] ss = slots;
-        byte[] ks = kinds;
-        for (int i = 0; i < ls.length; i++) {
-            int len = ls[i];
+        int[] os = mappedOffsets;
+        int[] ls = mappedLengths;
+        int[] ops = mappedKinds;
+        int[] ss = mappedSlots;
+        for (int i = 0; i < os.length; i++) {
+            int at = pos + os[i];
             int slot = ss[i];
-            if (slot >= 0) {
-                present |= store(b, pos, len, ks[i], slot, v);
+            switch (ops[i]) {
+                case OP_U8:
+                    v[slot] = b.get(at) & 0xffL;
+                    break;
+                case OP_U16:
+                    v[slot] = b.getShort(at) & 0xffffL;
+                    break;
+                case OP_U32:
+                    v[slot] = b.getInt(at) & 0xffff_ffffL;
+                    break;
+                case OP_U64:
+                    v[slot] = b.getLong(at);
+                    break;
+                case OP_U48:
+                    v[slot] =
+                            ((b.getShort(at) & 0xffffL) << 32) | (b.getInt(at + 2) & 0xffff_ffffL);
+                    break;
+                case OP_V6:
+                    v[slot] = b.getLong(at);
+                    v[slot + 1] = b.getLong(at + 8);
+                    break;
+                case OP_SECONDS:
+                    v[slot] = unsigned(b, at, ls[i]) * 1000L;
+                    break;
+                case OP_NTP:
+                    v[slot] = FlowRecordMapper.ntpToMillis(b.getLong(at));
+                    break;
+                case OP_STRING:
+                    v[slot] = ((long) at << 16) | ls[i];
+                    break;
+                default:
+                    v[slot] = unsigned(b, at, ls[i]);
+                    break;
             }
-            pos += len;
+            present |= 1L << slot;
         }
         v[FlowRecordMapper.PRESENT] = present;
-        return pos;
+        return pos + fixedLength;
+    }
+
+    private static final int OP_U8 = 0;
+    private static final int OP_U16 = 1;
+    private static final int OP_U32 = 2;
+    private static final int OP_U64 = 3;
+    private static final int OP_UNSIGNED = 4;
+    private static final int OP_V6 = 5;
+    private static final int OP_SECONDS = 6;
+    private static final int OP_NTP = 7;
+    private static final int OP_STRING = 8;
+    private static final int OP_U48 = 9;
+
+    /** One opcode per (kind, length), so the fixed-layout loop makes a single switch per field. */
+    private static int op(int kind, int length) {
+        if (kind == Kind.UNSIGNED.ordinal()
+                || kind == Kind.TIME_MILLIS.ordinal()
+                || kind == Kind.IPV4.ordinal()) {
+            switch (length) {
+                case 1:
+                    return OP_U8;
+                case 2:
+                    return OP_U16;
+                case 4:
+                    return OP_U32;
+                case 6:
+                    return OP_U48;
+                case 8:
+                    return OP_U64;
+                default:
+                    return OP_UNSIGNED;
+            }
+        }
+        if (kind == Kind.IPV6.ordinal()) {
+            return OP_V6;
+        }
+        if (kind == Kind.TIME_SECONDS.ordinal()) {
+            return OP_SECONDS;
+        }
+        if (kind == Kind.TIME_NTP.ordinal()) {
+            return OP_NTP;
+        }
+        return OP_STRING;
     }
 
     private static final int K_UNSIGNED = Kind.UNSIGNED.ordinal();

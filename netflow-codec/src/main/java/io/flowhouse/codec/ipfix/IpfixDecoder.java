@@ -77,7 +77,7 @@ public final class IpfixDecoder {
         long sequence = b.getInt(start + 8) & 0xffff_ffffL; // uint32
         long domain = b.getInt(start + 12) & 0xffff_ffffL; // uint32
         long exportMillis = exportSecs * 1000L;
-        DecodeResult.Builder out = new DecodeResult.Builder(length / 48);
+        DecodeResult.Builder out = new DecodeResult.Builder(length / 24);
         out.header(10, domain, sequence, exportMillis, -1, -1L);
         TemplateScope scope = new TemplateScope(ctx.exporter(), 10, domain);
         out.scope(scope);
