@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.launcher.bench;
+
+import io.flowhouse.launcher.CommandLine;
+import io.flowhouse.launcher.FlowhouseHome;
+import io.flowhouse.launcher.services.ServiceKind;
+import io.flowhouse.launcher.services.ServicesConfig;
+import io.flowhouse.launcher.services.ServicesManager;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code ./flowhouse bench <stage> [--peers]}: repeatable benchmarks on this machine, loopback
+ * only, bounded in time. Writes a terminal table and {@code bench/results/<stage>-<run>.json},
+ * {@code .csv} and {@code .png}.
+ *
+ * <p>Stages: {@code agent} (loadgen -> capture agent -> Kafka, drop-free search; {@code --peers}
+ * adds goflow2 -> Kafka and nfcapd -> files on the same load in the same run) and {@code decode}
+ * (the codec's decoders on loadgen datagrams and the shared captures).
+ */
+public final class BenchCommand {
+
+    static final String HELP =
+            String.join(
+                    "\n",
+                    "usage: flowhouse bench <stage> [options]",
+                    "stages:",
+                    "  agent     loadgen -> capture agent -> Kafka: drop-free search (records in"
+                            + " Kafka vs sent, kernel socket drops, agent rejects/drops), CPU and"
+                            + " memory per process",
+                    "  decode    decoder throughput (datagrams/s, records/s) per protocol",
+                    "options:",
+                    "  --peers                 also run goflow2 (-> Kafka) and nfcapd (-> files) on"
+                            + " the same load (installed when missing)",
+                    "  --rates LIST            offered flows/s, ascending (default"
+                            + " 25000,50000,100000,200000,400000,800000)",
+                    "  --step-seconds N        load time per step (default 8)",
+                    "  --protocol P            v5, v9, ipfix or mix (default ipfix)",
+                    "  --exporters N           simulated exporters (default 8)",
+                    "  --replay-pool N         loadgen datagram pool per exporter (default 200; 0 ="
+                            + " generate live)",
+                    "  --time-limit-seconds N  bound of the whole stage (default 540)",
+                    "  --bootstrap-servers B   Kafka (default: the services' broker, started if"
+                            + " down)",
+                    "  --results-dir DIR       default bench/results",
+                    "");
+
+    private BenchCommand() {}
+
+    public static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
+        CommandLine cl =
+                CommandLine.parse(
+                        List.of(args),
+                        Set.of("peers"),
+                        Set.of(
+                                "rates",
+                                "step-seconds",
+                                "protocol",
+                                "exporters",
+                                "replay-pool",
+                                "time-limit-seconds",
+                                "bootstrap-servers",
+                                "results-dir"));
+        if (cl.helpRequested() || cl.positional().isEmpty()) {
+            out.print(HELP);
+            return cl.helpRequested() ? 0 : 64;
+        }
+        String stage = cl.positional().get(0);
+        FlowhouseHome home = FlowhouseHome.detect();
+        Path results =
+                Path.of(cl.value("results-dir", home.root().resolve("bench/results").toString()));
+        String runId =
+                ZonedDateTime.now(ZoneOffset.UTC)
+                        .format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'", Locale.ROOT));
+        return switch (stage) {
+            case "agent" -> agent(cl, home, results, runId, out, err);
+            case "decode" -> DecodeBench.run(cl, results, runId, out, err);
+            case "e2e", "packets", "zmq", "ipfix" -> {
+                err.println(
+                        "flowhouse bench "
+                                + stage
+                                + ": not available yet (this harness has agent and decode);"
+                                + " see bench/README.md");
+                yield 2;
+            }
+            default -> {
+                err.println("flowhouse bench: unknown stage " + stage + "\n" + HELP);
+                yield 64;
+            }
+        };
+    }
+
+    private static int agent(
+            CommandLine cl,
+            FlowhouseHome home,
+            Path results,
+            String runId,
+            PrintStream out,
+            PrintStream err)
+            throws Exception {
+        long deadline =
+                System.nanoTime()
+                        + cl.intValue("time-limit-seconds", 540, 30, 3600) * 1_000_000_000L;
+        List<Double> rates = new ArrayList<>();
+        for (String r : cl.value("rates", "25000,50000,100000,200000,400000,800000").split(",")) {
+            rates.add(Double.parseDouble(r.trim()));
+        }
+        DropFreeSearch.Settings settings =
+                new DropFreeSearch.Settings(
+                        cl.value("protocol", "ipfix"),
+                        cl.intValue("exporters", 8, 1, 1000),
+                        List.copyOf(rates),
+                        cl.intValue("step-seconds", 8, 1, 120),
+                        15_000,
+                        cl.intValue("replay-pool", 200, 0, 100_000));
+        ServicesConfig services =
+                ServicesConfig.resolve(
+                        home.root(),
+                        home.stateDir(),
+                        System.getenv(),
+                        CommandLine.parse(List.of(), Set.of(), ServicesConfig.OPTIONS),
+                        true);
+        String bootstrap = cl.value("bootstrap-servers", services.kafkaBootstrap());
+        ServicesManager manager = new ServicesManager(services);
+        boolean startedKafka = false;
+        if (!answers(bootstrap)) {
+            out.println("bench: starting Kafka (" + services.kafkaBootstrap() + ") ...");
+            manager.start(ServiceKind.KAFKA);
+            startedKafka = true;
+            bootstrap = services.kafkaBootstrap();
+        }
+        Path work = Files.createDirectories(home.stateDir().resolve("bench").resolve(runId));
+        List<SystemResult> systems = new ArrayList<>();
+        try (KafkaTopics kafka = new KafkaTopics(bootstrap)) {
+            BenchContext ctx =
+                    new BenchContext(
+                            runId,
+                            work,
+                            results,
+                            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                            System.getProperty("java.class.path"),
+                            bootstrap,
+                            kafka);
+            Map<String, Long> shared = new LinkedHashMap<>();
+            shared.put("loadgen", ProcessHandle.current().pid());
+            manager.pid(ServiceKind.KAFKA).ifPresent(pid -> shared.put("kafka", pid));
+            DropFreeSearch search = new DropFreeSearch(settings, out, shared);
+            List<Collector> collectors = new ArrayList<>();
+            collectors.add(new AgentCollector(ctx));
+            if (cl.flag("peers")) {
+                collectors.add(new Goflow2Collector(ctx, PeerTools.goflow2(out)));
+                Path[] nf = PeerTools.nfdump(out);
+                collectors.add(new NfcapdCollector(ctx, nf[0], nf[1]));
+            }
+            for (int i = 0; i < collectors.size(); i++) {
+                long left = deadline - System.nanoTime();
+                long share = left / (collectors.size() - i);
+                systems.add(search.run(collectors.get(i), System.nanoTime() + share));
+            }
+        } finally {
+            if (startedKafka) {
+                manager.stop(ServiceKind.KAFKA);
+            }
+        }
+        BenchReport.print(out, "agent", systems);
+        String settingsJson =
+                String.format(
+                        Locale.ROOT,
+                        "{\"protocol\": \"%s\", \"exporters\": %d, \"step_seconds\": %d,"
+                                + " \"replay_pool\": %d, \"rates\": %s, \"kafka\": \"%s\"}",
+                        settings.protocol(),
+                        settings.exporters(),
+                        settings.stepSeconds(),
+                        settings.replayPool(),
+                        rates,
+                        bootstrap);
+        Path json = BenchReport.write(results, "agent", runId, settingsJson, systems);
+        out.println("bench: results in " + json + " (+ .csv, .png)");
+        boolean anyError = systems.stream().anyMatch(s -> s.steps().isEmpty());
+        return anyError ? 1 : 0;
+    }
+
+    private static boolean answers(String bootstrap) {
+        String first = bootstrap.split(",")[0].trim();
+        int colon = first.lastIndexOf(':');
+        try (Socket s = new Socket()) {
+            s.connect(
+                    new InetSocketAddress(
+                            first.substring(0, colon),
+                            Integer.parseInt(first.substring(colon + 1))),
+                    1_000);
+            return true;
+        } catch (java.io.IOException | RuntimeException e) {
+            return false;
+        }
+    }
+}
