@@ -4,6 +4,7 @@ package io.flowhouse.testkit.clickhouse;
 import io.flowhouse.testkit.ContainerImages;
 import io.flowhouse.testkit.ServiceRequirement;
 import java.util.Locale;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -40,8 +41,16 @@ public final class ClickHouseExtension
         CONTAINER
     }
 
+    /**
+     * System property for the job that has Docker: when {@code true}, a missing Docker engine fails
+     * the tests made by {@link #modernWhereDockerExists()}; otherwise they are skipped (the CI
+     * machine has no Docker, yet runs with {@code flowhouse.it.required=true}).
+     */
+    public static final String DOCKER_REQUIRED_PROPERTY = "flowhouse.it.docker.required";
+
     private final Kind kind;
     private final String image;
+    private boolean dockerOptional;
     private ClickHouseService service;
 
     private ClickHouseExtension(Kind kind, String image) {
@@ -65,6 +74,16 @@ public final class ClickHouseExtension
         return new ClickHouseExtension(Kind.CONTAINER, image);
     }
 
+    /**
+     * A current server ({@link ContainerImages#CLICKHOUSE}) for the modern-feature tests: skipped
+     * where there is no Docker engine unless {@value #DOCKER_REQUIRED_PROPERTY} is {@code true}.
+     */
+    public static ClickHouseExtension modernWhereDockerExists() {
+        ClickHouseExtension e = container(ContainerImages.CLICKHOUSE);
+        e.dockerOptional = true;
+        return e;
+    }
+
     /** {@link #container(String)} with {@link ContainerImages#CLICKHOUSE}. */
     public static ClickHouseExtension container() {
         return container(ContainerImages.CLICKHOUSE);
@@ -83,8 +102,21 @@ public final class ClickHouseExtension
                             + " (Debian package clickhouse-server)");
             service = LocalClickHouse.launch();
         } else {
-            ServiceRequirement.require(
-                    ContainerClickHouse.isAvailable(), "a Docker engine for " + image);
+            boolean docker = ContainerClickHouse.isAvailable();
+            if (dockerOptional && !docker) {
+                boolean required =
+                        Boolean.parseBoolean(System.getProperty(DOCKER_REQUIRED_PROPERTY, "false"));
+                if (required) {
+                    throw new AssertionError(
+                            "missing: a Docker engine for "
+                                    + image
+                                    + " ("
+                                    + DOCKER_REQUIRED_PROPERTY
+                                    + "=true)");
+                }
+                Assumptions.abort("missing: a Docker engine for " + image + " (skipped)");
+            }
+            ServiceRequirement.require(docker, "a Docker engine for " + image);
             service = ContainerClickHouse.start(image);
         }
     }
