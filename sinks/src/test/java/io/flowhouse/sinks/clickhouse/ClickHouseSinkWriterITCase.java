@@ -7,9 +7,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Delayed;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -185,5 +190,76 @@ class ClickHouseSinkWriterITCase {
         }
         assertThat(metrics.retryCount()).isZero();
         assertThat(metrics.failedBatches()).isEqualTo(1);
+    }
+
+    @Test
+    void aPartBatchIsSentWhenItsIntervalExpires() throws Exception {
+        String db = ClickHouseTestSupport.freshDatabase("writer_interval");
+        ManualProcessingTime time = new ManualProcessingTime();
+        ClickHouseSinkMetrics metrics = new ClickHouseSinkMetrics();
+        ClickHouseSinkOptions options =
+                ClickHouseTestSupport.options(CLICKHOUSE.service(), db)
+                        .flushInterval(Duration.ofMillis(1))
+                        .build();
+        try (ClickHouseSinkWriter<FlowRecord> w =
+                ClickHouseSinkWriter.open(options, new FlowRowEncoder(), time, metrics, 0)) {
+            write(w, 0, 10);
+            assertThat(w.bufferedRows()).isEqualTo(10);
+            Thread.sleep(5); // the open batch is now older than the interval
+            time.fireAll();
+            assertThat(w.bufferedRows()).isZero();
+            // The timer re-arms itself; wait for the inserter, bounded in count and time.
+            for (int i = 0; i < 300 && metrics.rowsWritten() < 10; i++) {
+                Thread.sleep(100);
+            }
+            assertThat(time.pending()).isEqualTo(1);
+        }
+        assertThat(metrics.batchesWritten()).isEqualTo(1);
+        assertThat(CLICKHOUSE.service().queryScalar("SELECT count() FROM " + db + ".flows"))
+                .isEqualTo("10");
+    }
+
+    /** A processing-time service whose timers fire only when the test says so. */
+    static final class ManualProcessingTime implements ProcessingTimeService {
+        private final List<ProcessingTimeService.ProcessingTimeCallback> callbacks =
+                new ArrayList<>();
+
+        @Override
+        public long getCurrentProcessingTime() {
+            return System.currentTimeMillis();
+        }
+
+        @Override
+        public ScheduledFuture<?> registerTimer(
+                long timestamp, ProcessingTimeService.ProcessingTimeCallback callback) {
+            callbacks.add(callback);
+            return new CompletableScheduledFuture();
+        }
+
+        void fireAll() throws Exception {
+            List<ProcessingTimeService.ProcessingTimeCallback> due = new ArrayList<>(callbacks);
+            callbacks.clear();
+            for (ProcessingTimeService.ProcessingTimeCallback c : due) {
+                c.onProcessingTime(getCurrentProcessingTime());
+            }
+        }
+
+        int pending() {
+            return callbacks.size();
+        }
+    }
+
+    /** A completed future for {@link ManualProcessingTime#registerTimer}. */
+    static final class CompletableScheduledFuture extends CompletableFuture<Object>
+            implements ScheduledFuture<Object> {
+        @Override
+        public long getDelay(TimeUnit unit) {
+            return 0;
+        }
+
+        @Override
+        public int compareTo(Delayed o) {
+            return Long.compare(0, o.getDelay(TimeUnit.MILLISECONDS));
+        }
     }
 }
