@@ -4,6 +4,7 @@ package io.flowhouse.jobs;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RejectedDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.jobs.config.JobConfigLoader;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.decode.DecodeOutputs;
 import io.flowhouse.jobs.decode.DecodeRawFlowFunction;
@@ -26,8 +27,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * to ClickHouse exactly once; dead letters go to {@code flows.rejected}, learned templates to
  * {@code flows.templates}, per-exporter statistics to ClickHouse {@code exporter_stats}.
  *
- * <p>{@link #build} wires a topology from given sources and sinks (tests pass bounded sources and
- * collecting sinks); {@link FlowPipelineMain} parses configuration and wires Kafka and ClickHouse.
+ * <p>{@link #main} is the entry point of the shaded job jar ({@code flink run flink-jobs-*-job.jar
+ * [--config FILE] [--key value ...]}, or {@code ./flowhouse job submit}): it parses configuration
+ * ({@link JobConfigLoader}), creates missing topics and wires Kafka and ClickHouse ({@link
+ * PipelineConnectors}) around {@link #build}, which tests call with their own sources and sinks.
  * Every stateful operator has a stable {@code uid}, so savepoints survive code changes and restore
  * at another parallelism (up to the max parallelism).
  */
@@ -43,6 +46,21 @@ public final class FlowPipelineJob {
     public static final String UID_SINK_TEMPLATES = "sink-kafka-templates";
 
     private FlowPipelineJob() {}
+
+    public static void main(String[] args) throws Exception {
+        Configuration conf = JobConfigLoader.load(args);
+        PipelineSettings s = PipelineSettings.from(conf, System.getenv());
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        configure(env, s);
+        KafkaTopics.ensure(s);
+        build(
+                env,
+                PipelineConnectors.rawSource(s),
+                PipelineConnectors.templatesSource(s),
+                PipelineConnectors.sinks(s),
+                s);
+        env.execute(s.jobName());
+    }
 
     /** Checkpointing, parallelism and type rules of the job. */
     public static void configure(StreamExecutionEnvironment env, PipelineSettings s) {

@@ -203,9 +203,10 @@ public final class JobOptions {
                     .stringType()
                     .noDefaultValue()
                     .withDescription(
-                            "File holding the ClickHouse password (first line). Otherwise the"
-                                    + " environment variable FLOWHOUSE_CLICKHOUSE_PASSWORD, else"
-                                    + " empty. Passwords are never read from flags.");
+                            "File holding the ClickHouse password, read on the TaskManagers."
+                                    + " Otherwise their environment variable"
+                                    + " FLOWHOUSE_CLICKHOUSE_PASSWORD, else empty. Passwords are"
+                                    + " never read from flags or put into the job graph.");
 
     public static final ConfigOption<Integer> CLICKHOUSE_BATCH_SIZE =
             ConfigOptions.key("flowhouse.clickhouse.batch-size")
@@ -218,6 +219,22 @@ public final class JobOptions {
                     .durationType()
                     .defaultValue(Duration.ofSeconds(5))
                     .withDescription("Longest time a row waits in a batch.");
+
+    public static final ConfigOption<Integer> CLICKHOUSE_MAX_RETRIES =
+            ConfigOptions.key("flowhouse.clickhouse.max-retries")
+                    .intType()
+                    .defaultValue(20)
+                    .withDescription(
+                            "Retries (exponential backoff) of an insert that failed for a"
+                                    + " retriable reason (connection refused, timeout, server"
+                                    + " overloaded) before the job fails and restarts from its last"
+                                    + " checkpoint.");
+
+    public static final ConfigOption<Integer> CLICKHOUSE_FLOWS_TTL_DAYS =
+            ConfigOptions.key("flowhouse.clickhouse.flows-ttl-days")
+                    .intType()
+                    .defaultValue(0)
+                    .withDescription("Days raw flows are kept, on servers with TTL; 0 keeps them.");
 
     private JobOptions() {}
 }

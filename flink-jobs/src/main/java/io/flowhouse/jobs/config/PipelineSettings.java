@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.config;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
@@ -57,7 +53,10 @@ public record PipelineSettings(
         }
     }
 
-    /** Reads every {@link JobOptions} key; credentials from {@code env} or a password file. */
+    /**
+     * Reads every {@link JobOptions} key. {@code env} may name the ClickHouse user; the password is
+     * read on the TaskManagers (file or environment), never here.
+     */
     public static PipelineSettings from(Configuration conf, Map<String, String> env) {
         String stop = conf.get(JobOptions.STOP).trim();
         if (!stop.equals("none") && !stop.equals("latest")) {
@@ -81,9 +80,12 @@ public record PipelineSettings(
                         conf.get(JobOptions.CLICKHOUSE_URL),
                         conf.get(JobOptions.CLICKHOUSE_DATABASE),
                         user,
-                        password(conf, env),
+                        conf.get(JobOptions.CLICKHOUSE_PASSWORD_FILE),
+                        env.containsKey(ClickHouseSettings.PASSWORD_ENV),
                         conf.get(JobOptions.CLICKHOUSE_BATCH_SIZE),
-                        conf.get(JobOptions.CLICKHOUSE_FLUSH_INTERVAL));
+                        conf.get(JobOptions.CLICKHOUSE_FLUSH_INTERVAL),
+                        conf.get(JobOptions.CLICKHOUSE_MAX_RETRIES),
+                        conf.get(JobOptions.CLICKHOUSE_FLOWS_TTL_DAYS));
         return new PipelineSettings(
                 conf.get(JobOptions.JOB_NAME),
                 conf.get(JobOptions.KAFKA_BOOTSTRAP_SERVERS),
@@ -100,20 +102,5 @@ public record PipelineSettings(
                 conf.get(JobOptions.IDLENESS),
                 decode,
                 ch);
-    }
-
-    private static String password(Configuration conf, Map<String, String> env) {
-        String file = conf.get(JobOptions.CLICKHOUSE_PASSWORD_FILE);
-        if (file != null && !file.isBlank()) {
-            try {
-                String text = Files.readString(Path.of(file), StandardCharsets.UTF_8);
-                int nl = text.indexOf('\n');
-                return (nl >= 0 ? text.substring(0, nl) : text).strip();
-            } catch (IOException e) {
-                throw new IllegalArgumentException(
-                        "cannot read ClickHouse password file " + file, e);
-            }
-        }
-        return env.getOrDefault("FLOWHOUSE_CLICKHOUSE_PASSWORD", "");
     }
 }

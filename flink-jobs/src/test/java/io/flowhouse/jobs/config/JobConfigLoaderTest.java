@@ -24,7 +24,14 @@ class JobConfigLoaderTest {
         assertThat(s.rawTopic()).isEqualTo("flows.raw");
         assertThat(s.start()).isEqualTo(StartPosition.parse("committed"));
         assertThat(s.decode().scopeMode()).isEqualTo(TemplateScopeMode.ADDRESS_AND_PORT);
-        assertThat(s.clickhouse().password()).isEmpty();
+        assertThat(s.clickhouse().toSinkOptions().passwordEnv()).isEmpty();
+        assertThat(s.clickhouse().toSinkOptions().resolvePassword()).isEmpty();
+        PipelineSettings withEnv =
+                PipelineSettings.from(
+                        JobConfigLoader.load(new String[0]),
+                        Map.of(ClickHouseSettings.PASSWORD_ENV, "x"));
+        assertThat(withEnv.clickhouse().toSinkOptions().passwordEnv())
+                .isEqualTo(ClickHouseSettings.PASSWORD_ENV);
         assertThat(s.maxParallelism()).isEqualTo(128);
     }
 
@@ -56,14 +63,13 @@ class JobConfigLoaderTest {
                             "--config", yaml.toString(), "--kafka.start", "timestamp:1700000000000"
                         });
         PipelineSettings s =
-                PipelineSettings.from(conf, Map.of("FLOWHOUSE_CLICKHOUSE_PASSWORD", "secret"));
+                PipelineSettings.from(conf, Map.of("FLOWHOUSE_CLICKHOUSE_USER", "flows"));
         assertThat(s.bootstrapServers()).isEqualTo("127.0.0.1:19092");
         assertThat(s.start().mode()).isEqualTo(StartPosition.Mode.TIMESTAMP);
         assertThat(s.start().timestampMillis()).isEqualTo(1_700_000_000_000L);
         assertThat(s.decode().templateHold()).isEqualTo(Duration.ofSeconds(5));
         assertThat(s.decode().scopeMode()).isEqualTo(TemplateScopeMode.ADDRESS_ONLY);
-        assertThat(s.clickhouse().password()).isEqualTo("secret");
-        assertThat(s.clickhouse().toString()).doesNotContain("secret");
+        assertThat(s.clickhouse().user()).isEqualTo("flows");
         SamplingPolicy p = s.decode().sampling();
         assertThat(p.rateFor(IpAddress.parse("192.0.2.1"), 9999, 0)).isEqualTo(1000);
         assertThat(p.rateFor(IpAddress.parse("2001:db8::1"), 2055, 512)).isEqualTo(100);
@@ -84,7 +90,8 @@ class JobConfigLoaderTest {
         PipelineSettings s =
                 PipelineSettings.from(
                         JobConfigLoader.load(new String[] {"--config=" + props}), Map.of());
-        assertThat(s.clickhouse().password()).isEqualTo("s3cret");
+        assertThat(s.clickhouse().toSinkOptions().resolvePassword()).isEqualTo("s3cret");
+        assertThat(s.clickhouse().toSinkOptions().toString()).doesNotContain("s3cret");
         assertThat(s.parallelism()).isEqualTo(3);
     }
 

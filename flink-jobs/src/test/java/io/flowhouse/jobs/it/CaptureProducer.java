@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.it;
+
+import io.flowhouse.codec.envelope.RawDatagram;
+import io.flowhouse.codec.envelope.RawDatagramCodec;
+import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.codec.pcap.PcapReader;
+import io.flowhouse.codec.pcap.UdpDatagram;
+import io.flowhouse.codec.pcap.UdpDatagramExtractor;
+import io.flowhouse.testkit.SharedTestData;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Reads the shared captures with the codec's pure-Java pcap reader and produces their UDP payloads
+ * to {@code flows.raw} as {@link RawDatagram}s, as the capture agent would: one exporter per
+ * capture (address and port given), receive time = capture time, keyed by exporter.
+ */
+final class CaptureProducer {
+
+    /** One capture of shared/testdata with its ground truth (README). */
+    record Capture(String file, long packets, long bytes) {}
+
+    static final long V9_IPFIX_PACKETS = 42_173L;
+    static final long V9_IPFIX_BYTES = 31_011_641L;
+    static final long V5_PACKETS = 30_012L;
+    static final long V5_BYTES = 21_699_804L;
+
+    static final List<Capture> CAPTURES =
+            List.of(
+                    new Capture("netflow-v5-softflowd.pcap", V5_PACKETS, V5_BYTES),
+                    new Capture("netflow-v5-nfreplay.pcap", V5_PACKETS, V5_BYTES),
+                    new Capture("netflow-v9-softflowd.pcap", V9_IPFIX_PACKETS, V9_IPFIX_BYTES),
+                    new Capture("netflow-v9-pmacct.pcap", V9_IPFIX_PACKETS, V9_IPFIX_BYTES),
+                    new Capture("netflow-v9-nfreplay.pcap", V9_IPFIX_PACKETS, V9_IPFIX_BYTES),
+                    new Capture("ipfix-softflowd.pcap", V9_IPFIX_PACKETS, V9_IPFIX_BYTES),
+                    new Capture("ipfix-pmacct.pcap", V9_IPFIX_PACKETS, V9_IPFIX_BYTES),
+                    new Capture("ipfix-biflow-softflowd.pcap", V9_IPFIX_PACKETS, V9_IPFIX_BYTES));
+
+    private CaptureProducer() {}
+
+    /** The UDP payloads of a capture, in order, with their capture time in ms. */
+    static List<RawDatagram> datagrams(String file, IpAddress exporter, int port) throws Exception {
+        Path path = SharedTestData.file(file);
+        UdpDatagramExtractor extractor = new UdpDatagramExtractor();
+        List<RawDatagram> out = new ArrayList<>();
+        try (PcapReader r = PcapReader.open(path)) {
+            while (r.next()) {
+                UdpDatagram u =
+                        extractor.extract(r.packetLinkType(), r.packet(), r.timestampNanos());
+                if (u == null) {
+                    continue;
+                }
+                ByteBuffer p = u.payload();
+                byte[] b = new byte[p.remaining()];
+                p.duplicate().get(b);
+                out.add(
+                        RawDatagram.of(
+                                exporter, port, u.timestampNanos() / 1_000_000L, "itcase", b));
+            }
+        }
+        return out;
+    }
+
+    /** Produces datagrams to a topic, keyed by exporter, and waits for every ack. */
+    static long produce(String bootstrap, String topic, List<RawDatagram> datagrams)
+            throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        List<Future<RecordMetadata>> acks = new ArrayList<>(datagrams.size());
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            for (RawDatagram d : datagrams) {
+                acks.add(
+                        producer.send(
+                                new ProducerRecord<>(
+                                        topic,
+                                        null,
+                                        d.receivedMillis(),
+                                        d.partitionKey(),
+                                        RawDatagramCodec.encode(d))));
+            }
+            producer.flush();
+            for (Future<RecordMetadata> f : acks) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        }
+        return acks.size();
+    }
+}

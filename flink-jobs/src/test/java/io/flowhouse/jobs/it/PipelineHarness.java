@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.it;
+
+import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.jobs.ExporterStatsRowEncoder;
+import io.flowhouse.jobs.FlowPipelineJob;
+import io.flowhouse.jobs.KafkaTopics;
+import io.flowhouse.jobs.PipelineConnectors;
+import io.flowhouse.jobs.PipelineSinks;
+import io.flowhouse.jobs.config.JobConfigLoader;
+import io.flowhouse.jobs.config.PipelineSettings;
+import io.flowhouse.sinks.clickhouse.ClickHouseSink;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
+import io.flowhouse.testkit.clickhouse.LocalClickHouse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/** Wires the production topology against the test's broker and ClickHouse. */
+final class PipelineHarness {
+
+    private PipelineHarness() {}
+
+    static PipelineSettings settings(
+            String bootstrap, LocalClickHouse ch, String suffix, String... extra) {
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--kafka.bootstrap-servers",
+                                bootstrap,
+                                "--kafka.topic.raw",
+                                "flows.raw." + suffix,
+                                "--kafka.topic.rejected",
+                                "flows.rejected." + suffix,
+                                "--kafka.topic.templates",
+                                "flows.templates." + suffix,
+                                "--kafka.group-id",
+                                "itcase-" + suffix,
+                                "--kafka.start",
+                                "earliest",
+                                "--job.parallelism",
+                                "2",
+                                "--job.checkpoint-interval",
+                                "1 s",
+                                "--clickhouse.url",
+                                ch.httpUrl(),
+                                "--clickhouse.database",
+                                "flowhouse_" + suffix,
+                                "--clickhouse.user",
+                                ch.user(),
+                                "--clickhouse.batch-size",
+                                "5000",
+                                "--clickhouse.flush-interval",
+                                "500 ms"));
+        args.addAll(List.of(extra));
+        return PipelineSettings.from(JobConfigLoader.load(args.toArray(String[]::new)), Map.of());
+    }
+
+    /** Restarts are bounded in tests: three attempts, then the job (and the test) fails. */
+    static StreamExecutionEnvironment environment(PipelineSettings s) {
+        Configuration c = new Configuration();
+        c.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(2));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(c);
+        FlowPipelineJob.configure(env, s);
+        return env;
+    }
+
+    static ClickHouseSinkOptions sinkOptions(PipelineSettings s, LocalClickHouse ch) {
+        return s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build();
+    }
+
+    static StreamExecutionEnvironment environment(PipelineSettings s, Sink<FlowRecord> flows)
+            throws Exception {
+        StreamExecutionEnvironment env = environment(s);
+        KafkaTopics.ensure(s);
+        FlowPipelineJob.build(
+                env,
+                PipelineConnectors.rawSource(s),
+                PipelineConnectors.templatesSource(s),
+                new PipelineSinks(
+                        flows,
+                        null,
+                        PipelineConnectors.rejectedSink(s),
+                        PipelineConnectors.templatesSink(s)),
+                s);
+        return env;
+    }
+
+    static StreamExecutionEnvironment environment(PipelineSettings s, LocalClickHouse ch)
+            throws Exception {
+        ClickHouseSinkOptions o = sinkOptions(s, ch);
+        StreamExecutionEnvironment env = environment(s);
+        KafkaTopics.ensure(s);
+        FlowPipelineJob.build(
+                env,
+                PipelineConnectors.rawSource(s),
+                PipelineConnectors.templatesSource(s),
+                new PipelineSinks(
+                        ClickHouseSink.forFlows(o),
+                        ClickHouseSink.of(o, new ExporterStatsRowEncoder()),
+                        PipelineConnectors.rejectedSink(s),
+                        PipelineConnectors.templatesSink(s)),
+                s);
+        return env;
+    }
+}
