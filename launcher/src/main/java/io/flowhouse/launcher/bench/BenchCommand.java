@@ -40,6 +40,8 @@ public final class BenchCommand {
                     "  agent     loadgen -> capture agent -> Kafka: drop-free search (records in"
                             + " Kafka vs sent, kernel socket drops, agent rejects/drops), CPU and"
                             + " memory per process",
+                    "  e2e       ./flowhouse up, then loadgen -> agent -> Kafka -> Flink -> ClickHouse:"
+                            + " drop-free search on rows (and exact packet/byte sums)",
                     "  decode    decoder throughput (datagrams/s, records/s) per protocol",
                     "options:",
                     "  --peers                 also run goflow2 (-> Kafka) and nfcapd (-> files) on"
@@ -72,6 +74,7 @@ public final class BenchCommand {
                                 "replay-pool",
                                 "time-limit-seconds",
                                 "bootstrap-servers",
+                                "database",
                                 "results-dir"));
         if (cl.helpRequested() || cl.positional().isEmpty()) {
             out.print(HELP);
@@ -87,11 +90,12 @@ public final class BenchCommand {
         return switch (stage) {
             case "agent" -> agent(cl, home, results, runId, out, err);
             case "decode" -> DecodeBench.run(cl, results, runId, out, err);
-            case "e2e", "packets", "zmq", "ipfix" -> {
+            case "e2e" -> e2e(cl, home, results, runId, out, err);
+            case "packets", "zmq", "ipfix" -> {
                 err.println(
                         "flowhouse bench "
                                 + stage
-                                + ": not available yet (this harness has agent and decode);"
+                                + ": not available yet (this harness has agent, e2e and decode);"
                                 + " see bench/README.md");
                 yield 2;
             }
@@ -190,6 +194,109 @@ public final class BenchCommand {
         out.println("bench: results in " + json + " (+ .csv, .png)");
         boolean anyError = systems.stream().anyMatch(s -> s.steps().isEmpty());
         return anyError ? 1 : 0;
+    }
+
+    /**
+     * {@code bench e2e}: {@code ./flowhouse up} (services, agent, job), then the drop-free search
+     * with rows in ClickHouse as the output; {@code ./flowhouse down} afterwards if the pipeline
+     * was not up before.
+     */
+    private static int e2e(
+            CommandLine cl,
+            FlowhouseHome home,
+            Path results,
+            String runId,
+            PrintStream out,
+            PrintStream err)
+            throws Exception {
+        long deadline =
+                System.nanoTime()
+                        + cl.intValue("time-limit-seconds", 540, 30, 3600) * 1_000_000_000L;
+        List<Double> rates = new ArrayList<>();
+        for (String r : cl.value("rates", "5000,10000,20000,40000,80000").split(",")) {
+            rates.add(Double.parseDouble(r.trim()));
+        }
+        DropFreeSearch.Settings settings =
+                new DropFreeSearch.Settings(
+                        cl.value("protocol", "ipfix"),
+                        cl.intValue("exporters", 8, 1, 1000),
+                        List.copyOf(rates),
+                        cl.intValue("step-seconds", 10, 1, 120),
+                        60_000,
+                        cl.intValue("replay-pool", 200, 0, 100_000));
+        ServicesConfig services =
+                ServicesConfig.resolve(
+                        home.root(),
+                        home.stateDir(),
+                        System.getenv(),
+                        CommandLine.parse(List.of(), Set.of(), ServicesConfig.OPTIONS),
+                        true);
+        int port = 4739;
+        boolean wasUp = ProcStats.udpBound(port);
+        io.flowhouse.launcher.FlowhouseMain main =
+                new io.flowhouse.launcher.FlowhouseMain(home, System.getenv(), System.in);
+        if (!wasUp) {
+            out.println("bench e2e: ./flowhouse up ...");
+            int code = main.run(List.of("up"), out, err);
+            if (code != 0) {
+                err.println("bench e2e: ./flowhouse up failed (exit " + code + "); stopping again");
+                main.run(List.of("down"), out, err);
+                return code;
+            }
+        }
+        List<SystemResult> systems = new ArrayList<>();
+        try {
+            ServicesManager manager = new ServicesManager(services);
+            Map<String, Long> pids = new LinkedHashMap<>();
+            findProcess("io.flowhouse.agent.CaptureAgentMain").ifPresent(p -> pids.put("agent", p));
+            manager.pid(ServiceKind.KAFKA).ifPresent(p -> pids.put("kafka", p));
+            manager.pid(ServiceKind.FLINK_TASKMANAGER).ifPresent(p -> pids.put("flink-tm", p));
+            manager.pid(ServiceKind.FLINK_JOBMANAGER).ifPresent(p -> pids.put("flink-jm", p));
+            manager.pid(ServiceKind.CLICKHOUSE).ifPresent(p -> pids.put("clickhouse", p));
+            Map<String, Long> shared = new LinkedHashMap<>();
+            shared.put("loadgen", ProcessHandle.current().pid());
+            DropFreeSearch search = new DropFreeSearch(settings, out, shared);
+            PipelineCollector pipeline =
+                    new PipelineCollector(
+                            services.clickhouseUrl(),
+                            cl.value("database", "flowhouse"),
+                            port,
+                            pids,
+                            9464);
+            systems.add(search.run(pipeline, deadline));
+        } finally {
+            if (!wasUp) {
+                out.println("bench e2e: ./flowhouse down ...");
+                main.run(List.of("down"), out, err);
+            }
+        }
+        BenchReport.print(out, "e2e", systems);
+        String settingsJson =
+                String.format(
+                        Locale.ROOT,
+                        "{\"protocol\": \"%s\", \"exporters\": %d, \"step_seconds\": %d,"
+                                + " \"replay_pool\": %d, \"rates\": %s}",
+                        settings.protocol(),
+                        settings.exporters(),
+                        settings.stepSeconds(),
+                        settings.replayPool(),
+                        rates);
+        Path json = BenchReport.write(results, "e2e", runId, settingsJson, systems);
+        out.println("bench: results in " + json + " (+ .csv, .png)");
+        return systems.get(0).steps().isEmpty() ? 1 : 0;
+    }
+
+    /** The pid of a running JVM whose command line names {@code mainClass} (read-only look). */
+    static java.util.Optional<Long> findProcess(String mainClass) {
+        return ProcessHandle.allProcesses()
+                .filter(
+                        p ->
+                                p.info()
+                                        .arguments()
+                                        .map(a -> List.of(a).contains(mainClass))
+                                        .orElse(false))
+                .map(ProcessHandle::pid)
+                .findFirst();
     }
 
     private static boolean answers(String bootstrap) {

@@ -154,7 +154,11 @@ final class BenchReport {
                 .append(Runtime.getRuntime().availableProcessors())
                 .append(", \"java\": \"")
                 .append(System.getProperty("java.version"))
-                .append("\"},\n");
+                .append("\", \"net.core.rmem_default\": ")
+                .append(sysctl("net/core/rmem_default"))
+                .append(", \"net.core.rmem_max\": ")
+                .append(sysctl("net/core/rmem_max"))
+                .append("},\n");
         sb.append("  \"systems\": [");
         for (int i = 0; i < systems.size(); i++) {
             SystemResult s = systems.get(i);
@@ -206,6 +210,14 @@ final class BenchReport {
         }
         sb.append("\n  ]\n}\n");
         return sb.toString();
+    }
+
+    private static long sysctl(String path) {
+        try {
+            return Long.parseLong(Files.readString(Path.of("/proc/sys", path)).trim());
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
     }
 
     private static String jsonMap(Map<String, ? extends Number> m) {

@@ -33,6 +33,9 @@ interface Collector {
      */
     void awaitDrained(long expected, long maxMillis) throws Exception;
 
+    /** Told what loadgen sent in the step, before draining (for exact sum checks). */
+    default void loadSent(long flows, long packets, long bytes) {}
+
     /** Units delivered during the step (ends per-step processes). */
     long finishStep() throws Exception;
 

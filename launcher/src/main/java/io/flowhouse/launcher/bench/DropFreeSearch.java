@@ -80,6 +80,19 @@ final class DropFreeSearch {
                 StepResult s = step(c, Math.round((lastClean + firstLossy) / 2));
                 steps.add(s);
             }
+            // Lossy from the first step: halve the rate (at most three times) to find a clean one.
+            double down = firstLossy;
+            for (int i = 0; i < 3 && lastClean == 0 && down > 0; i++) {
+                down = Math.round(down / 2);
+                if (down < 500 || System.nanoTime() + stepBudgetNanos() > deadlineNanos) {
+                    break;
+                }
+                StepResult s = step(c, down);
+                steps.add(0, s);
+                if (s.clean()) {
+                    lastClean = down;
+                }
+            }
         } catch (Exception e) {
             error = e.toString();
             log.printf(Locale.ROOT, "bench: %s failed: %s%n", c.name(), e);
@@ -109,6 +122,7 @@ final class DropFreeSearch {
 
         RunSummary load = load(c.port(), rate);
         long expected = "datagrams".equals(c.unit()) ? load.datagrams() : load.flows();
+        c.loadSent(load.flows(), load.packets(), load.bytes());
         c.awaitDrained(expected, settings.drainMillis());
 
         double seconds = (System.nanoTime() - t0) / 1e9;

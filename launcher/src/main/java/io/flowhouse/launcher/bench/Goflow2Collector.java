@@ -111,7 +111,10 @@ final class Goflow2Collector implements Collector {
                 "goflow2 "
                         + binary
                         + " -format bin -transport kafka (flushfreq 500ms), topic "
-                        + topic);
+                        + topic,
+                "goflow2 v2 has no receive-buffer option: its socket gets the kernel default"
+                        + " (net.core.rmem_default), while the agent asks 32 MiB per socket and"
+                        + " nfcapd 4 MiB (both capped by net.core.rmem_max)");
     }
 
     @Override
