@@ -81,7 +81,7 @@ class JobConfigLoaderTest {
     @Test
     void propertiesFileAndPasswordFile() throws Exception {
         Path pw = dir.resolve("pw");
-        Files.writeString(pw, "s3cret\nignored\n", StandardCharsets.UTF_8);
+        Files.writeString(pw, "s3cret\n", StandardCharsets.UTF_8);
         Path props = dir.resolve("job.properties");
         Files.writeString(
                 props,
