@@ -79,6 +79,8 @@ public final class ClickHouseInsertBenchmark {
                         .batchMaxRows(batch)
                         .build();
         ClickHouseSinkMetrics metrics = new ClickHouseSinkMetrics();
+        long serverCpu0 = serverCpuMillis(ch);
+        long jvmCpu0 = jvmCpuMillis();
         long t1;
         try (ClickHouseSinkWriter<FlowRecord> w =
                 ClickHouseSinkWriter.open(options, new FlowRowEncoder(), null, metrics, 0)) {
@@ -89,6 +91,8 @@ public final class ClickHouseInsertBenchmark {
             w.flush(true);
         }
         double secs = (System.nanoTime() - t1) / 1e9;
+        long serverCpu = serverCpuMillis(ch) - serverCpu0;
+        long jvmCpu = jvmCpuMillis() - jvmCpu0;
         print(
                 "insert: %,d rows, %,d batches of %,d, %.1f MB RowBinary in %.2f s = %,.0f rows/s"
                         + " (insert latency p50 %.0f ms, p99 %.0f ms)",
@@ -100,6 +104,10 @@ public final class ClickHouseInsertBenchmark {
                 rows / secs,
                 metrics.insertLatencyMs().getStatistics().getQuantile(0.5),
                 metrics.insertLatencyMs().getStatistics().getQuantile(0.99));
+        print(
+                "cpu during insert: clickhouse-server %.1f s (%.2f cores), writer JVM %.1f s (%.2f"
+                        + " cores) over %.1f s wall",
+                serverCpu / 1e3, serverCpu / 1e3 / secs, jvmCpu / 1e3, jvmCpu / 1e3 / secs, secs);
 
         // Replay a slice (as after a failure) so there are duplicates to collapse.
         int dup = (int) (rows * replay);
@@ -140,6 +148,25 @@ public final class ClickHouseInsertBenchmark {
                 ch,
                 "whole table after OPTIMIZE, FINAL",
                 all.replace("bench.flows", "bench.flows FINAL"));
+    }
+
+    private static long serverCpuMillis(ClickHouseService ch) {
+        if (ch instanceof LocalClickHouse l) {
+            return l.pid()
+                    .flatMap(ProcessHandle::of)
+                    .flatMap(p -> p.info().totalCpuDuration())
+                    .map(java.time.Duration::toMillis)
+                    .orElse(-1L);
+        }
+        return -1;
+    }
+
+    private static long jvmCpuMillis() {
+        return ProcessHandle.current()
+                .info()
+                .totalCpuDuration()
+                .map(java.time.Duration::toMillis)
+                .orElse(-1L);
     }
 
     private static void time(ClickHouseService ch, String label, String sql) {
