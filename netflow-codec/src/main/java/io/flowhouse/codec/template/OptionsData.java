@@ -22,8 +22,11 @@ public record OptionsData(
     /** Marks an unknown time. */
     public static final long UNKNOWN = Long.MIN_VALUE;
 
-    /** Sampler id used for a rate that came without one. */
-    public static final long ANY_SAMPLER = -1L;
+    /**
+     * Sampler id of a rate that came without one, and of data records that name none (as Akvorado
+     * keys them); also the fallback for a sampler id with no rate of its own.
+     */
+    public static final long ANY_SAMPLER = 0L;
 
     /** Upper bound on entries per map, against floods of options records. */
     public static final int MAX_ENTRIES = 4096;
