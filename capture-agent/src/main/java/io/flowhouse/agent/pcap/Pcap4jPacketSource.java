@@ -5,6 +5,7 @@ import io.flowhouse.agent.config.AgentConfig;
 import io.flowhouse.agent.metrics.AgentMetrics;
 import java.nio.ByteBuffer;
 import java.sql.Timestamp;
+import java.util.concurrent.locks.LockSupport;
 import org.pcap4j.core.BpfProgram;
 import org.pcap4j.core.NotOpenException;
 import org.pcap4j.core.PcapHandle;
@@ -31,7 +32,14 @@ public final class Pcap4jPacketSource implements PacketSource {
     private final PcapHandle handle;
     private final int linkType;
     private final boolean nanos;
+
+    /** Park when libpcap has nothing: bounds idle CPU while adding at most this latency. */
+    static final long EMPTY_POLL_PARK_NANOS = 500_000L;
+
+    static final long IDLE_INTERVAL_NANOS = 10_000_000L;
+
     private volatile boolean closed;
+    private volatile boolean running;
     private long lastDrops;
     private long lastIfDrops;
 
@@ -50,6 +58,10 @@ public final class Pcap4jPacketSource implements PacketSource {
             if (config.filter() != null && !config.filter().isBlank()) {
                 handle.setFilter(config.filter(), BpfProgram.BpfCompileMode.OPTIMIZE);
             }
+            // Linux TPACKET_V3 never retires an empty block, so a blocking read with no traffic
+            // would never return (no idle flush, no clean stop): read non-blocking and park
+            // briefly when nothing is there.
+            handle.setBlockingMode(PcapHandle.BlockingMode.NONBLOCKING);
         } catch (PcapNativeException | NotOpenException | RuntimeException e) {
             handle.close();
             throw e;
@@ -90,11 +102,22 @@ public final class Pcap4jPacketSource implements PacketSource {
     public long run(FrameConsumer consumer) throws NotOpenException, PcapNativeException {
         long delivered = 0;
         long nextStats = System.nanoTime() + 1_000_000_000L;
+        long nextIdle = System.nanoTime() + IDLE_INTERVAL_NANOS;
+        synchronized (this) {
+            if (closed) {
+                return 0;
+            }
+            running = true;
+        }
         try {
             while (!closed) {
                 byte[] raw = handle.getNextRawPacket();
                 if (raw == null) {
-                    consumer.idle();
+                    if (System.nanoTime() - nextIdle > 0) {
+                        consumer.idle();
+                        nextIdle = System.nanoTime() + IDLE_INTERVAL_NANOS;
+                    }
+                    LockSupport.parkNanos(EMPTY_POLL_PARK_NANOS);
                 } else {
                     Timestamp ts = handle.getTimestamp();
                     long tsNanos =
@@ -112,20 +135,24 @@ public final class Pcap4jPacketSource implements PacketSource {
                     reportStats();
                 }
             }
-        } catch (NotOpenException e) {
-            if (!closed) {
-                throw e;
-            }
         } finally {
-            if (!closed) {
-                close();
-            }
+            // The capture thread owns the handle while it runs: closing it from another thread
+            // while a read is in libpcap would wait (or crash) there.
+            running = false;
+            closed = true;
+            reportStats();
+            handle.close();
         }
         return delivered;
     }
 
-    private void reportStats() throws PcapNativeException, NotOpenException {
-        PcapStat s = handle.getStats();
+    private void reportStats() {
+        PcapStat s;
+        try {
+            s = handle.getStats();
+        } catch (PcapNativeException | NotOpenException e) {
+            return;
+        }
         long drops = s.getNumPacketsDropped();
         long ifDrops = s.getNumPacketsDroppedByIf();
         metrics.pcapDrops(drops - lastDrops, ifDrops - lastIfDrops);
@@ -146,12 +173,13 @@ public final class Pcap4jPacketSource implements PacketSource {
         return "interface " + config.interfaceName();
     }
 
+    /** Stops {@link #run} (which closes the handle), or closes the handle if it never ran. */
     @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
+    public synchronized void close() {
+        boolean wasClosed = closed;
         closed = true;
-        handle.close();
+        if (!wasClosed && !running) {
+            handle.close();
+        }
     }
 }
