@@ -309,10 +309,19 @@ public final class LocalClickHouse implements ClickHouseService {
         }
     }
 
+    /** The JVM is exiting without {@link #close()}: do not leave a server or its files behind. */
     private void destroyQuietly() {
         Process p = process;
         if (p != null) {
             p.destroyForcibly();
+            try {
+                p.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (!options.keepDirectory()) {
+            deleteRecursively(dir);
         }
     }
 
