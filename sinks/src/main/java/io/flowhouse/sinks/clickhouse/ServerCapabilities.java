@@ -65,10 +65,9 @@ public record ServerCapabilities(
         int[] mm = majorMinor(version);
         boolean atLeast20 = mm[0] >= 20;
         Set<String> keys = probe.keySet();
-        // LowCardinality is listed in 18.16 too, but only behind an experimental setting there.
-        boolean lowCardinality =
-                keys.contains("type:LowCardinality")
-                        && !keys.contains("setting:allow_experimental_low_cardinality_type");
+        // LowCardinality is listed in 18.16 too, but only behind an experimental setting there;
+        // it became a regular type in 19.x.
+        boolean lowCardinality = keys.contains("type:LowCardinality") && mm[0] >= 19;
         return new ServerCapabilities(
                 version,
                 keys.contains("type:IPv6"),
@@ -101,8 +100,8 @@ public record ServerCapabilities(
         return new int[] {Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2))};
     }
 
-    /** True when every modern feature the schema uses is present. */
+    /** True when the schema gets its modern form (IPv6, DateTime64(3), codecs, TTL). */
     public boolean isModern() {
-        return ipv6Type && dateTime64 && lowCardinality && codecs && ttl;
+        return ipv6Type && dateTime64 && codecs && ttl;
     }
 }

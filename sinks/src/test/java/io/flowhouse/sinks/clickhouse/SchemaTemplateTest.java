@@ -40,6 +40,7 @@ class SchemaTemplateTest {
                                 "type:DateTime64", "1",
                                 "type:LowCardinality", "1",
                                 "setting:insert_deduplication_token", "1",
+                                "setting:allow_experimental_low_cardinality_type", "1",
                                 "mt:non_replicated_deduplication_window", "1",
                                 "mt:ttl_only_drop_parts", "1"));
         assertThat(c).isEqualTo(MODERN);
