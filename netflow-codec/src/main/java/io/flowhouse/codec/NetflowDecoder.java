@@ -16,9 +16,14 @@ import java.nio.ByteBuffer;
  */
 public final class NetflowDecoder {
 
+    /** Largest datagram (UDP payload limit); the scratch copy never grows beyond it. */
+    static final int MAX_DATAGRAM = 0xffff;
+
     private final V5Decoder v5 = new V5Decoder();
     private final V9Decoder v9;
     private final IpfixDecoder ipfix;
+    private byte[] scratch = new byte[2048];
+    private ByteBuffer heap = ByteBuffer.wrap(scratch);
 
     public NetflowDecoder() {
         this(FlowRecordMapper.standard());
@@ -45,12 +50,24 @@ public final class NetflowDecoder {
                     "datagram of " + (datagram.limit() - start) + " bytes (expected: >= 2)");
         }
         int version = datagram.getShort(start) & 0xffff;
+        if (version != 5 && version != 9 && version != 10) {
+            throw new UnsupportedVersionException(version);
+        }
+        // Decode from a private heap copy: heap-buffer reads inline far better than direct or
+        // read-only views, and a caller's buffer is then never read twice or kept.
+        int len = Math.min(datagram.limit() - start, MAX_DATAGRAM);
+        if (scratch.length < len) {
+            scratch = new byte[Math.max(len, Math.min(MAX_DATAGRAM, scratch.length * 2))];
+            heap = ByteBuffer.wrap(scratch);
+        }
+        datagram.get(start, scratch, 0, len);
+        ByteBuffer b = heap;
+        b.limit(len).position(0);
         try {
             return switch (version) {
-                case 5 -> v5.decode(datagram, ctx);
-                case 9 -> v9.decode(datagram, ctx, cache);
-                case 10 -> ipfix.decode(datagram, ctx, cache);
-                default -> throw new UnsupportedVersionException(version);
+                case 5 -> v5.decode(b, ctx);
+                case 9 -> v9.decode(b, ctx, cache);
+                default -> ipfix.decode(b, ctx, cache);
             };
         } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
             // Every read is bounds-checked first; this is a defect, but never an unnamed escape.
