@@ -161,6 +161,7 @@ public final class BenchCommand {
             shared.put("loadgen", ProcessHandle.current().pid());
             manager.pid(ServiceKind.KAFKA).ifPresent(pid -> shared.put("kafka", pid));
             DropFreeSearch search = new DropFreeSearch(settings, out, shared);
+            search.warmUp();
             List<Collector> collectors = new ArrayList<>();
             collectors.add(new AgentCollector(ctx));
             if (cl.flag("peers")) {
@@ -256,6 +257,7 @@ public final class BenchCommand {
             Map<String, Long> shared = new LinkedHashMap<>();
             shared.put("loadgen", ProcessHandle.current().pid());
             DropFreeSearch search = new DropFreeSearch(settings, out, shared);
+            search.warmUp();
             PipelineCollector pipeline =
                     new PipelineCollector(
                             services.clickhouseUrl(),

@@ -53,6 +53,12 @@ record BenchContext(
      * s, or {@code maxMillis} pass.
      */
     static long awaitStable(Counter counter, long expected, long maxMillis) throws Exception {
+        return awaitStable(counter, expected, maxMillis, 2_000);
+    }
+
+    /** Like {@link #awaitStable(Counter, long, long)} with a chosen quiet time. */
+    static long awaitStable(Counter counter, long expected, long maxMillis, long quietMillis)
+            throws Exception {
         long deadline = System.nanoTime() + maxMillis * 1_000_000L;
         long last = counter.get();
         long lastChange = System.nanoTime();
@@ -62,7 +68,7 @@ record BenchContext(
             if (now != last) {
                 last = now;
                 lastChange = System.nanoTime();
-            } else if (System.nanoTime() - lastChange > 2_000_000_000L) {
+            } else if (System.nanoTime() - lastChange > quietMillis * 1_000_000L) {
                 break;
             }
         }

@@ -33,8 +33,8 @@ interface Collector {
      */
     void awaitDrained(long expected, long maxMillis) throws Exception;
 
-    /** Told what loadgen sent in the step, before draining (for exact sum checks). */
-    default void loadSent(long flows, long packets, long bytes) {}
+    /** Told what loadgen sent in the step, before draining (for exact checks). */
+    default void loadSent(io.flowhouse.loadgen.report.RunSummary load) {}
 
     /** Units delivered during the step (ends per-step processes). */
     long finishStep() throws Exception;

@@ -84,7 +84,9 @@ final class LossChart {
                 g.setStroke(new BasicStroke(2.2f));
                 int px = -1;
                 int py = -1;
-                for (StepResult st : s.steps()) {
+                List<StepResult> byRate = new java.util.ArrayList<>(s.steps());
+                byRate.sort(java.util.Comparator.comparingDouble(StepResult::achievedRate));
+                for (StepResult st : byRate) {
                     int x = LEFT + (int) Math.round(pw * st.achievedRate() / maxX);
                     int y =
                             TOP

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.launcher.bench;
 
+import io.flowhouse.loadgen.report.ExporterTotals;
+import io.flowhouse.loadgen.report.RunSummary;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -12,26 +14,33 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.StringJoiner;
 
 /**
  * The whole pipeline as {@code ./flowhouse up} runs it: agent (UDP 4739) -> Kafka -> Flink job ->
- * ClickHouse. Delivered = rows added to {@code flowhouse.flows} during the step, and the step's
- * packet and byte sums must match what loadgen sent exactly (a mismatch is reported as an internal
- * drop, "sum_mismatch").
+ * ClickHouse. A step's rows are told apart by the step's exporter source ports (loadgen opens new
+ * sockets per step) and receive time, so late rows are never counted in the wrong step. Delivered =
+ * those rows; their packet and byte sums must match loadgen's exactly (a mismatch is reported as an
+ * internal drop, "sum_mismatch"). Rows land on Flink checkpoints, so the drain waits for a quiet
+ * period longer than the checkpoint interval.
  */
 final class PipelineCollector implements Collector {
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+
+    /** Longer than the job's default checkpoint interval (10 s): rows land once per checkpoint. */
+    private static final long QUIET_MILLIS = 25_000;
 
     private final String clickhouseUrl;
     private final String database;
     private final int port;
     private final Map<String, Long> processes;
     private final int agentMetricsPort;
-    private long[] baseline = new long[3];
-    private long sumMismatch;
+    private long stepStartSeconds;
+    private String ports = "0";
     private long expectedPackets = -1;
     private long expectedBytes = -1;
+    private long sumMismatch;
 
     PipelineCollector(
             String clickhouseUrl,
@@ -63,59 +72,74 @@ final class PipelineCollector implements Collector {
 
     @Override
     public void open() throws Exception {
-        totals(); // fails early when ClickHouse or the table is not there
+        query("SELECT count() FROM " + database + ".flows"); // fails early without the table
     }
 
     @Override
-    public void loadSent(long flows, long packets, long bytes) {
-        this.expectedPackets = packets;
-        this.expectedBytes = bytes;
-    }
-
-    @Override
-    public void beginStep() throws Exception {
-        baseline = totals();
+    public void beginStep() {
+        stepStartSeconds = System.currentTimeMillis() / 1000 - 2;
+        ports = "0";
         expectedPackets = -1;
         expectedBytes = -1;
     }
 
     @Override
+    public void loadSent(RunSummary load) {
+        StringJoiner j = new StringJoiner(",");
+        for (ExporterTotals e : load.exporters()) {
+            String src = e.source();
+            j.add(src.substring(src.lastIndexOf(':') + 1));
+        }
+        ports = j.toString();
+        expectedPackets = load.packets();
+        expectedBytes = load.bytes();
+    }
+
+    @Override
     public void awaitDrained(long expected, long maxMillis) throws Exception {
-        BenchContext.awaitStable(() -> totals()[0] - baseline[0], expected, maxMillis);
+        BenchContext.awaitStable(() -> stepTotals()[0], expected, maxMillis, QUIET_MILLIS);
     }
 
     @Override
     public long finishStep() throws Exception {
-        long[] now = totals();
-        long rows = now[0] - baseline[0];
-        if (expectedPackets >= 0
-                && (now[1] - baseline[1] != expectedPackets
-                        || now[2] - baseline[2] != expectedBytes)) {
+        long[] t = stepTotals();
+        if (expectedPackets >= 0 && (t[1] != expectedPackets || t[2] != expectedBytes)) {
             sumMismatch++;
         }
-        return rows;
+        return t[0];
     }
 
-    /** count(), sum(packets), sum(bytes) of the flows table. */
-    private long[] totals() throws IOException, InterruptedException {
-        String sql =
-                "SELECT count(), sum(packets), sum(bytes) FROM "
-                        + database
-                        + ".flows FORMAT TabSeparated";
+    /** count(), sum(packets), sum(bytes) of this step's rows. */
+    private long[] stepTotals() throws IOException, InterruptedException {
+        String[] f =
+                query(
+                                "SELECT count(), sum(packets), sum(bytes) FROM "
+                                        + database
+                                        + ".flows WHERE exporter_port IN ("
+                                        + ports
+                                        + ") AND toUnixTimestamp(time_received) >= "
+                                        + stepStartSeconds)
+                        .trim()
+                        .split("\t");
+        return new long[] {Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2])};
+    }
+
+    private String query(String sql) throws IOException, InterruptedException {
         HttpRequest req =
                 HttpRequest.newBuilder(
                                 URI.create(
                                         clickhouseUrl
                                                 + "/?query="
-                                                + URLEncoder.encode(sql, StandardCharsets.UTF_8)))
+                                                + URLEncoder.encode(
+                                                        sql + " FORMAT TabSeparated",
+                                                        StandardCharsets.UTF_8)))
                         .timeout(Duration.ofSeconds(20))
                         .build();
         HttpResponse<String> res = HTTP.send(req, HttpResponse.BodyHandlers.ofString());
         if (res.statusCode() != 200) {
             throw new IOException("ClickHouse answered " + res.statusCode() + ": " + res.body());
         }
-        String[] f = res.body().trim().split("\t");
-        return new long[] {Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2])};
+        return res.body();
     }
 
     @Override
@@ -149,11 +173,12 @@ final class PipelineCollector implements Collector {
                         + port
                         + " -> Kafka -> Flink job -> ClickHouse "
                         + database
-                        + ".flows; delivered = rows, packets and bytes compared exactly");
+                        + ".flows; delivered = the step's rows (by exporter port), packets and"
+                        + " bytes compared exactly");
     }
 
     @Override
     public void close() {
-        // the pipeline is stopped by the stage (./flowhouse down) if the stage started it
+        // the stage stops the pipeline (./flowhouse down) if it started it
     }
 }
