@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -106,11 +107,18 @@ class EmbeddedKafkaITCase {
             producer.flush();
 
             KAFKA.stop();
-            // These wait in the producer's buffer and retry until the broker is back.
+            // The broker comes back on another thread while these sends wait in the producer
+            // (each blocks at most max.block.ms for metadata) and retry until it answers.
+            CompletableFuture<Void> restart =
+                    CompletableFuture.runAsync(
+                            () -> {
+                                sleepQuietly(Duration.ofSeconds(1));
+                                KAFKA.start();
+                            });
             for (int i = 500; i < 1000; i++) {
                 acks.add(producer.send(new ProducerRecord<>(topic, "k" + (i % 11), "m" + i)));
             }
-            KAFKA.start();
+            restart.get(120, TimeUnit.SECONDS);
             producer.flush();
         }
         for (Future<RecordMetadata> ack : acks) {
@@ -135,6 +143,14 @@ class EmbeddedKafkaITCase {
         }
     }
 
+    private static void sleepQuietly(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private static KafkaProducer<String, String> producer(EmbeddedKafka kafka) {
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
@@ -143,6 +159,7 @@ class EmbeddedKafkaITCase {
         props.put(ProducerConfig.LINGER_MS_CONFIG, "5");
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000");
         props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "120000");
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         return new KafkaProducer<>(props);
