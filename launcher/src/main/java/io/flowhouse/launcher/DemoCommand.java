@@ -1,16 +1,55 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.launcher;
 
+import io.flowhouse.launcher.services.Http;
+import io.flowhouse.launcher.services.InProcessKafka;
+import io.flowhouse.launcher.services.ManagedProcess;
+import io.flowhouse.launcher.services.ServiceKind;
+import io.flowhouse.launcher.services.ServicesConfig;
+import io.flowhouse.launcher.services.ServicesManager;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
 
 /**
- * {@code ./flowhouse demo}: the pipeline on embedded defaults for a fresh machine. It needs the
- * agent, the pipeline job and the traffic generator; until those are built it says which part is
- * missing instead of pretending.
+ * {@code ./flowhouse demo}: the pipeline on embedded defaults for a fresh machine. A Kafka broker
+ * inside this JVM, the capture agent as a child JVM, the pipeline job on a Flink MiniCluster inside
+ * this JVM, and the local ClickHouse of {@code ./flowhouse services}; loadgen sends NetFlow v5, v9
+ * and IPFIX from several simulated exporters for about a minute while a progress line shows
+ * datagrams in Kafka and rows in ClickHouse; then example queries and their answers.
  */
 public final class DemoCommand implements Command {
+
+    private static final String RAW_TOPIC = "flows.raw";
+    private static final String DATABASE = "flowhouse";
 
     private final FlowhouseHome home;
     private final Map<String, String> env;
@@ -32,19 +71,34 @@ public final class DemoCommand implements Command {
 
     static String help() {
         return """
-                Usage: ./flowhouse demo [--seconds N]
+                Usage: ./flowhouse demo [--seconds N] [--rate FLOWS_PER_S] [--exporters N]
 
-                Runs the main job on embedded defaults: an in-process Kafka broker, a Flink
-                MiniCluster and the local ClickHouse (./flowhouse services), fed by loadgen and
-                the sample captures for about a minute with a live progress line; then prints the
-                answers to example SQL queries (top talkers, traffic per protocol and per
-                exporter) and how to go on.
-                """;
+                The main job on embedded defaults, for a fresh machine:
+                  - ClickHouse: the local server of ./flowhouse services (started if needed,
+                    installed with apt when missing and root); it keeps running afterwards
+                  - Kafka: a KRaft broker inside this JVM (data in .flowhouse/demo/kafka)
+                  - the capture agent as a child JVM on a free UDP port on 127.0.0.1
+                  - the pipeline job (io.flowhouse.jobs.FlowPipelineJob) on a Flink MiniCluster
+                    inside this JVM, checkpointing every 5 s (exactly once into ClickHouse)
+                  - loadgen: NetFlow v5, v9 and IPFIX from --exporters simulated exporters (4)
+                    at --rate flows/s (2000) for --seconds (60), with a live progress line
+                Then it prints example queries with their answers (top talkers, traffic per
+                protocol, per exporter) and how to go on.
+
+                Options: the flags of ./flowhouse services (ClickHouse ports, state dir) and
+                  --seconds N        how long loadgen sends (default 60)
+                  --rate N           flows per second (default 2000)
+                  --exporters N      simulated exporters (default 4)
+                """
+                + ServicesConfig.OPTIONS_HELP;
     }
 
     @Override
-    public int run(List<String> args, PrintStream out, PrintStream err) {
-        if (args.contains("--help") || args.contains("-h")) {
+    public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
+        Set<String> options = new HashSet<>(ServicesConfig.OPTIONS);
+        options.addAll(Set.of("seconds", "rate", "exporters"));
+        CommandLine cl = CommandLine.parse(args, Set.of(), options);
+        if (cl.helpRequested()) {
             out.print(help());
             return 0;
         }
@@ -52,16 +106,398 @@ public final class DemoCommand implements Command {
         if (!missing.isEmpty()) {
             err.println("flowhouse demo: not built yet; the demo needs:");
             missing.forEach(m -> err.println("  - " + m));
-            err.println("meanwhile: ./flowhouse services up starts Kafka, ClickHouse and Flink");
             return EXIT_NOT_BUILT;
         }
-        err.println(
-                "flowhouse demo: the pipeline parts are built but the demo driver is not wired to"
-                        + " them yet (root "
+        int seconds = cl.intValue("seconds", 60, 5, 3600);
+        int rate = cl.intValue("rate", 2000, 1, 1_000_000);
+        int exporters = cl.intValue("exporters", 4, 1, 64);
+        ServicesConfig config =
+                ServicesConfig.resolve(home.root(), home.stateDir(), env, cl, false);
+        ServicesManager services = new ServicesManager(config);
+
+        out.println("== 1/5 ClickHouse (./flowhouse services, " + config.clickhouseUrl() + ")");
+        if (!services.ensureClickHouseInstalled(err)) {
+            return 1;
+        }
+        services.start(ServiceKind.CLICKHOUSE);
+        String clickhouse = config.clickhouseUrl();
+
+        Path demoDir = config.stateDir().resolve("demo");
+        deleteRecursively(demoDir);
+        Files.createDirectories(demoDir);
+        out.println("== 2/5 Kafka broker in this JVM");
+        InProcessKafka kafka =
+                InProcessKafka.start(demoDir.resolve("kafka"), 4, Duration.ofSeconds(60));
+        out.println("   " + kafka.bootstrapServers());
+
+        int udpPort = freeUdpPort();
+        ManagedProcess agent =
+                new ManagedProcess(
+                        "demo-agent",
+                        config.pidDir(),
+                        config.logDir(),
+                        "-Dflowhouse.service=demo-agent@" + config.stateDir());
+        Thread stopAgent = new Thread(() -> agent.stop(Duration.ofSeconds(10)), "demo-agent-stop");
+        Runtime.getRuntime().addShutdownHook(stopAgent);
+        try {
+            out.println(
+                    "== 3/5 capture agent on UDP 127.0.0.1:"
+                            + udpPort
+                            + " (log "
+                            + agent.logFile()
+                            + ")");
+            ProcessHandle agentProcess =
+                    agent.start(agentCommand(config, kafka, udpPort, demoDir), demoDir, Map.of());
+            if (!awaitUdpBound(agentProcess, udpPort, Duration.ofSeconds(60))) {
+                err.println("flowhouse demo: the agent did not start; end of its log:");
+                err.println(agent.logTail(30));
+                return 1;
+            }
+
+            out.println("== 4/5 pipeline job on a Flink MiniCluster in this JVM");
+            AtomicReference<Throwable> jobFailure = new AtomicReference<>();
+            Thread job =
+                    new Thread(
+                            () -> runPipelineJob(kafka.bootstrapServers(), clickhouse, jobFailure),
+                            "demo-flink-job");
+            job.setDaemon(true);
+            job.start();
+
+            out.printf(
+                    Locale.ROOT,
+                    "== 5/5 loadgen: %d exporters, NetFlow v5/v9/IPFIX, %d flows/s for %d s%n",
+                    exporters,
+                    rate,
+                    seconds);
+            ByteArrayOutputStream loadgenOut = new ByteArrayOutputStream();
+            ByteArrayOutputStream loadgenErr = new ByteArrayOutputStream();
+            AtomicInteger loadgenCode = new AtomicInteger(-1);
+            Thread loadgen =
+                    new Thread(
+                            () ->
+                                    loadgenCode.set(
+                                            runLoadgen(
+                                                    udpPort,
+                                                    rate,
+                                                    seconds,
+                                                    exporters,
+                                                    demoDir,
+                                                    loadgenOut,
+                                                    loadgenErr)),
+                            "demo-loadgen");
+            loadgen.setDaemon(true);
+            loadgen.start();
+
+            long start = System.nanoTime();
+            long rows = 0;
+            long stableSince = 0;
+            long lastRows = -1;
+            // Bounded: the traffic, then up to 60 s for the last checkpoints to land.
+            long deadline = start + TimeUnit.SECONDS.toNanos(seconds + 90L);
+            try (Admin admin = kafka.createAdmin()) {
+                while (System.nanoTime() < deadline) {
+                    if (jobFailure.get() != null) {
+                        out.println();
+                        err.println("flowhouse demo: the pipeline job failed: " + jobFailure.get());
+                        jobFailure.get().printStackTrace(err);
+                        return 1;
+                    }
+                    long datagrams = endOffsets(admin);
+                    rows = count(clickhouse, "SELECT count() FROM " + DATABASE + ".flows");
+                    long elapsed = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+                    out.printf(
+                            Locale.ROOT,
+                            "\r   %3d s  loadgen %-8s  Kafka %s: %,d datagrams  ClickHouse flows: %,d rows   ",
+                            elapsed,
+                            loadgen.isAlive() ? "sending" : "done",
+                            RAW_TOPIC,
+                            datagrams,
+                            rows);
+                    out.flush();
+                    if (!loadgen.isAlive()) {
+                        if (rows == lastRows && rows > 0) {
+                            if (stableSince == 0) {
+                                stableSince = System.nanoTime();
+                            } else if (System.nanoTime() - stableSince
+                                    > TimeUnit.SECONDS.toNanos(12)) {
+                                break;
+                            }
+                        } else {
+                            stableSince = 0;
+                        }
+                    }
+                    lastRows = rows;
+                    Thread.sleep(1_000);
+                }
+            }
+            out.println();
+            out.println();
+            out.println("loadgen: " + loadgenOut.toString(StandardCharsets.UTF_8).strip());
+            if (loadgenCode.get() != 0) {
+                err.println(
+                        "loadgen exited with "
+                                + loadgenCode.get()
+                                + ": "
+                                + loadgenErr.toString(StandardCharsets.UTF_8).strip());
+            }
+            long sent = sentFlows(demoDir.resolve("loadgen-summary.json"));
+            long uniqueRows = count(clickhouse, "SELECT count() FROM " + DATABASE + ".flows FINAL");
+            out.printf(
+                    Locale.ROOT,
+                    "loadgen sent %,d flows; ClickHouse %s.flows holds %,d rows (%,d after FINAL"
+                            + " deduplication)%s%n%n",
+                    sent,
+                    DATABASE,
+                    rows,
+                    uniqueRows,
+                    sent == uniqueRows ? ": every flow exactly once" : "");
+            if (rows == 0) {
+                err.println(
+                        "flowhouse demo: no flow reached ClickHouse; see the task failures above"
+                                + " and "
+                                + agent.logFile());
+            }
+            printExamples(clickhouse, out);
+            out.println(
+                    """
+                    How to go on:
+                      ./flowhouse query "SELECT count() FROM flowhouse.flows"   more SQL on the same ClickHouse
+                      ./flowhouse up        the pipeline in the background: point routers at UDP 2055 (NetFlow)
+                                            and 4739 (IPFIX) of this host; ./flowhouse down stops it
+                      ./flowhouse services down   stops the ClickHouse this demo used
+                      ./flowhouse --help    every command
+                    """);
+            return rows > 0 ? 0 : 1;
+        } finally {
+            agent.stop(Duration.ofSeconds(10));
+            try {
+                Runtime.getRuntime().removeShutdownHook(stopAgent);
+            } catch (IllegalStateException ignored) {
+                // the JVM is shutting down; the hook runs anyway
+            }
+        }
+    }
+
+    private List<String> agentCommand(
+            ServicesConfig config, InProcessKafka kafka, int udpPort, Path demoDir) {
+        List<String> command = new ArrayList<>();
+        command.add(config.javaBin());
+        command.add("-Xmx384m");
+        command.add("-Dflowhouse.service=demo-agent@" + config.stateDir());
+        command.add(
+                "-Dlog4j2.configurationFile="
                         + home.root()
-                        + ", "
-                        + env.size()
-                        + " env vars)");
-        return EXIT_NOT_BUILT;
+                                .resolve(
+                                        "launcher/target/classes/flowhouse-cli-log4j2.properties"));
+        command.add("-cp");
+        command.add(
+                home.root().resolve("launcher/target/lib")
+                        + "/*:"
+                        + home.root().resolve("launcher/target/classes"));
+        command.add(PipelineParts.AGENT_MAIN);
+        command.addAll(
+                List.of(
+                        "--bootstrap-servers",
+                        kafka.bootstrapServers(),
+                        "--listen",
+                        "127.0.0.1:" + udpPort,
+                        "--spool-dir",
+                        demoDir.resolve("agent-spool").toString(),
+                        "--agent-id",
+                        "demo",
+                        "--no-metrics"));
+        return command;
+    }
+
+    private static void runPipelineJob(
+            String bootstrap, String clickhouse, AtomicReference<Throwable> failure) {
+        String[] jobArgs = {
+            "--kafka.bootstrap-servers",
+            bootstrap,
+            "--clickhouse.url",
+            clickhouse,
+            "--job.checkpoint-interval",
+            "5 s",
+            "--job.name",
+            "flowhouse-demo"
+        };
+        try {
+            Method main =
+                    Class.forName(PipelineParts.PIPELINE_JOB).getMethod("main", String[].class);
+            main.invoke(null, (Object) jobArgs);
+        } catch (InvocationTargetException e) {
+            failure.set(e.getCause());
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            failure.set(e);
+        }
+    }
+
+    private static int runLoadgen(
+            int port,
+            int rate,
+            int seconds,
+            int exporters,
+            Path demoDir,
+            ByteArrayOutputStream out,
+            ByteArrayOutputStream err) {
+        String[] args = {
+            "--to",
+            "127.0.0.1:" + port,
+            "--protocol",
+            "mix",
+            "--exporters",
+            Integer.toString(exporters),
+            "--rate",
+            Integer.toString(rate),
+            "--duration",
+            seconds + "s",
+            "--summary-json",
+            demoDir.resolve("loadgen-summary.json").toString(),
+            "--quiet"
+        };
+        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+                PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+            Method run =
+                    Class.forName(PipelineParts.LOADGEN_MAIN)
+                            .getMethod("run", String[].class, PrintStream.class, PrintStream.class);
+            return (Integer) run.invoke(null, args, o, e);
+        } catch (InvocationTargetException e) {
+            err.writeBytes(String.valueOf(e.getCause()).getBytes(StandardCharsets.UTF_8));
+            return 1;
+        } catch (ReflectiveOperationException e) {
+            err.writeBytes(e.toString().getBytes(StandardCharsets.UTF_8));
+            return 1;
+        }
+    }
+
+    private static void printExamples(String clickhouse, PrintStream out)
+            throws InterruptedException {
+        List<String[]> examples =
+                List.of(
+                        new String[] {
+                            "Top talkers (source addresses by bytes)",
+                            "SELECT src_ip, sum(bytes) AS bytes, sum(packets) AS packets, count() AS flows"
+                                    + " FROM flowhouse.flows_readable GROUP BY src_ip"
+                                    + " ORDER BY bytes DESC LIMIT 10"
+                        },
+                        new String[] {
+                            "Traffic per protocol",
+                            "SELECT proto, count() AS flows, sum(packets) AS packets, sum(bytes) AS bytes"
+                                    + " FROM flowhouse.flows GROUP BY proto ORDER BY bytes DESC"
+                        },
+                        new String[] {
+                            "Traffic per exporter and export version",
+                            "SELECT exporter_ip, exporter_port, version, count() AS flows,"
+                                    + " sum(bytes) AS bytes FROM flowhouse.flows_readable"
+                                    + " GROUP BY exporter_ip, exporter_port, version ORDER BY bytes DESC"
+                        });
+        for (String[] example : examples) {
+            out.println("-- " + example[0]);
+            out.println("./flowhouse query \"" + example[1] + "\"");
+            try {
+                Http.Response response =
+                        Http.post(
+                                clickhouse + "/",
+                                example[1] + " FORMAT PrettyCompactMonoBlock",
+                                "text/plain",
+                                Duration.ofSeconds(60));
+                out.println(
+                        response.ok()
+                                ? response.body()
+                                : "(HTTP " + response.status() + ") " + response.body());
+            } catch (IOException e) {
+                out.println("(failed: " + e + ")");
+            }
+        }
+    }
+
+    private static long sentFlows(Path summary) {
+        try {
+            return new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(summary.toFile())
+                    .path("flows")
+                    .asLong(-1);
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    private static long count(String clickhouse, String sql) throws InterruptedException {
+        try {
+            Http.Response response =
+                    Http.get(
+                            clickhouse
+                                    + "/?query="
+                                    + URLEncoder.encode(sql, StandardCharsets.UTF_8),
+                            Duration.ofSeconds(10));
+            return response.ok() ? Long.parseLong(response.body().trim()) : 0;
+        } catch (IOException | NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    private static long endOffsets(Admin admin) throws InterruptedException {
+        try {
+            TopicDescription topic =
+                    admin.describeTopics(List.of(RAW_TOPIC))
+                            .allTopicNames()
+                            .get(5, TimeUnit.SECONDS)
+                            .get(RAW_TOPIC);
+            Map<TopicPartition, OffsetSpec> request = new java.util.HashMap<>();
+            topic.partitions()
+                    .forEach(
+                            p ->
+                                    request.put(
+                                            new TopicPartition(RAW_TOPIC, p.partition()),
+                                            OffsetSpec.latest()));
+            long total = 0;
+            for (ListOffsetsResult.ListOffsetsResultInfo info :
+                    admin.listOffsets(request).all().get(5, TimeUnit.SECONDS).values()) {
+                total += info.offset();
+            }
+            return total;
+        } catch (java.util.concurrent.ExecutionException
+                | java.util.concurrent.TimeoutException e) {
+            return 0;
+        }
+    }
+
+    private static boolean awaitUdpBound(ProcessHandle agent, int port, Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline && agent.isAlive()) {
+            try (DatagramSocket probe = new DatagramSocket(null)) {
+                probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            } catch (SocketException e) {
+                return true;
+            }
+            Thread.sleep(250);
+        }
+        return false;
+    }
+
+    private static int freeUdpPort() throws SocketException {
+        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static void deleteRecursively(Path root) {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(root)) {
+            walk.sorted(Comparator.reverseOrder())
+                    .forEach(
+                            p -> {
+                                try {
+                                    Files.delete(p);
+                                } catch (IOException e) {
+                                    throw new UncheckedIOException(e);
+                                }
+                            });
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot clear " + root, e);
+        }
     }
 }

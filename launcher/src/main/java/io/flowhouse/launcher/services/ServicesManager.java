@@ -184,6 +184,14 @@ public final class ServicesManager {
         return stopped;
     }
 
+    /**
+     * Installs clickhouse-server with apt when it is missing and this runs as root; returns whether
+     * the configured binary exists afterwards.
+     */
+    public boolean ensureClickHouseInstalled(java.io.PrintStream out) throws InterruptedException {
+        return ClickHouseInstaller.ensureInstalled(config.clickhouseBinary(), out);
+    }
+
     /** {@code kill -9}, for fault tests: no clean shutdown. */
     public boolean kill(ServiceKind kind) {
         return processes.get(kind).kill();
