@@ -40,6 +40,7 @@ public record AgentConfig(
      * @param allowedExporters exporter CIDRs admitted; empty admits all
      * @param forwardRejected send datagrams that fail the header check to the rejected topic
      * @param nativeTransport use epoll when available (else NIO)
+     * @param datagramsPerRead datagrams one recvmmsg call may return (epoll); 1 uses recvmsg
      */
     public record Udp(
             boolean enabled,
@@ -49,7 +50,8 @@ public record AgentConfig(
             int maxDatagramBytes,
             List<String> allowedExporters,
             boolean forwardRejected,
-            boolean nativeTransport) {}
+            boolean nativeTransport,
+            int datagramsPerRead) {}
 
     /**
      * Kafka producer.

@@ -79,7 +79,8 @@ public final class AgentConfigLoader {
                         65_535,
                         List.of(),
                         true,
-                        true),
+                        true,
+                        16),
                 new AgentConfig.Kafka(
                         "127.0.0.1:9092",
                         "flows.raw",
@@ -167,7 +168,8 @@ public final class AgentConfigLoader {
                         udpS.integer("max-datagram-bytes", u.maxDatagramBytes(), 1_500, 65_535),
                         validateCidrs(udpS.strings("allowed-exporters", u.allowedExporters())),
                         udpS.bool("forward-rejected", u.forwardRejected()),
-                        udpS.bool("native-transport", u.nativeTransport()));
+                        udpS.bool("native-transport", u.nativeTransport()),
+                        udpS.integer("datagrams-per-read", u.datagramsPerRead(), 1, 1024));
         udpS.finish();
 
         AgentConfig.Kafka k = base.kafka();
@@ -301,7 +303,8 @@ public final class AgentConfigLoader {
                         u.maxDatagramBytes(),
                         allowed,
                         u.forwardRejected(),
-                        u.nativeTransport());
+                        u.nativeTransport(),
+                        u.datagramsPerRead());
         AgentConfig.Kafka k = c.kafka();
         AgentConfig.Kafka kafka =
                 new AgentConfig.Kafka(

@@ -41,6 +41,7 @@ public final class UdpReceiver implements AutoCloseable {
     private final List<Channel> channels = new ArrayList<>();
     private EventLoopGroup group;
     private boolean epoll;
+    private int receiveBuffer = -1;
 
     public UdpReceiver(AgentConfig.Udp config, ChannelHandler handler) {
         this.config = config;
@@ -54,10 +55,16 @@ public final class UdpReceiver implements AutoCloseable {
         int threads = Math.max(1, perListener);
         DefaultThreadFactory threadFactory = new DefaultThreadFactory("flowhouse-udp", true);
         Bootstrap b = new Bootstrap();
+        int allocation = config.maxDatagramBytes();
         if (epoll) {
             group = new EpollEventLoopGroup(threads, threadFactory);
             b.group(group).channel(EpollDatagramChannel.class);
             b.option(EpollChannelOption.SO_REUSEPORT, true);
+            if (config.datagramsPerRead() > 1) {
+                // recvmmsg: one system call fills up to N slots of max-datagram-bytes each.
+                b.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, config.maxDatagramBytes());
+                allocation = config.maxDatagramBytes() * config.datagramsPerRead();
+            }
         } else {
             group = new NioEventLoopGroup(threads, threadFactory);
             b.group(group).channel(NioDatagramChannel.class);
@@ -65,7 +72,7 @@ public final class UdpReceiver implements AutoCloseable {
         b.option(ChannelOption.SO_RCVBUF, config.receiveBufferBytes())
                 .option(
                         ChannelOption.RCVBUF_ALLOCATOR,
-                        new FixedRecvByteBufAllocator(config.maxDatagramBytes()))
+                        new FixedRecvByteBufAllocator(allocation))
                 .handler(handler);
         try {
             for (AgentConfig.Listener l : config.listeners()) {
@@ -74,16 +81,21 @@ public final class UdpReceiver implements AutoCloseable {
                 for (int i = 0; i < perListener; i++) {
                     Channel ch = b.bind(new InetSocketAddress(host, port)).sync().channel();
                     channels.add(ch);
+                    if (ch instanceof EpollDatagramChannel e) {
+                        receiveBuffer = ReceiveBuffers.force(e.fd().intValue(), config.receiveBufferBytes());
+                    }
                     // An ephemeral port (0) is fixed by the first socket; the others join it.
                     port = ((InetSocketAddress) ch.localAddress()).getPort();
                 }
                 LOG.info(
-                        "listening on udp {} port {} ({} socket(s), {}, SO_RCVBUF asked {})",
+                        "listening on udp {} port {} ({} socket(s), {}, receive buffer asked {},"
+                                + " kernel reports {})",
                         l.host(),
                         port,
                         perListener,
-                        epoll ? "epoll" : "nio",
-                        config.receiveBufferBytes());
+                        epoll ? "epoll, recvmmsg x" + config.datagramsPerRead() : "nio",
+                        config.receiveBufferBytes(),
+                        receiveBuffer);
             }
         } catch (Exception e) {
             close();

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# Capture-agent benchmark harness (not a test): highest drop-free NetFlow rate into Kafka, side
+# by side with goflow2 and nfcapd, and the offline packet path. Loopback only; every run is
+# bounded in time. Results and the exact commands are in ../BENCHMARKS.md.
+#
+#   bench/bench.sh udp   [RATES...]   # datagrams/s steps, default "20000 40000 60000 80000 100000"
+#   bench/bench.sh offline [PASSES]   # packets-synthetic.pcap N times through parse+batch(+Kafka)
+#
+# Needs: mvn -Pfast -pl capture-agent -am install -DskipTests; nfblast built into /tmp/nfblast
+# (cd shared/testdata/gen/nfblast && go build -o /tmp/nfblast .); goflow2 at /root/go/bin/goflow2;
+# nfcapd (apt nfdump).
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+MOD="$(dirname "$HERE")"
+SHARED="${FLOWHOUSE_SHARED:-$(cd "$MOD/../.." && pwd)/shared}"
+PCAP="${BENCH_PCAP:-$SHARED/testdata/netflow-v5-softflowd.pcap}"
+DURATION="${BENCH_DURATION:-10s}"
+NFBLAST="${NFBLAST:-/tmp/nfblast}"
+GOFLOW2="${GOFLOW2:-/root/go/bin/goflow2}"
+WORK="${BENCH_WORK:-/tmp/flowhouse-bench}"
+KAFKA_PORT=19092
+AGENT_PORT=12055
+GOFLOW_PORT=22055
+NFCAPD_PORT=32055
+METRICS_PORT=19464
+mkdir -p "$WORK"
+
+if [[ ! -f "$WORK/cp" || "$MOD/pom.xml" -nt "$WORK/cp" ]]; then
+  (cd "$MOD" && mvn -B -ntp -o -q dependency:build-classpath -Dmdep.outputFile="$WORK/cp" \
+      -Dmdep.includeScope=test)
+fi
+CP="$MOD/target/classes:$MOD/target/test-classes:$(cat "$WORK/cp")"
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+PIDS=()
+cleanup() { for p in "${PIDS[@]:-}"; do [[ -n "$p" ]] && kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+
+# Kernel drops of the sockets bound to a UDP port (sum of the last column of /proc/net/udp{,6}).
+udp_drops() {
+  local hex; hex="$(printf '%04X' "$1")"
+  awk -v p=":$hex" '$2 ~ p"$" {d += $NF} END {print d+0}' /proc/net/udp /proc/net/udp6
+}
+
+metric() { # metric NAME [LABEL-FILTER] -> sum over matching series
+  curl -s "http://127.0.0.1:$METRICS_PORT/metrics" \
+    | awk -v n="$1" -v f="${2:-}" '$1 ~ "^"n"({|$)" && index($1, f) {s += $2} END {printf "%.0f\n", s+0}'
+}
+
+start_kafka() {
+  rm -rf "$WORK/kafka"
+  "$JAVA" -Xmx1g -cp "$CP" io.flowhouse.agent.bench.BenchKafka "$KAFKA_PORT" "$WORK/kafka" 4 \
+      >"$WORK/kafka.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 1 120); do grep -q "bench kafka ready" "$WORK/kafka.log" && return; sleep 1; done
+  echo "kafka did not start" >&2; exit 1
+}
+
+blast() { # blast PORT RATE -> nfblast JSON
+  "$NFBLAST" -r "$PCAP" -to "127.0.0.1:$1" -pps "$2" -loops 1000000 -max-duration "$DURATION"
+}
+
+json() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
+
+udp() {
+  local rates=("$@"); [[ ${#rates[@]} -eq 0 ]] && rates=(20000 40000 60000 80000 100000)
+  echo "# $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), pcap $(basename "$PCAP")"
+  echo "collector rate_dgram_s sent_dgram sent_flows flows_per_s kernel_drops received lost_before_kafka"
+  start_kafka
+  # --- flowhouse agent -> Kafka
+  rm -rf "$WORK/spool"
+  "$JAVA" -Xmx2g -cp "$CP" io.flowhouse.agent.CaptureAgentMain --listen "127.0.0.1:$AGENT_PORT" \
+      --bootstrap-servers "127.0.0.1:$KAFKA_PORT" --spool-dir "$WORK/spool" \
+      --metrics-port "$METRICS_PORT" --agent-id bench >"$WORK/agent.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 1 60); do curl -sf "http://127.0.0.1:$METRICS_PORT/health" >/dev/null && break; sleep 1; done
+  for r in "${rates[@]}"; do
+    local d0 a0 k0 s0 x0 out d1 a1 k1 s1 x1
+    d0=$(udp_drops $AGENT_PORT); a0=$(metric flowhouse_agent_datagrams_total)
+    k0=$(metric flowhouse_agent_kafka_records_total flows.raw); x0=$(metric flowhouse_agent_dropped_datagrams_total)
+    out=$(blast $AGENT_PORT "$r"); sleep 5
+    d1=$(udp_drops $AGENT_PORT); a1=$(metric flowhouse_agent_datagrams_total)
+    k1=$(metric flowhouse_agent_kafka_records_total flows.raw); x1=$(metric flowhouse_agent_dropped_datagrams_total)
+    local sent flows el; sent=$(json datagrams_sent <<<"$out"); flows=$(json records_sent <<<"$out"); el=$(json elapsed_s <<<"$out")
+    echo "flowhouse-agent $r $sent $flows $(python3 -c "print(round($flows/$el))") $((d1-d0)) $((a1-a0)) $((sent-(k1-k0)))"
+  done
+  echo "agent spooled=$(metric flowhouse_agent_spooled_records_total) dropped=$(metric flowhouse_agent_dropped_datagrams_total)"
+  kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true; unset 'PIDS[-1]'
+  # --- goflow2, binary (protobuf) output to a file
+  "$GOFLOW2" -listen "netflow://127.0.0.1:$GOFLOW_PORT" -format bin -transport file \
+      -transport.file "$WORK/goflow2.bin" -addr 127.0.0.1:28080 >"$WORK/goflow2.log" 2>&1 &
+  PIDS+=($!); sleep 2
+  for r in "${rates[@]}"; do
+    local d0 d1 out sent flows el
+    d0=$(udp_drops $GOFLOW_PORT); out=$(blast $GOFLOW_PORT "$r"); sleep 3; d1=$(udp_drops $GOFLOW_PORT)
+    sent=$(json datagrams_sent <<<"$out"); flows=$(json records_sent <<<"$out"); el=$(json elapsed_s <<<"$out")
+    echo "goflow2 $r $sent $flows $(python3 -c "print(round($flows/$el))") $((d1-d0)) - -"
+    : >"$WORK/goflow2.bin"
+  done
+  kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true; unset 'PIDS[-1]'
+  # --- nfcapd, nfdump files
+  rm -rf "$WORK/nfcapd"; mkdir -p "$WORK/nfcapd"
+  nfcapd -b 127.0.0.1 -p "$NFCAPD_PORT" -w "$WORK/nfcapd" -B 8388608 -t 3600 >"$WORK/nfcapd.log" 2>&1 &
+  PIDS+=($!); sleep 2
+  for r in "${rates[@]}"; do
+    local d0 d1 out sent flows el
+    d0=$(udp_drops $NFCAPD_PORT); out=$(blast $NFCAPD_PORT "$r"); sleep 3; d1=$(udp_drops $NFCAPD_PORT)
+    sent=$(json datagrams_sent <<<"$out"); flows=$(json records_sent <<<"$out"); el=$(json elapsed_s <<<"$out")
+    echo "nfcapd $r $sent $flows $(python3 -c "print(round($flows/$el))") $((d1-d0)) - -"
+  done
+}
+
+offline() {
+  local passes="${1:-100}"
+  echo "# $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+  "$JAVA" -Xmx2g -cp "$CP" io.flowhouse.agent.bench.OfflinePacketBench \
+      "$SHARED/testdata/packets-synthetic.pcap" "$passes" 2>/dev/null | grep '^offline'
+  start_kafka
+  "$JAVA" -Xmx2g -cp "$CP" io.flowhouse.agent.bench.OfflinePacketBench \
+      "$SHARED/testdata/packets-synthetic.pcap" "$passes" "127.0.0.1:$KAFKA_PORT" 2>/dev/null | grep '^offline'
+}
+
+cmd="${1:-}"; shift || true
+case "$cmd" in
+  udp) udp "$@" ;;
+  offline) offline "$@" ;;
+  *) sed -n '3,14p' "$0"; exit 2 ;;
+esac
