@@ -29,7 +29,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 final class CaptureProducer {
 
     /** One capture of shared/testdata with its ground truth (README). */
-    record Capture(String file, long packets, long bytes) {}
+    record Capture(String file, long records, long packets, long bytes) {}
 
     static final long V9_IPFIX_PACKETS = 42_173L;
     static final long V9_IPFIX_BYTES = 31_011_641L;
@@ -38,14 +38,16 @@ final class CaptureProducer {
 
     static final List<Capture> CAPTURES =
             List.of(
-                    new Capture("netflow-v5-softflowd.pcap", V5_PACKETS, V5_BYTES),
-                    new Capture("netflow-v5-nfreplay.pcap", V5_PACKETS, V5_BYTES),
-                    new Capture("netflow-v9-softflowd.pcap", V9_IPFIX_PACKETS, V9_IPFIX_BYTES),
-                    new Capture("netflow-v9-pmacct.pcap", V9_IPFIX_PACKETS, V9_IPFIX_BYTES),
-                    new Capture("netflow-v9-nfreplay.pcap", V9_IPFIX_PACKETS, V9_IPFIX_BYTES),
-                    new Capture("ipfix-softflowd.pcap", V9_IPFIX_PACKETS, V9_IPFIX_BYTES),
-                    new Capture("ipfix-pmacct.pcap", V9_IPFIX_PACKETS, V9_IPFIX_BYTES),
-                    new Capture("ipfix-biflow-softflowd.pcap", V9_IPFIX_PACKETS, V9_IPFIX_BYTES));
+                    new Capture("netflow-v5-softflowd.pcap", 2279, V5_PACKETS, V5_BYTES),
+                    new Capture("netflow-v5-nfreplay.pcap", 2279, V5_PACKETS, V5_BYTES),
+                    new Capture(
+                            "netflow-v9-softflowd.pcap", 2991, V9_IPFIX_PACKETS, V9_IPFIX_BYTES),
+                    new Capture("netflow-v9-pmacct.pcap", 2995, V9_IPFIX_PACKETS, V9_IPFIX_BYTES),
+                    new Capture("netflow-v9-nfreplay.pcap", 2991, V9_IPFIX_PACKETS, V9_IPFIX_BYTES),
+                    new Capture("ipfix-softflowd.pcap", 2991, V9_IPFIX_PACKETS, V9_IPFIX_BYTES),
+                    new Capture("ipfix-pmacct.pcap", 2995, V9_IPFIX_PACKETS, V9_IPFIX_BYTES),
+                    new Capture(
+                            "ipfix-biflow-softflowd.pcap", 1673, V9_IPFIX_PACKETS, V9_IPFIX_BYTES));
 
     private CaptureProducer() {}
 

@@ -71,6 +71,7 @@ class FlowPipelineITCase {
             assertThat(r.get(0)).isEqualTo(Integer.toString(40_000 + i));
             assertThat(Long.parseLong(r.get(2))).as(c.file() + " packets").isEqualTo(c.packets());
             assertThat(Long.parseLong(r.get(3))).as(c.file() + " bytes").isEqualTo(c.bytes());
+            assertThat(Long.parseLong(r.get(1))).as(c.file() + " records").isEqualTo(c.records());
             assertThat(r.get(4)).as(c.file() + " distinct row ids").isEqualTo(r.get(1));
         }
     }

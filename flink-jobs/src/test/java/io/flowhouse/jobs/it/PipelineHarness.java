@@ -61,11 +61,14 @@ final class PipelineHarness {
         return PipelineSettings.from(JobConfigLoader.load(args.toArray(String[]::new)), Map.of());
     }
 
-    /** Restarts are bounded in tests: three attempts, then the job (and the test) fails. */
+    /**
+     * Restarts are bounded in tests: 40 attempts 2 s apart (enough to ride out a 30 s ClickHouse
+     * outage, during which a restarted writer cannot open), then the job and the test fail.
+     */
     static StreamExecutionEnvironment environment(PipelineSettings s) {
         Configuration c = new Configuration();
         c.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 40);
         c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(2));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(c);
         FlowPipelineJob.configure(env, s);
