@@ -188,47 +188,9 @@ public final class DemoCommand implements Command {
             loadgen.setDaemon(true);
             loadgen.start();
 
-            long start = System.nanoTime();
-            long rows = 0;
-            long stableSince = 0;
-            long lastRows = -1;
-            // Bounded: the traffic, then up to 60 s for the last checkpoints to land.
-            long deadline = start + TimeUnit.SECONDS.toNanos(seconds + 90L);
-            try (Admin admin = kafka.createAdmin()) {
-                while (System.nanoTime() < deadline) {
-                    if (jobFailure.get() != null) {
-                        out.println();
-                        err.println("flowhouse demo: the pipeline job failed: " + jobFailure.get());
-                        jobFailure.get().printStackTrace(err);
-                        return 1;
-                    }
-                    long datagrams = endOffsets(admin);
-                    rows = count(clickhouse, "SELECT count() FROM " + DATABASE + ".flows");
-                    long elapsed = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
-                    out.printf(
-                            Locale.ROOT,
-                            "\r   %3d s  loadgen %-8s  Kafka %s: %,d datagrams  ClickHouse flows: %,d rows   ",
-                            elapsed,
-                            loadgen.isAlive() ? "sending" : "done",
-                            RAW_TOPIC,
-                            datagrams,
-                            rows);
-                    out.flush();
-                    if (!loadgen.isAlive()) {
-                        if (rows == lastRows && rows > 0) {
-                            if (stableSince == 0) {
-                                stableSince = System.nanoTime();
-                            } else if (System.nanoTime() - stableSince
-                                    > TimeUnit.SECONDS.toNanos(12)) {
-                                break;
-                            }
-                        } else {
-                            stableSince = 0;
-                        }
-                    }
-                    lastRows = rows;
-                    Thread.sleep(1_000);
-                }
+            long rows = watchProgress(kafka, clickhouse, loadgen, jobFailure, seconds, out, err);
+            if (rows < 0) {
+                return 1;
             }
             out.println();
             out.println();
@@ -276,6 +238,64 @@ public final class DemoCommand implements Command {
                 // the JVM is shutting down; the hook runs anyway
             }
         }
+    }
+
+    /**
+     * Prints the progress line every second until loadgen is done and the row count has been stable
+     * for 12 s (bounded by the traffic time plus 90 s). Returns the rows, or -1 when the job
+     * failed.
+     */
+    private static long watchProgress(
+            InProcessKafka kafka,
+            String clickhouse,
+            Thread loadgen,
+            AtomicReference<Throwable> jobFailure,
+            int seconds,
+            PrintStream out,
+            PrintStream err)
+            throws InterruptedException {
+        long start = System.nanoTime();
+        long rows = 0;
+        long stableSince = 0;
+        long lastRows = -1;
+        // Bounded: the traffic, then up to 60 s for the last checkpoints to land.
+        long deadline = start + TimeUnit.SECONDS.toNanos(seconds + 90L);
+        try (Admin admin = kafka.createAdmin()) {
+            while (System.nanoTime() < deadline) {
+                if (jobFailure.get() != null) {
+                    out.println();
+                    err.println("flowhouse demo: the pipeline job failed: " + jobFailure.get());
+                    jobFailure.get().printStackTrace(err);
+                    return -1;
+                }
+                long datagrams = endOffsets(admin);
+                rows = count(clickhouse, "SELECT count() FROM " + DATABASE + ".flows");
+                long elapsed = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+                out.printf(
+                        Locale.ROOT,
+                        "\r   %3d s  loadgen %-8s  Kafka %s: %,d datagrams  ClickHouse flows: %,d rows   ",
+                        elapsed,
+                        loadgen.isAlive() ? "sending" : "done",
+                        RAW_TOPIC,
+                        datagrams,
+                        rows);
+                out.flush();
+                if (!loadgen.isAlive()) {
+                    if (rows == lastRows && rows > 0) {
+                        if (stableSince == 0) {
+                            stableSince = System.nanoTime();
+                        } else if (System.nanoTime() - stableSince > TimeUnit.SECONDS.toNanos(12)) {
+                            break;
+                        }
+                    } else {
+                        stableSince = 0;
+                    }
+                }
+                lastRows = rows;
+                Thread.sleep(1_000);
+            }
+        }
+        return rows;
     }
 
     private List<String> agentCommand(
