@@ -8,11 +8,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Raises a socket's receive buffer past {@code net.core.rmem_max} with Linux {@code
- * SO_RCVBUFFORCE} (needs CAP_NET_ADMIN, e.g. root), which plain {@code SO_RCVBUF} cannot: the
- * buffer is what absorbs bursts while the receive thread is descheduled, and the sysctl default
- * (4 MiB here, 208 KiB on many hosts) holds only a few tens of milliseconds at 100 K datagrams/s.
- * Without the capability the kernel refuses and the capped SO_RCVBUF stays; that is logged.
+ * Raises a socket's receive buffer past {@code net.core.rmem_max} with Linux {@code SO_RCVBUFFORCE}
+ * (needs CAP_NET_ADMIN, e.g. root), which plain {@code SO_RCVBUF} cannot: the buffer is what
+ * absorbs bursts while the receive thread is descheduled, and the sysctl default (4 MiB here, 208
+ * KiB on many hosts) holds only a few tens of milliseconds at 100 K datagrams/s. Without the
+ * capability the kernel refuses and the capped SO_RCVBUF stays; that is logged.
  */
 final class ReceiveBuffers {
 
@@ -38,7 +38,9 @@ final class ReceiveBuffers {
             try {
                 return Native.load("c", LibC.class);
             } catch (UnsatisfiedLinkError | RuntimeException e) {
-                LOG.info("libc not reachable through JNA; SO_RCVBUFFORCE unavailable: {}", e.toString());
+                LOG.info(
+                        "libc not reachable through JNA; SO_RCVBUFFORCE unavailable: {}",
+                        e.toString());
                 return null;
             }
         }
@@ -47,8 +49,8 @@ final class ReceiveBuffers {
     /**
      * Asks for {@code bytes} with SO_RCVBUFFORCE on Linux.
      *
-     * @return the buffer size the kernel reports afterwards (twice the asked value on Linux), or
-     *     -1 if it could not be read
+     * @return the buffer size the kernel reports afterwards (twice the asked value on Linux), or -1
+     *     if it could not be read
      */
     static int force(int fd, int bytes) {
         LibC libc = Holder.LIBC;

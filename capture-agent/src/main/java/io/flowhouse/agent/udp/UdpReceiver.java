@@ -70,9 +70,7 @@ public final class UdpReceiver implements AutoCloseable {
             b.group(group).channel(NioDatagramChannel.class);
         }
         b.option(ChannelOption.SO_RCVBUF, config.receiveBufferBytes())
-                .option(
-                        ChannelOption.RCVBUF_ALLOCATOR,
-                        new FixedRecvByteBufAllocator(allocation))
+                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(allocation))
                 .handler(handler);
         try {
             for (AgentConfig.Listener l : config.listeners()) {
@@ -82,7 +80,9 @@ public final class UdpReceiver implements AutoCloseable {
                     Channel ch = b.bind(new InetSocketAddress(host, port)).sync().channel();
                     channels.add(ch);
                     if (ch instanceof EpollDatagramChannel e) {
-                        receiveBuffer = ReceiveBuffers.force(e.fd().intValue(), config.receiveBufferBytes());
+                        receiveBuffer =
+                                ReceiveBuffers.force(
+                                        e.fd().intValue(), config.receiveBufferBytes());
                     }
                     // An ephemeral port (0) is fixed by the first socket; the others join it.
                     port = ((InetSocketAddress) ch.localAddress()).getPort();

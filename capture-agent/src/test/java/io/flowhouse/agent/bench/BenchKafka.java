@@ -5,8 +5,8 @@ import io.flowhouse.testkit.kafka.EmbeddedKafka;
 import java.nio.file.Path;
 
 /**
- * A standalone broker for the benchmark scripts ({@code capture-agent/bench/}): one KRaft broker
- * on {@code 127.0.0.1:PORT} with its log in DIR, running until killed. Not a test.
+ * A standalone broker for the benchmark scripts ({@code capture-agent/bench/}): one KRaft broker on
+ * {@code 127.0.0.1:PORT} with its log in DIR, running until killed. Not a test.
  */
 public final class BenchKafka {
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.agent.bench;
 
+import io.flowhouse.agent.config.AgentConfigLoader;
 import io.flowhouse.agent.kafka.Outbound;
 import io.flowhouse.agent.kafka.RawFlowPublisher;
-import io.flowhouse.agent.config.AgentConfigLoader;
 import io.flowhouse.agent.metrics.AgentMetrics;
 import io.flowhouse.agent.pcap.PacketBatcher;
 import io.flowhouse.agent.pcap.PcapFilePacketSource;
@@ -17,10 +17,10 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Offline packet path throughput: a pcap file read with the memory-mapped reader, parsed,
- * batched and encoded into {@code packets.raw} records, N passes. With a bootstrap address the
- * records go to that Kafka broker through the agent's publisher (and the time includes the flush);
- * without, they are encoded and counted only, which isolates the agent's own cost per packet.
+ * Offline packet path throughput: a pcap file read with the memory-mapped reader, parsed, batched
+ * and encoded into {@code packets.raw} records, N passes. With a bootstrap address the records go
+ * to that Kafka broker through the agent's publisher (and the time includes the flush); without,
+ * they are encoded and counted only, which isolates the agent's own cost per packet.
  *
  * <p>{@code OfflinePacketBench FILE PASSES [BOOTSTRAP]}
  */
