@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Codec benchmarks and fuzzing, one command each (see BENCHMARKS.md):
+#   netflow-codec/bench.sh jmh  [JMH args...]     JMH decode throughput (records/s, one thread)
+#   netflow-codec/bench.sh fuzz [inputs] [seed]   mutation fuzzer, default 10,000,000 inputs
+#   netflow-codec/bench.sh peer [capture...]      same-run: our decoder vs nfcapd/nfdump vs goflow2
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cd "$here/.."
+mvn -B -ntp -o -q -Pfast -pl netflow-codec -am install -DskipTests
+mvn -B -ntp -o -q -Pfast -pl netflow-codec test-compile dependency:build-classpath \
+    -Dmdep.outputFile=target/bench.cp -Dmdep.includeScope=test
+cd "$here"
+cp="target/classes:target/test-classes:$(cat target/bench.cp)"
+mkdir -p target/bench
+what="${1:-jmh}"
+shift || true
+case "$what" in
+  jmh)
+    exec java -cp "$cp" org.openjdk.jmh.Main DecodeBenchmark -rf text -rff target/bench/jmh.txt "$@" ;;
+  fuzz)
+    exec java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.FuzzMain "${1:-10000000}" "${2:-1}" ;;
+  peer)
+    gobench=""
+    if command -v go >/dev/null; then
+      (cd bench/goflow2 && go build -o ../../target/bench/goflow2bench .) && gobench=target/bench/goflow2bench
+    fi
+    captures=("$@")
+    [ ${#captures[@]} -gt 0 ] || captures=(netflow-v5-softflowd.pcap netflow-v9-softflowd.pcap ipfix-softflowd.pcap ipfix-pmacct.pcap)
+    for c in "${captures[@]}"; do
+      java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.PeerBench "$c" 10 300 $gobench
+    done ;;
+  *) echo "usage: $0 jmh|fuzz|peer [args]" >&2; exit 2 ;;
+esac
