@@ -4,6 +4,7 @@ package io.flowhouse.sinks.ipfix;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.ipfix.IpfixDecoder;
 import io.flowhouse.codec.ipfix.IpfixEncoder;
+import io.flowhouse.codec.template.FieldSpecifier;
 import io.flowhouse.codec.template.Template;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -24,9 +25,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Re-exports flows as IPFIX (RFC 7011) to one collector over UDP or TCP, with the codec's {@link
  * IpfixEncoder}: IPv4 and IPv6 flows in their own templates (256, 257), the sampling rate in an
- * options template (258, scope selectorId = the rate) with one options record per rate and domain,
- * per observation domain templates and sequence numbers (data records, §3.1), messages up to {@link
- * IpfixExporterOptions#maxMessageBytes()}.
+ * options template ({@link #SAMPLING_OPTIONS}, 258, scope selectorId = the rate) with one options
+ * record per rate and domain, per observation domain templates and sequence numbers (data records,
+ * §3.1), messages up to {@link IpfixExporterOptions#maxMessageBytes()}.
  *
  * <p>Template management (§8): over UDP the templates go out in the first message of a domain and
  * again when {@link IpfixExporterOptions#templateRefreshInterval()} has passed or {@link
@@ -48,8 +49,23 @@ public final class IpfixExporter implements AutoCloseable {
     private static final int V4_LENGTH = IpfixEncoder.recordLength(V4);
     private static final int V6_LENGTH = IpfixEncoder.recordLength(V6);
 
-    /** selectorId u64 + packet interval + packet space + samplingInterval (u32 each). */
-    private static final int OPTIONS_RECORD_LENGTH = 20;
+    /**
+     * The sampling options template: scope selectorId (302), samplingPacketInterval (305) and
+     * samplingPacketSpace (306), RFC 5477's systematic count-based sampling, rate = (305 + 306) /
+     * 305. Deliberately without samplingInterval (34): nfcapd 1.7 reads it as the packet space when
+     * 305 is present and doubles every counter of an unsampled stream.
+     */
+    static final Template SAMPLING_OPTIONS =
+            new Template(
+                    IpfixEncoder.SAMPLING_OPTIONS_TEMPLATE_ID,
+                    List.of(
+                            FieldSpecifier.of(302, 8),
+                            FieldSpecifier.of(305, 4),
+                            FieldSpecifier.of(306, 4)),
+                    1);
+
+    /** selectorId u64 + packet interval + packet space (u32 each). */
+    private static final int OPTIONS_RECORD_LENGTH = 16;
 
     private static final Duration TICK = Duration.ofMillis(100);
     private static final Duration STARTUP_CONNECT = Duration.ofSeconds(2);
@@ -116,6 +132,7 @@ public final class IpfixExporter implements AutoCloseable {
     private long templateSends;
     private long sendErrors;
     private IOException lastError;
+    private long nextSendNanos;
 
     /** An exporter to {@code target} with the system clock and its own timer thread. */
     public IpfixExporter(IpfixExporterOptions.Target target, IpfixExporterOptions options)
@@ -246,7 +263,6 @@ public final class IpfixExporter implements AutoCloseable {
                     .u64(rate)
                     .u32(1)
                     .u32(rate - 1)
-                    .u32(rate)
                     .endRecord();
             d.currentSet = IpfixEncoder.SAMPLING_OPTIONS_TEMPLATE_ID;
             d.announcedRates.add(rate);
@@ -306,7 +322,7 @@ public final class IpfixExporter implements AutoCloseable {
         d.records = 0;
         d.openedNanos = now;
         if (templatesDue(d, now)) {
-            d.message.template(V4).template(V6).template(IpfixEncoder.SAMPLING_OPTIONS_TEMPLATE);
+            d.message.template(V4).template(V6).template(SAMPLING_OPTIONS);
             d.templatesSent = true;
             d.templateSession = session;
             d.lastTemplatesNanos = now;
@@ -324,6 +340,7 @@ public final class IpfixExporter implements AutoCloseable {
         d.records = 0;
         d.messagesSinceTemplates++;
         d.buffer.flip();
+        pace();
         try {
             transport.send(d.buffer);
             messagesSent++;
@@ -351,6 +368,28 @@ public final class IpfixExporter implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * Waits for the next send slot when pacing is on. Strict, no burst: goflow2 decodes datagrams
+     * on several workers, so a data message right behind its template message can lose the race and
+     * be dropped as "template not found".
+     */
+    private void pace() {
+        int rate = options.maxMessagesPerSecond();
+        if (rate <= 0) {
+            return;
+        }
+        long interval = 1_000_000_000L / rate;
+        long now = System.nanoTime();
+        if (nextSendNanos - now < 0) {
+            nextSendNanos = now;
+        }
+        long wait = nextSendNanos - now;
+        if (wait > 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos(wait);
+        }
+        nextSendNanos += interval;
     }
 
     /** Sends every partly filled message now. */

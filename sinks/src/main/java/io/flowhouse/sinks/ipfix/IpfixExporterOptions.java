@@ -33,6 +33,7 @@ import java.util.Objects;
  *   <li>{@code flowhouse.ipfix.tcp.reconnect-backoff-min|max}: exponential backoff between TCP
  *       connection attempts; flows for a disconnected collector are dropped and counted.
  *   <li>{@code flowhouse.ipfix.send-buffer-bytes}: socket send buffer.
+ *   <li>{@code flowhouse.ipfix.max-messages-per-second}: pacing per target, 0 (default) unpaced.
  * </ul>
  */
 public final class IpfixExporterOptions implements Serializable {
@@ -126,6 +127,7 @@ public final class IpfixExporterOptions implements Serializable {
     private final Duration reconnectBackoffMin;
     private final Duration reconnectBackoffMax;
     private final int sendBufferBytes;
+    private final int maxMessagesPerSecond;
 
     private IpfixExporterOptions(Builder b) {
         this.targets = List.copyOf(b.targets);
@@ -138,6 +140,7 @@ public final class IpfixExporterOptions implements Serializable {
         this.reconnectBackoffMin = b.reconnectBackoffMin;
         this.reconnectBackoffMax = b.reconnectBackoffMax;
         this.sendBufferBytes = b.sendBufferBytes;
+        this.maxMessagesPerSecond = b.maxMessagesPerSecond;
     }
 
     public static Builder builder() {
@@ -165,6 +168,7 @@ public final class IpfixExporterOptions implements Serializable {
         b.reconnectBackoffMin = reconnectBackoffMin;
         b.reconnectBackoffMax = reconnectBackoffMax;
         b.sendBufferBytes = sendBufferBytes;
+        b.maxMessagesPerSecond = maxMessagesPerSecond;
         return b;
     }
 
@@ -209,6 +213,11 @@ public final class IpfixExporterOptions implements Serializable {
         return sendBufferBytes;
     }
 
+    /** Pacing of messages per target, 0 for none. */
+    public int maxMessagesPerSecond() {
+        return maxMessagesPerSecond;
+    }
+
     @Override
     public String toString() {
         return "IpfixExporterOptions{targets="
@@ -236,8 +245,19 @@ public final class IpfixExporterOptions implements Serializable {
         private Duration reconnectBackoffMin = Duration.ofMillis(100);
         private Duration reconnectBackoffMax = Duration.ofSeconds(10);
         private int sendBufferBytes = 4 << 20;
+        private int maxMessagesPerSecond = 0;
 
         private Builder() {}
+
+        /**
+         * Paces the messages to each target (0: as fast as the socket takes them). Collectors with
+         * a small receive buffer (goflow2 keeps the kernel default) lose bursts; the writer waits
+         * instead.
+         */
+        public Builder maxMessagesPerSecond(int v) {
+            this.maxMessagesPerSecond = v;
+            return this;
+        }
 
         /** Adds {@code HOST:PORT[/tcp]}. */
         public Builder target(String spec) {
@@ -327,6 +347,11 @@ public final class IpfixExporterOptions implements Serializable {
                     reconnectBackoffMin + ".." + reconnectBackoffMax,
                     "0 < min <= max");
             check(sendBufferBytes >= 0, "send-buffer-bytes", sendBufferBytes, ">= 0");
+            check(
+                    maxMessagesPerSecond >= 0,
+                    "max-messages-per-second",
+                    maxMessagesPerSecond,
+                    ">= 0 (0: unpaced)");
             return new IpfixExporterOptions(this);
         }
 
