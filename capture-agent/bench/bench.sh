@@ -53,7 +53,7 @@ start_kafka() {
   rm -rf "$WORK/kafka"
   "$JAVA" -Xmx1g -cp "$CP" io.flowhouse.agent.bench.BenchKafka "$KAFKA_PORT" "$WORK/kafka" 4 \
       >"$WORK/kafka.log" 2>&1 &
-  PIDS+=($!)
+  KAFKA_PID=$!; PIDS+=($KAFKA_PID)
   for _ in $(seq 1 120); do grep -q "bench kafka ready" "$WORK/kafka.log" && return; sleep 1; done
   echo "kafka did not start" >&2; exit 1
 }
@@ -64,51 +64,73 @@ blast() { # blast PORT RATE -> nfblast JSON
 
 json() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 
+# CPU time of a process (user+system), in clock ticks (100 per second).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# line COLLECTOR RATE NFBLAST_JSON KERNEL_DROPS RECEIVED_DGRAMS LOST CPU_TICKS [BROKER_TICKS]
+line() {
+  python3 - "$@" <<'PY'
+import json, sys
+c, rate, js, drops, recv, lost, ticks = sys.argv[1:8]
+broker = sys.argv[8] if len(sys.argv) > 8 else "-"
+j = json.loads(js)
+sent, flows, el = j["datagrams_sent"], j["records_sent"], j["elapsed_s"]
+per = flows / max(sent, 1)
+recv = int(recv) if recv != "-" else sent - int(drops)
+cpu = int(ticks) / 100.0
+fpc = round(recv * per / cpu) if cpu > 0 else 0
+print(f"{c} {rate} {sent} {flows} {round(flows/el)} {drops} {recv} {lost} {cpu:.2f} {fpc} {broker}")
+PY
+}
+
 udp() {
   local rates=("$@"); [[ ${#rates[@]} -eq 0 ]] && rates=(20000 40000 60000 80000 100000)
   echo "# $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), pcap $(basename "$PCAP")"
-  echo "collector rate_dgram_s sent_dgram sent_flows flows_per_s kernel_drops received lost_before_kafka"
+  echo "collector rate_dgram_s sent_dgram sent_flows offered_flows_per_s kernel_drops received_dgram lost_before_kafka cpu_s flows_per_cpu_s broker_cpu_s"
   start_kafka
   # --- flowhouse agent -> Kafka
   rm -rf "$WORK/spool"
   "$JAVA" -Xmx2g -cp "$CP" io.flowhouse.agent.CaptureAgentMain --listen "127.0.0.1:$AGENT_PORT" \
       --bootstrap-servers "127.0.0.1:$KAFKA_PORT" --spool-dir "$WORK/spool" \
       --metrics-port "$METRICS_PORT" --agent-id bench >"$WORK/agent.log" 2>&1 &
-  PIDS+=($!)
+  local agent=$!; PIDS+=($agent)
   for _ in $(seq 1 60); do curl -sf "http://127.0.0.1:$METRICS_PORT/health" >/dev/null && break; sleep 1; done
+  # Warm-up (JIT, producer connections), not reported.
+  blast $AGENT_PORT 5000 >/dev/null; sleep 3
   for r in "${rates[@]}"; do
-    local d0 a0 k0 s0 x0 out d1 a1 k1 s1 x1
+    local d0 a0 k0 c0 b0 out d1 a1 k1 c1 b1 sent
     d0=$(udp_drops $AGENT_PORT); a0=$(metric flowhouse_agent_datagrams_total)
-    k0=$(metric flowhouse_agent_kafka_records_total flows.raw); x0=$(metric flowhouse_agent_dropped_datagrams_total)
+    k0=$(metric flowhouse_agent_kafka_records_total flows.raw); c0=$(cpu_ticks $agent); b0=$(cpu_ticks $KAFKA_PID)
     out=$(blast $AGENT_PORT "$r"); sleep 5
     d1=$(udp_drops $AGENT_PORT); a1=$(metric flowhouse_agent_datagrams_total)
-    k1=$(metric flowhouse_agent_kafka_records_total flows.raw); x1=$(metric flowhouse_agent_dropped_datagrams_total)
-    local sent flows el; sent=$(json datagrams_sent <<<"$out"); flows=$(json records_sent <<<"$out"); el=$(json elapsed_s <<<"$out")
-    echo "flowhouse-agent $r $sent $flows $(python3 -c "print(round($flows/$el))") $((d1-d0)) $((a1-a0)) $((sent-(k1-k0)))"
+    k1=$(metric flowhouse_agent_kafka_records_total flows.raw); c1=$(cpu_ticks $agent); b1=$(cpu_ticks $KAFKA_PID)
+    sent=$(json datagrams_sent <<<"$out")
+    line flowhouse-agent "$r" "$out" $((d1-d0)) $((a1-a0)) $((sent-(k1-k0))) $((c1-c0)) "$(python3 -c "print(f'{($b1-$b0)/100:.2f}')")"
   done
   echo "agent spooled=$(metric flowhouse_agent_spooled_records_total) dropped=$(metric flowhouse_agent_dropped_datagrams_total)"
   kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true; unset 'PIDS[-1]'
   # --- goflow2, binary (protobuf) output to a file
   "$GOFLOW2" -listen "netflow://127.0.0.1:$GOFLOW_PORT" -format bin -transport file \
       -transport.file "$WORK/goflow2.bin" -addr 127.0.0.1:28080 >"$WORK/goflow2.log" 2>&1 &
-  PIDS+=($!); sleep 2
+  local gf=$!; PIDS+=($gf); sleep 2
   for r in "${rates[@]}"; do
-    local d0 d1 out sent flows el
-    d0=$(udp_drops $GOFLOW_PORT); out=$(blast $GOFLOW_PORT "$r"); sleep 3; d1=$(udp_drops $GOFLOW_PORT)
-    sent=$(json datagrams_sent <<<"$out"); flows=$(json records_sent <<<"$out"); el=$(json elapsed_s <<<"$out")
-    echo "goflow2 $r $sent $flows $(python3 -c "print(round($flows/$el))") $((d1-d0)) - -"
+    local d0 d1 c0 c1 out
+    d0=$(udp_drops $GOFLOW_PORT); c0=$(cpu_ticks $gf); out=$(blast $GOFLOW_PORT "$r"); sleep 3
+    d1=$(udp_drops $GOFLOW_PORT); c1=$(cpu_ticks $gf)
+    line goflow2 "$r" "$out" $((d1-d0)) - - $((c1-c0))
     : >"$WORK/goflow2.bin"
   done
   kill "${PIDS[-1]}"; wait "${PIDS[-1]}" 2>/dev/null || true; unset 'PIDS[-1]'
   # --- nfcapd, nfdump files
   rm -rf "$WORK/nfcapd"; mkdir -p "$WORK/nfcapd"
+  # nfcapd runs in the foreground (no -D), so $! is nfcapd itself.
   nfcapd -b 127.0.0.1 -p "$NFCAPD_PORT" -w "$WORK/nfcapd" -B 8388608 -t 3600 >"$WORK/nfcapd.log" 2>&1 &
-  PIDS+=($!); sleep 2
+  local nc=$!; PIDS+=($nc); sleep 2
   for r in "${rates[@]}"; do
-    local d0 d1 out sent flows el
-    d0=$(udp_drops $NFCAPD_PORT); out=$(blast $NFCAPD_PORT "$r"); sleep 3; d1=$(udp_drops $NFCAPD_PORT)
-    sent=$(json datagrams_sent <<<"$out"); flows=$(json records_sent <<<"$out"); el=$(json elapsed_s <<<"$out")
-    echo "nfcapd $r $sent $flows $(python3 -c "print(round($flows/$el))") $((d1-d0)) - -"
+    local d0 d1 c0 c1 out
+    d0=$(udp_drops $NFCAPD_PORT); c0=$(cpu_ticks $nc); out=$(blast $NFCAPD_PORT "$r"); sleep 3
+    d1=$(udp_drops $NFCAPD_PORT); c1=$(cpu_ticks $nc)
+    line nfcapd "$r" "$out" $((d1-d0)) - - $((c1-c0))
   done
 }
 
