@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.sinks.ipfix;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class IpfixExporterOptionsTest {
+
+    @Test
+    void targetsParseHostPortAndTransport() {
+        assertThat(IpfixExporterOptions.Target.parse("collector:4739"))
+                .isEqualTo(
+                        new IpfixExporterOptions.Target(
+                                "collector", 4739, IpfixExporterOptions.Transport.UDP));
+        assertThat(IpfixExporterOptions.Target.parse("10.0.0.1:4739/tcp").transport())
+                .isEqualTo(IpfixExporterOptions.Transport.TCP);
+        IpfixExporterOptions.Target v6 = IpfixExporterOptions.Target.parse("[2001:db8::1]:2055");
+        assertThat(v6.host()).isEqualTo("2001:db8::1");
+        assertThat(v6.toString()).isEqualTo("[2001:db8::1]:2055");
+    }
+
+    @Test
+    void badValuesNameTheKey() {
+        assertThatThrownBy(() -> IpfixExporterOptions.Target.parse("host:99999"))
+                .hasMessageContaining("expected: 1..65535");
+        assertThatThrownBy(() -> IpfixExporterOptions.Target.parse("host:4739/sctp"))
+                .hasMessageContaining("HOST:PORT[/tcp|/udp]");
+        assertThatThrownBy(
+                        () ->
+                                IpfixExporterOptions.builder()
+                                        .target("h:1")
+                                        .maxMessageBytes(511)
+                                        .build())
+                .hasMessageContaining("flowhouse.ipfix.max-message-bytes");
+        assertThatThrownBy(() -> IpfixExporterOptions.builder().build())
+                .hasMessageContaining("flowhouse.ipfix.targets");
+    }
+
+    @Test
+    void defaultsFollowTheRfc() {
+        IpfixExporterOptions o = IpfixExporterOptions.forTargets("h:4739");
+        assertThat(o.maxMessageBytes()).isEqualTo(1400);
+        assertThat(o.biflowMode()).isEqualTo(IpfixExporterOptions.BiflowMode.SPLIT);
+        assertThat(o.observationDomainId()).isEqualTo(-1);
+        assertThat(o.templateRefreshMessages()).isPositive();
+    }
+}

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.sinks.zmq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class ZmqSinkOptionsTest {
+
+    @Test
+    void endpointModesFollowNtopng() {
+        ZmqSinkOptions bind = ZmqSinkOptions.defaults("tcp://*:5556");
+        assertThat(bind.connectMode()).isFalse();
+        assertThat(bind.zmqAddress()).isEqualTo("tcp://*:5556");
+        ZmqSinkOptions collector = ZmqSinkOptions.defaults("zmq://ntopng.example:5556c");
+        assertThat(collector.connectMode()).isTrue();
+        assertThat(collector.zmqAddress()).isEqualTo("tcp://ntopng.example:5556");
+        assertThat(ZmqSinkOptions.defaults("ipc:///tmp/flowc").connectMode()).isFalse();
+    }
+
+    @Test
+    void limitsAreChecked() {
+        assertThatThrownBy(
+                        () ->
+                                ZmqSinkOptions.builder("tcp://*:5556")
+                                        .maxMessageBytes(200_000)
+                                        .build())
+                .hasMessageContaining("flowhouse.zmq.max-message-bytes");
+        assertThatThrownBy(() -> ZmqSinkOptions.defaults("http://x"))
+                .hasMessageContaining("tcp://HOST:PORT[c]");
+        assertThat(ZmqSinkOptions.Overflow.parse(" Block "))
+                .isEqualTo(ZmqSinkOptions.Overflow.BLOCK);
+    }
+}
