@@ -214,7 +214,8 @@ public final class BenchCommand {
                 System.nanoTime()
                         + cl.intValue("time-limit-seconds", 540, 30, 3600) * 1_000_000_000L;
         List<Double> rates = new ArrayList<>();
-        for (String r : cl.value("rates", "5000,10000,20000,40000,80000").split(",")) {
+        for (String r :
+                cl.value("rates", "5000,10000,20000,40000,80000,160000,320000").split(",")) {
             rates.add(Double.parseDouble(r.trim()));
         }
         DropFreeSearch.Settings settings =

@@ -18,7 +18,11 @@ final class BenchReport {
     private BenchReport() {}
 
     static void print(PrintStream out, String stage, List<SystemResult> systems) {
-        out.printf(Locale.ROOT, "%n== bench %s: drop-free search ==%n", stage);
+        out.printf(
+                Locale.ROOT,
+                "%n== bench %s: drop-free search (load average now: %s) ==%n",
+                stage,
+                loadAverage());
         out.printf(
                 Locale.ROOT,
                 "%-16s %12s %12s %12s %12s %9s %9s %9s %-28s %-26s %s%n",
@@ -75,7 +79,10 @@ final class BenchReport {
                     best == null ? "-" : Long.toString(ownRss(best)),
                     s.error() != null
                             ? s.error()
-                            : s.loadgenLimited() ? "loadgen could not offer more" : "");
+                            : s.loadgenLimited()
+                                    ? "no loss seen: lower bound (loadgen ceiling or highest"
+                                            + " --rates value)"
+                                    : "");
         }
     }
 
@@ -158,6 +165,8 @@ final class BenchReport {
                 .append(sysctl("net/core/rmem_default"))
                 .append(", \"net.core.rmem_max\": ")
                 .append(sysctl("net/core/rmem_max"))
+                .append(", \"loadavg_at_end\": ")
+                .append(quote(loadAverage()))
                 .append("},\n");
         sb.append("  \"systems\": [");
         for (int i = 0; i < systems.size(); i++) {
@@ -210,6 +219,15 @@ final class BenchReport {
         }
         sb.append("\n  ]\n}\n");
         return sb.toString();
+    }
+
+    /** {@code /proc/loadavg}: other work on the machine moves the numbers, so it is recorded. */
+    static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).trim();
+        } catch (IOException e) {
+            return "";
+        }
     }
 
     private static long sysctl(String path) {

@@ -33,6 +33,19 @@ final class KafkaTopics implements AutoCloseable {
         admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
                 .all()
                 .get(30, TimeUnit.SECONDS);
+        // A new topic's partitions take a moment to show up in the broker's metadata.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                records(topic);
+                return;
+            } catch (ExecutionException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(200);
+            }
+        }
     }
 
     /** Records in the topic: the sum of its partitions' end offsets (nothing is deleted here). */

@@ -8,8 +8,8 @@ import java.util.List;
  *
  * @param system name
  * @param steps every step run, in order
- * @param loadgenLimited true when the search stopped because loadgen could not go faster, so the
- *     highest clean rate is a lower bound
+ * @param loadgenLimited true when the search ended without loss (loadgen could not go faster, or
+ *     the highest rate asked for was reached), so the highest clean rate is a lower bound
  * @param error why the search stopped early, or null
  * @param notes versions and settings
  */

@@ -93,7 +93,7 @@ class BenchReportTest {
         assertThat(table.toString(StandardCharsets.UTF_8))
                 .contains("LOSS")
                 .contains(">= 24,975")
-                .contains("loadgen could not offer more");
+                .contains("no loss seen: lower bound");
     }
 
     @Test
