@@ -108,6 +108,9 @@ public final class IpfixExporter implements AutoCloseable {
         int messagesSinceTemplates;
         final Set<Long> announcedRates = new HashSet<>();
 
+        /** The rate of the previous record, announced in this message or before (0: none). */
+        long lastRate;
+
         Domain(long id, int size) {
             this.id = id;
             this.buffer = ByteBuffer.allocate(size);
@@ -133,6 +136,7 @@ public final class IpfixExporter implements AutoCloseable {
     private long sendErrors;
     private IOException lastError;
     private long nextSendNanos;
+    private Domain lastDomain;
 
     /** An exporter to {@code target} with the system clock and its own timer thread. */
     public IpfixExporter(IpfixExporterOptions.Target target, IpfixExporterOptions options)
@@ -241,13 +245,15 @@ public final class IpfixExporter implements AutoCloseable {
     }
 
     private void write(long domainId, FlowRecord r) {
-        long now = System.nanoTime();
-        if (!connectedFor(now)) {
+        if (!connectedFor()) {
             recordsDropped++;
             return;
         }
-        Domain d =
-                domains.computeIfAbsent(domainId, id -> new Domain(id, options.maxMessageBytes()));
+        Domain d = lastDomain;
+        if (d == null || d.id != domainId) {
+            d = domains.computeIfAbsent(domainId, id -> new Domain(id, options.maxMessageBytes()));
+            lastDomain = d;
+        }
         Template t = IpfixEncoder.templateFor(r);
         long rate = Math.max(1L, r.samplingRate());
         if (d.message != null
@@ -255,9 +261,9 @@ public final class IpfixExporter implements AutoCloseable {
             sendDomain(d);
         }
         if (d.message == null) {
-            open(d, now);
+            open(d, System.nanoTime());
         }
-        if (!d.announcedRates.contains(rate)) {
+        if (rate != d.lastRate && !d.announcedRates.contains(rate)) {
             d.message
                     .data(IpfixEncoder.SAMPLING_OPTIONS_TEMPLATE_ID)
                     .u64(rate)
@@ -267,6 +273,7 @@ public final class IpfixExporter implements AutoCloseable {
             d.currentSet = IpfixEncoder.SAMPLING_OPTIONS_TEMPLATE_ID;
             d.announcedRates.add(rate);
         }
+        d.lastRate = rate;
         d.message.data(t.templateId());
         d.currentSet = t.templateId();
         IpfixEncoder.writeFlow(d.message, t, r);
@@ -276,7 +283,7 @@ public final class IpfixExporter implements AutoCloseable {
     /** Bytes the record (plus set headers and a new rate's options record) adds. */
     private static int need(Domain d, Template t, long rate) {
         int n = t == V4 ? V4_LENGTH : V6_LENGTH;
-        if (!d.announcedRates.contains(rate)) {
+        if (rate != d.lastRate && !d.announcedRates.contains(rate)) {
             n +=
                     IpfixDecoder.SET_HEADER_SIZE
                             + OPTIONS_RECORD_LENGTH
@@ -285,6 +292,12 @@ public final class IpfixExporter implements AutoCloseable {
             n += IpfixDecoder.SET_HEADER_SIZE;
         }
         return n;
+    }
+
+    /** {@link #connectedFor(long)} without reading the clock for UDP, which is always ready. */
+    private boolean connectedFor() {
+        return target.transport() == IpfixExporterOptions.Transport.UDP
+                || connectedFor(System.nanoTime());
     }
 
     /** True when the transport can send; starts a fresh encoder after a TCP reconnect. */
@@ -329,6 +342,7 @@ public final class IpfixExporter implements AutoCloseable {
             d.messagesSinceTemplates = 0;
             // A collector that lost the templates lost the options data with them.
             d.announcedRates.clear();
+            d.lastRate = 0;
             templateSends++;
         }
     }
