@@ -24,7 +24,8 @@ import java.util.Objects;
  *   <li>{@code flowhouse.zmq.max-message-bytes}: TLV payload limit, at most 131072 (ntopng's {@code
  *       CONST_ZMQ_PAYLOAD_LEN}).
  *   <li>{@code flowhouse.zmq.linger}: longest a partly filled flow message waits before it is sent.
- *   <li>{@code flowhouse.zmq.queue-capacity}: messages between the writer and the socket thread.
+ *   <li>{@code flowhouse.zmq.queue-capacity}: flows between the writer and the socket thread
+ *       (65,536).
  *   <li>{@code flowhouse.zmq.overflow}: {@code drop} (count and drop when the queue is full; the
  *       default, so a stalled ntopng never stalls the ClickHouse path) or {@code block} (Flink
  *       back-pressure).
@@ -246,7 +247,7 @@ public final class ZmqSinkOptions implements Serializable {
         private long sourceId = 0L;
         private int maxMessageBytes = 65_536;
         private Duration linger = Duration.ofMillis(100);
-        private int queueCapacity = 1024;
+        private int queueCapacity = 65_536;
         private Overflow overflow = Overflow.DROP;
         private int sendHwm = 10_000;
         private Duration eventInterval = Duration.ofSeconds(1);
