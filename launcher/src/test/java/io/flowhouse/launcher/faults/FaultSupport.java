@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.launcher.faults;
+
+import io.flowhouse.codec.envelope.RawDatagram;
+import io.flowhouse.codec.envelope.RawDatagramCodec;
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/** Datagrams with known totals, topic read-back and the fault table, for the fault suite. */
+final class FaultSupport {
+
+    /** Where every fault test appends its row; {@code ./flowhouse test --faults} prints it. */
+    static final Path TABLE = Path.of("target", "faults-table.txt");
+
+    private FaultSupport() {}
+
+    /**
+     * A NetFlow v5 datagram with one flow whose sequence number is {@code seq}, {@code seq % 7 + 1}
+     * packets and {@code 100 * packets + seq % 13} bytes: the sender can sum what it sent and the
+     * reader can tell every datagram apart.
+     */
+    static byte[] v5(int seq) {
+        ByteBuffer b = ByteBuffer.allocate(24 + 48);
+        b.putShort((short) 5).putShort((short) 1).putInt(600_000).putInt(1_700_000_000).putInt(0);
+        b.putInt(seq).put((byte) 0).put((byte) 0).putShort((short) 0);
+        b.putInt(0x0a000001).putInt(0x0a000002 + (seq & 0xffff)).putInt(0);
+        b.putShort((short) 1).putShort((short) 2);
+        b.putInt(packets(seq)).putInt(bytes(seq));
+        b.putInt(590_000).putInt(599_000);
+        b.putShort((short) (1024 + seq % 60_000)).putShort((short) 443);
+        b.put((byte) 0).put((byte) 0x18).put((byte) 6).put((byte) 0);
+        b.putShort((short) 0).putShort((short) 0).put((byte) 24).put((byte) 24).putShort((short) 0);
+        return b.array();
+    }
+
+    static int packets(int seq) {
+        return seq % 7 + 1;
+    }
+
+    static int bytes(int seq) {
+        return 100 * packets(seq) + seq % 13;
+    }
+
+    /** The v5 sequence number of a payload built by {@link #v5(int)}. */
+    static int seqOf(byte[] payload) {
+        return ByteBuffer.wrap(payload).getInt(16);
+    }
+
+    static int freeTcpPort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    static int freeUdpPort() throws IOException {
+        try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0))) {
+            return s.getLocalPort();
+        }
+    }
+
+    /**
+     * Reads every partition of {@code topic} from the beginning until {@code done} holds or the
+     * timeout passes, then polls once more so that extras (duplicates) show.
+     */
+    static List<ConsumerRecord<byte[], byte[]>> readAll(
+            Map<String, String> client,
+            String topic,
+            Duration timeout,
+            Predicate<List<ConsumerRecord<byte[], byte[]>>> done) {
+        Properties p = new Properties();
+        p.putAll(client);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+            List<TopicPartition> parts = new ArrayList<>();
+            while (parts.isEmpty() && System.nanoTime() < deadline) {
+                List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(5));
+                if (infos != null) {
+                    for (PartitionInfo i : infos) {
+                        parts.add(new TopicPartition(topic, i.partition()));
+                    }
+                }
+            }
+            consumer.assign(parts);
+            consumer.seekToBeginning(parts);
+            while (System.nanoTime() < deadline && !done.test(out)) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                    out.add(r);
+                }
+            }
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(1_500))) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    /** Totals of v5 datagrams read back from the raw topic, with duplicates counted apart. */
+    record Stored(
+            int distinct, int duplicates, long packets, long bytes, Map<Integer, Integer> seen) {
+
+        static Stored of(List<ConsumerRecord<byte[], byte[]>> records) {
+            Map<Integer, Integer> seen = new HashMap<>();
+            long packets = 0;
+            long bytes = 0;
+            int dups = 0;
+            for (ConsumerRecord<byte[], byte[]> r : records) {
+                RawDatagram d = RawDatagramCodec.decode(r.value());
+                int seq = seqOf(d.payload());
+                if (seen.merge(seq, 1, Integer::sum) > 1) {
+                    dups++;
+                } else {
+                    packets += FaultSupport.packets(seq);
+                    bytes += FaultSupport.bytes(seq);
+                }
+            }
+            return new Stored(seen.size(), dups, packets, bytes, seen);
+        }
+    }
+
+    /** Appends one row to {@link #TABLE} (header first when the file is new) and prints it. */
+    static synchronized void row(
+            String fault,
+            long sent,
+            long stored,
+            long lostExpected,
+            long lostUnexpected,
+            long duplicates,
+            Duration recovery,
+            String where) {
+        try {
+            Files.createDirectories(TABLE.getParent());
+            if (!Files.exists(TABLE)) {
+                Files.writeString(
+                        TABLE,
+                        String.format(
+                                Locale.ROOT,
+                                "%-44s %8s %8s %10s %12s %6s %10s  %s%n",
+                                "fault",
+                                "sent",
+                                "stored",
+                                "lost(exp)",
+                                "lost(unexp)",
+                                "dups",
+                                "recovery",
+                                "checked in"),
+                        StandardCharsets.UTF_8);
+            }
+            String line =
+                    String.format(
+                            Locale.ROOT,
+                            "%-44s %8d %8d %10d %12d %6d %9.1fs  %s%n",
+                            fault,
+                            sent,
+                            stored,
+                            lostExpected,
+                            lostUnexpected,
+                            duplicates,
+                            recovery.toMillis() / 1000.0,
+                            where);
+            Files.writeString(TABLE, line, StandardCharsets.UTF_8, StandardOpenOption.APPEND);
+            System.out.print("FAULT " + line);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}
