@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.ageing;
+
+import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.packet.PacketSummary;
+import java.time.Duration;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The packets path: {@code packets.raw} summaries, stamped with packet time (per-partition
+ * watermarks with idleness), keyed by flow, aged into {@link FlowRecord}s by {@link
+ * FlowAgeingFunction}. The caller joins the result with the decoded NetFlow/IPFIX flows, so every
+ * sink and rollup serves both.
+ */
+public final class PacketFlowTopology {
+
+    public static final String UID_SOURCE_PACKETS = "source-packets-raw";
+    public static final String UID_AGEING = "age-packet-flows";
+
+    private PacketFlowTopology() {}
+
+    /** Packet flows from a source of summaries (Kafka in production, bounded data in tests). */
+    public static DataStream<FlowRecord> attach(
+            StreamExecutionEnvironment env, Source<PacketSummary, ?, ?> packets, AgeingSettings s) {
+        DataStream<PacketSummary> summaries =
+                env.fromSource(packets, strategy(s.maxOutOfOrderness(), s.idleness()), s.topic())
+                        .uid(UID_SOURCE_PACKETS);
+        return age(summaries, s);
+    }
+
+    /** Keys packets by flow and ages them. */
+    public static DataStream<FlowRecord> age(DataStream<PacketSummary> packets, AgeingSettings s) {
+        return packets.keyBy(new PacketFlowKeySelector(s.biflow()))
+                .process(new FlowAgeingFunction(s), TypeInformation.of(FlowRecord.class))
+                .uid(UID_AGEING)
+                .name("packet flow ageing");
+    }
+
+    /** Packet time as event time; bounded out-of-orderness plus idleness. */
+    public static WatermarkStrategy<PacketSummary> strategy(
+            Duration maxOutOfOrderness, Duration idleness) {
+        WatermarkStrategy<PacketSummary> w =
+                WatermarkStrategy.<PacketSummary>forBoundedOutOfOrderness(maxOutOfOrderness)
+                        .withTimestampAssigner(
+                                (p, previous) -> Math.floorDiv(p.timestampNanos(), 1_000_000L));
+        return idleness.isZero() ? w : w.withIdleness(idleness);
+    }
+
+    /**
+     * The packets topic from {@code start}; bounded at {@code stop} when not null (reprocessing).
+     */
+    public static KafkaSource<PacketSummary> kafkaSource(
+            String bootstrapServers,
+            String topic,
+            String groupId,
+            OffsetsInitializer start,
+            OffsetsInitializer stop) {
+        var b =
+                KafkaSource.<PacketSummary>builder()
+                        .setBootstrapServers(bootstrapServers)
+                        .setTopics(topic)
+                        .setGroupId(groupId + "-packets")
+                        .setClientIdPrefix(groupId + "-packets")
+                        .setStartingOffsets(start)
+                        .setDeserializer(new PacketBatchDeserializationSchema())
+                        .setProperty("commit.offsets.on.checkpoint", "true")
+                        .setProperty("partition.discovery.interval.ms", "60000")
+                        .setProperty("max.partition.fetch.bytes", Integer.toString(8 << 20));
+        if (stop != null) {
+            b.setBounded(stop);
+        }
+        return b.build();
+    }
+}

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.reprocess;
+
+import io.flowhouse.codec.envelope.RawDatagram;
+import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.jobs.ExporterStatsRowEncoder;
+import io.flowhouse.jobs.FlowPipelineJob;
+import io.flowhouse.jobs.PipelineConnectors;
+import io.flowhouse.jobs.PipelineSinks;
+import io.flowhouse.jobs.config.JobConfigLoader;
+import io.flowhouse.jobs.config.JobOptions;
+import io.flowhouse.jobs.config.PipelineSettings;
+import io.flowhouse.jobs.rollup.FlowAnalytics;
+import io.flowhouse.jobs.rollup.RollupOptions;
+import io.flowhouse.jobs.serde.RawDatagramDeserializationSchema;
+import io.flowhouse.sinks.clickhouse.ClickHouseSink;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+
+/**
+ * Batch reprocessing of an archived range: the streaming job's topology (decode, packet flow
+ * ageing, rollups) in Flink's BATCH mode over a bounded range of {@code flows.raw} and/or {@code
+ * packets.raw}, writing the same ClickHouse tables (or those of {@code --target-database}).
+ *
+ * <p>Re-running replaces rather than duplicates: raw rows carry deterministic row ids and rollup
+ * buckets their full key, all in {@code ReplacingMergeTree}s, so the rows of a second run collapse
+ * with the first ({@code FINAL} is exact at once). Rollups at a resolution that did not exist are
+ * written to a new table {@code flows_<resolution>}. Dead letters are counted, not sent to the
+ * rejected topic again, and learned templates are not archived again.
+ *
+ * <p>Entry points: {@link #main} ({@code flink run -c io.flowhouse.jobs.reprocess.ReprocessJob
+ * flink-jobs-*-job.jar --from T1 --to T2 ...} on a cluster, or {@code ./flowhouse job reprocess} on
+ * a MiniCluster), and {@link #build} for tests.
+ */
+public final class ReprocessJob {
+
+    private ReprocessJob() {}
+
+    public static void main(String[] args) throws Exception {
+        ReprocessArgs a = ReprocessArgs.parse(args);
+        Configuration conf = configuration(a);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        PipelineSettings s = PipelineSettings.from(conf, System.getenv());
+        build(env, conf, s, a, s.clickhouse().toSinkOptions());
+        env.execute(s.jobName() + "-reprocess");
+    }
+
+    /** The job configuration: pass-through options, then the flags that override them. */
+    public static Configuration configuration(ReprocessArgs a) {
+        Configuration conf = JobConfigLoader.load(a.passThrough().toArray(String[]::new));
+        if (a.targetDatabase() != null) {
+            conf.set(JobOptions.CLICKHOUSE_DATABASE, a.targetDatabase());
+        }
+        if (a.resolutions() != null) {
+            conf.set(RollupOptions.RESOLUTIONS, List.of(a.resolutions().split("[,;]")));
+        }
+        if (!conf.contains(JobOptions.JOB_NAME)) {
+            conf.set(JobOptions.JOB_NAME, "flowhouse");
+        }
+        if (!conf.contains(JobOptions.GROUP_ID)) {
+            // Its own group: a reprocessing run must not move the streaming job's committed
+            // offsets.
+            conf.set(JobOptions.GROUP_ID, "flowhouse-reprocess");
+        }
+        conf.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
+        conf.set(PipelineOptions.GENERIC_TYPES, false);
+        return conf;
+    }
+
+    /** Builds the bounded topology on {@code env} (which must be in BATCH mode). */
+    public static void build(
+            StreamExecutionEnvironment env,
+            Configuration conf,
+            PipelineSettings s,
+            ReprocessArgs a,
+            ClickHouseSinkOptions ch) {
+        env.setRuntimeMode(RuntimeExecutionMode.BATCH);
+        if (s.parallelism() > 0) {
+            env.setParallelism(s.parallelism());
+        }
+        env.setMaxParallelism(s.maxParallelism());
+        DataStream<FlowRecord> decoded = null;
+        if (a.flows()) {
+            KafkaSource<RawDatagram> raw =
+                    KafkaSource.<RawDatagram>builder()
+                            .setBootstrapServers(s.bootstrapServers())
+                            .setTopics(s.rawTopic())
+                            .setGroupId(s.groupId())
+                            .setClientIdPrefix(s.groupId() + "-raw")
+                            .setStartingOffsets(a.start())
+                            .setBounded(a.stop())
+                            .setDeserializer(new RawDatagramDeserializationSchema())
+                            .setProperty("commit.offsets.on.checkpoint", "false")
+                            .setProperty("max.partition.fetch.bytes", Integer.toString(8 << 20))
+                            .build();
+            decoded =
+                    FlowPipelineJob.build(
+                            env,
+                            raw,
+                            PipelineConnectors.templatesSource(s),
+                            new PipelineSinks(
+                                    ClickHouseSink.forFlows(ch),
+                                    ClickHouseSink.of(ch, new ExporterStatsRowEncoder()),
+                                    new DiscardingSink<>(),
+                                    null),
+                            s);
+        }
+        FlowAnalytics.attach(env, conf, s, decoded, a.packets() ? a.start() : null, a.stop(), ch);
+    }
+
+    /** For tests: settings from a configuration, with no environment variables. */
+    public static PipelineSettings settings(Configuration conf) {
+        return PipelineSettings.from(conf, Map.of());
+    }
+}

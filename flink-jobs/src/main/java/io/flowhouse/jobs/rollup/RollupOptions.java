@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.rollup;
+
+import java.time.Duration;
+import java.util.List;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+
+/** Settings of the windowed rollups, parsed into {@link RollupSettings}. */
+public final class RollupOptions {
+
+    public static final ConfigOption<Boolean> ENABLED =
+            ConfigOptions.key("flowhouse.rollup.enabled")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription("Write rollup tables flows_<resolution> next to raw flows.");
+
+    public static final ConfigOption<List<String>> RESOLUTIONS =
+            ConfigOptions.key("flowhouse.rollup.resolutions")
+                    .stringType()
+                    .asList()
+                    .defaultValues("1m", "1h")
+                    .withDescription(
+                            "Tumbling event-time window sizes, each with its own table"
+                                    + " flows_<size> (e.g. '1m;5m;1h'; units s, m, h, d).");
+
+    public static final ConfigOption<Integer> TOP_N =
+            ConfigOptions.key("flowhouse.rollup.top-n")
+                    .intType()
+                    .defaultValue(20)
+                    .withDescription("Top talkers and conversations kept per window and exporter.");
+
+    public static final ConfigOption<Duration> MAX_OUT_OF_ORDERNESS =
+            ConfigOptions.key("flowhouse.rollup.max-out-of-orderness")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(3))
+                    .withDescription(
+                            "How far behind the newest flow piece a window waits before it fires:"
+                                    + " flows are exported at their end, so a flow's early pieces"
+                                    + " arrive up to its length late. Cover the exporters' active"
+                                    + " timeout.");
+
+    public static final ConfigOption<Duration> ALLOWED_LATENESS =
+            ConfigOptions.key("flowhouse.rollup.allowed-lateness")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(10))
+                    .withDescription(
+                            "Flows later than the watermark by up to this much update their"
+                                    + " buckets (the bucket row is written again and replaces the"
+                                    + " earlier one); later ones are counted"
+                                    + " (flowhouse_rollup_late_pieces_total) and dropped to a"
+                                    + " side output.");
+
+    public static final ConfigOption<Duration> IDLENESS =
+            ConfigOptions.key("flowhouse.rollup.idleness")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(1))
+                    .withDescription("A silent input stops holding back the rollup watermark.");
+
+    public static final ConfigOption<List<String>> TTL_DAYS =
+            ConfigOptions.key("flowhouse.rollup.ttl-days")
+                    .stringType()
+                    .asList()
+                    .defaultValues("1m=30", "1h=400")
+                    .withDescription(
+                            "Days each rollup table is kept, as RESOLUTION=DAYS entries, on"
+                                    + " servers with TTL; unlisted resolutions are kept forever.");
+
+    private RollupOptions() {}
+}

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.rollup;
+
+import io.flowhouse.sinks.clickhouse.rollup.RollupTables;
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.flink.configuration.Configuration;
+
+/**
+ * Rollup settings ({@link RollupOptions} documents each), checked in one place.
+ *
+ * @param enabled whether rollups run
+ * @param resolutions window sizes, distinct, ascending
+ * @param topN talkers/conversations per window and exporter
+ * @param maxOutOfOrderness watermark delay behind the newest piece
+ * @param allowedLateness lateness that still updates a bucket
+ * @param idleness idleness of the input
+ * @param ttlDays days kept per resolution label (absent: forever)
+ */
+public record RollupSettings(
+        boolean enabled,
+        List<Duration> resolutions,
+        int topN,
+        Duration maxOutOfOrderness,
+        Duration allowedLateness,
+        Duration idleness,
+        Map<String, Integer> ttlDays)
+        implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    public RollupSettings {
+        resolutions = List.copyOf(resolutions);
+        ttlDays = Map.copyOf(ttlDays);
+        if (resolutions.isEmpty()) {
+            throw new IllegalArgumentException("no rollup resolution (expected: at least one)");
+        }
+        for (Duration r : resolutions) {
+            RollupTables.label(r);
+        }
+        if (resolutions.stream().distinct().count() != resolutions.size()) {
+            throw new IllegalArgumentException("rollup resolutions repeat: " + resolutions);
+        }
+        if (topN < 1) {
+            throw new IllegalArgumentException("top N " + topN + " (expected: >= 1)");
+        }
+        if (maxOutOfOrderness.isNegative()
+                || allowedLateness.isNegative()
+                || idleness.isNegative()) {
+            throw new IllegalArgumentException(
+                    "rollup out-of-orderness, lateness and idleness must be >= 0");
+        }
+    }
+
+    public static RollupSettings defaults() {
+        return from(new Configuration());
+    }
+
+    public static RollupSettings from(Configuration conf) {
+        List<Duration> res = new ArrayList<>();
+        for (String r : conf.get(RollupOptions.RESOLUTIONS)) {
+            res.add(parseResolution(r));
+        }
+        Map<String, Integer> ttl = new LinkedHashMap<>();
+        for (String e : conf.get(RollupOptions.TTL_DAYS)) {
+            int eq = e.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException(
+                        "rollup TTL entry " + e + " (expected: RESOLUTION=DAYS, e.g. 1m=30)");
+            }
+            ttl.put(
+                    RollupTables.label(parseResolution(e.substring(0, eq))),
+                    Integer.parseInt(e.substring(eq + 1).trim()));
+        }
+        return new RollupSettings(
+                conf.get(RollupOptions.ENABLED),
+                res,
+                conf.get(RollupOptions.TOP_N),
+                conf.get(RollupOptions.MAX_OUT_OF_ORDERNESS),
+                conf.get(RollupOptions.ALLOWED_LATENESS),
+                conf.get(RollupOptions.IDLENESS),
+                ttl);
+    }
+
+    /** Parses {@code 30s}, {@code 1m}, {@code 1h}, {@code 1d} (or any Flink duration text). */
+    public static Duration parseResolution(String text) {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        if (t.matches("\\d+[smhd]")) {
+            long n = Long.parseLong(t.substring(0, t.length() - 1));
+            return switch (t.charAt(t.length() - 1)) {
+                case 's' -> Duration.ofSeconds(n);
+                case 'm' -> Duration.ofMinutes(n);
+                case 'h' -> Duration.ofHours(n);
+                default -> Duration.ofDays(n);
+            };
+        }
+        return org.apache.flink.util.TimeUtils.parseDuration(t);
+    }
+
+    /** Days the table of a resolution is kept; 0 keeps it. */
+    public int ttlDays(Duration resolution) {
+        return ttlDays.getOrDefault(RollupTables.label(resolution), 0);
+    }
+
+    /** A copy with other resolutions (reprocessing). */
+    public RollupSettings withResolutions(List<Duration> r) {
+        return new RollupSettings(
+                enabled, r, topN, maxOutOfOrderness, allowedLateness, idleness, ttlDays);
+    }
+}
