@@ -48,6 +48,12 @@ public final class LoadgenMain {
 
     /** Runs; the summary goes to {@code out}, progress and errors to {@code err}. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
+        for (String a : args) {
+            if (a.equals("-h") || a.equals("--help")) {
+                out.println(LoadgenOptions.USAGE);
+                return EXIT_OK;
+            }
+        }
         LoadgenOptions o;
         try {
             o = LoadgenOptions.parse(args, System.currentTimeMillis());
