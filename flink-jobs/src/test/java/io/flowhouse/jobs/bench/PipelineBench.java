@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.bench;
+
+import io.flowhouse.codec.envelope.RawDatagram;
+import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.jobs.ExporterStatsRowEncoder;
+import io.flowhouse.jobs.FlowPipelineJob;
+import io.flowhouse.jobs.KafkaTopics;
+import io.flowhouse.jobs.PipelineConnectors;
+import io.flowhouse.jobs.PipelineSinks;
+import io.flowhouse.jobs.config.JobConfigLoader;
+import io.flowhouse.jobs.config.PipelineSettings;
+import io.flowhouse.sinks.clickhouse.ClickHouseSink;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
+import io.flowhouse.testkit.clickhouse.LocalClickHouse;
+import io.flowhouse.testkit.kafka.EmbeddedKafka;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+
+/**
+ * Throughput harness (not a test): the shared captures, replayed as {@code loops} x 8 distinct
+ * exporters, are produced to a real in-process Kafka broker; then the production topology runs on
+ * a local MiniCluster, bounded at the topic's end, once into a discarding sink (decode only) and
+ * once into a real local ClickHouse (end to end, checked with the exact {@code FINAL} query). Prints
+ * flows/s of each, measured from job submission to job end (so it includes job start-up).
+ *
+ * <pre>
+ * mvn -B -ntp -o -Pfast -pl flink-jobs test-compile exec:java -Dexec.classpathScope=test \
+ *     -Dexec.mainClass=io.flowhouse.jobs.bench.PipelineBench -Dexec.args="40 2"
+ * </pre>
+ */
+public final class PipelineBench {
+
+    private static final String[] CAPTURES = {
+        "netflow-v5-softflowd.pcap",
+        "netflow-v5-nfreplay.pcap",
+        "netflow-v9-softflowd.pcap",
+        "netflow-v9-pmacct.pcap",
+        "netflow-v9-nfreplay.pcap",
+        "ipfix-softflowd.pcap",
+        "ipfix-pmacct.pcap",
+        "ipfix-biflow-softflowd.pcap",
+    };
+
+    private PipelineBench() {}
+
+    public static void main(String[] args) throws Exception {
+        int loops = args.length > 0 ? Integer.parseInt(args[0]) : 40;
+        int parallelism = args.length > 1 ? Integer.parseInt(args[1]) : 2;
+        if (loops < 1 || loops > 1000) {
+            throw new IllegalArgumentException("loops " + loops + " (expected: 1..1000)");
+        }
+        try (EmbeddedKafka kafka = EmbeddedKafka.builder().partitions(4).build().start();
+                LocalClickHouse ch = LocalClickHouse.launch()) {
+            List<RawDatagram> all = new ArrayList<>();
+            int n = 0;
+            for (int loop = 0; loop < loops; loop++) {
+                for (String c : CAPTURES) {
+                    all.addAll(
+                            Captures.datagrams(
+                                    c,
+                                    IpAddress.ofIpv4(0x0a00_0000 | n), // 10.0.0.0/8
+                                    20_000 + (n % 40_000)));
+                    n++;
+                }
+            }
+            PipelineSettings s = settings(kafka.bootstrapServers(), ch, parallelism);
+            kafka.createTopic(s.rawTopic(), 4);
+            long t0 = System.nanoTime();
+            Captures.produce(kafka.bootstrapServers(), s.rawTopic(), all);
+            double produceSec = (System.nanoTime() - t0) / 1e9;
+            System.out.printf(
+                    Locale.ROOT,
+                    "produced %d datagrams of %d exporters in %.1f s%n",
+                    all.size(),
+                    n,
+                    produceSec);
+
+            long flows = expectedFlows(loops);
+            double cpu0 = jvmCpuSeconds();
+            double decodeSec = run(s, new DiscardingSink<>(), null);
+            double decodeCpu = jvmCpuSeconds() - cpu0;
+            System.out.printf(
+                    Locale.ROOT,
+                    "decode only   p=%d: %d flows in %.1f s = %,.0f flows/s; JVM (Flink + broker)"
+                            + " CPU %.1f s = %,.0f flows per CPU-second%n",
+                    parallelism,
+                    flows,
+                    decodeSec,
+                    flows / decodeSec,
+                    decodeCpu,
+                    flows / decodeCpu);
+
+            ClickHouseSinkOptions o =
+                    s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build();
+            PipelineSettings s2 = settings(kafka.bootstrapServers(), ch, parallelism);
+            cpu0 = jvmCpuSeconds();
+            double ch0 = processCpuSeconds(ch.pid().orElse(-1L));
+            double e2eSec = run(s2, ClickHouseSink.forFlows(o), o);
+            double e2eCpu = jvmCpuSeconds() - cpu0;
+            double chCpu = processCpuSeconds(ch.pid().orElse(-1L)) - ch0;
+            String got =
+                    ch.queryScalar("SELECT count() FROM " + s.clickhouse().database() + ".flows FINAL");
+            System.out.printf(
+                    Locale.ROOT,
+                    "into clickhouse p=%d: %d flows in %.1f s = %,.0f flows/s (rows FINAL: %s,"
+                            + " expected %d); CPU JVM %.1f s + clickhouse-server %.1f s = %,.0f"
+                            + " flows per CPU-second%n",
+                    parallelism,
+                    flows,
+                    e2eSec,
+                    flows / e2eSec,
+                    got,
+                    flows,
+                    e2eCpu,
+                    chCpu,
+                    flows / (e2eCpu + chCpu));
+            System.out.printf(
+                    Locale.ROOT,
+                    "load average during the run: %s%n",
+                    Files.readString(Path.of("/proc/loadavg")).trim());
+        }
+    }
+
+    /** CPU time of this JVM (Flink MiniCluster, the in-process broker, the producer). */
+    private static double jvmCpuSeconds() {
+        return ((com.sun.management.OperatingSystemMXBean)
+                                ManagementFactory.getOperatingSystemMXBean())
+                        .getProcessCpuTime()
+                / 1e9;
+    }
+
+    /** utime + stime of a process from /proc, or 0 when unknown. */
+    private static double processCpuSeconds(long pid) {
+        if (pid <= 0) {
+            return 0;
+        }
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            // Fields 14 and 15 of stat (utime, stime) in clock ticks of 1/100 s.
+            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
+    private static long expectedFlows(int loops) {
+        return loops * (2279L * 2 + 2991 + 2995 + 2991 + 2991 + 2995 + 1673);
+    }
+
+    private static PipelineSettings settings(String bootstrap, LocalClickHouse ch, int p) {
+        return PipelineSettings.from(
+                JobConfigLoader.load(
+                        new String[] {
+                            "--kafka.bootstrap-servers", bootstrap,
+                            "--kafka.topic.raw", "flows.raw.bench",
+                            "--kafka.topic.rejected", "flows.rejected.bench",
+                            "--kafka.topic.templates", "flows.templates.bench",
+                            "--kafka.group-id", "bench-" + System.nanoTime(),
+                            "--kafka.start", "earliest",
+                            "--kafka.stop", "latest",
+                            "--job.parallelism", Integer.toString(p),
+                            "--job.checkpoint-interval", "5 s",
+                            "--clickhouse.url", ch.httpUrl(),
+                            "--clickhouse.database", "flowhouse_bench",
+                            "--clickhouse.user", ch.user(),
+                            "--clickhouse.batch-size", "100000",
+                            "--clickhouse.flush-interval", "1 s"
+                        }),
+                Map.of());
+    }
+
+    private static double run(
+            PipelineSettings s, Sink<FlowRecord> flows, ClickHouseSinkOptions statsOptions)
+            throws Exception {
+        Configuration c = new Configuration();
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.createLocalEnvironment(s.parallelism(), c);
+        FlowPipelineJob.configure(env, s);
+        KafkaTopics.ensure(s);
+        FlowPipelineJob.build(
+                env,
+                PipelineConnectors.rawSource(s),
+                PipelineConnectors.templatesSource(s),
+                new PipelineSinks(
+                        flows,
+                        statsOptions == null
+                                ? null
+                                : ClickHouseSink.of(statsOptions, new ExporterStatsRowEncoder()),
+                        PipelineConnectors.rejectedSink(s),
+                        PipelineConnectors.templatesSink(s)),
+                s);
+        long t0 = System.nanoTime();
+        env.execute("bench");
+        return (System.nanoTime() - t0) / 1e9;
+    }
+}
