@@ -42,6 +42,8 @@ public final class BenchCommand {
                             + " memory per process",
                     "  e2e       ./flowhouse up, then loadgen -> agent -> Kafka -> Flink -> ClickHouse:"
                             + " drop-free search on rows (and exact packet/byte sums)",
+                    "  packets   synthetic packet pcap -> agent --pcap -> Kafka: packets/s, every"
+                            + " packet parsed and every batch in Kafka (--flows N, default 20000)",
                     "  decode    decoder throughput (datagrams/s, records/s) per protocol",
                     "options:",
                     "  --peers                 also run goflow2 (-> Kafka) and nfcapd (-> files) on"
@@ -75,6 +77,7 @@ public final class BenchCommand {
                                 "time-limit-seconds",
                                 "bootstrap-servers",
                                 "database",
+                                "flows",
                                 "results-dir"));
         if (cl.helpRequested() || cl.positional().isEmpty()) {
             out.print(HELP);
@@ -91,11 +94,13 @@ public final class BenchCommand {
             case "agent" -> agent(cl, home, results, runId, out, err);
             case "decode" -> DecodeBench.run(cl, results, runId, out, err);
             case "e2e" -> e2e(cl, home, results, runId, out, err);
-            case "packets", "zmq", "ipfix" -> {
+            case "packets" -> packets(cl, home, results, runId, out);
+            case "zmq", "ipfix" -> {
                 err.println(
                         "flowhouse bench "
                                 + stage
-                                + ": not available yet (this harness has agent, e2e and decode);"
+                                + ": not available yet (this harness has agent, e2e, packets and"
+                                + " decode);"
                                 + " see bench/README.md");
                 yield 2;
             }
@@ -287,6 +292,45 @@ public final class BenchCommand {
         Path json = BenchReport.write(results, "e2e", runId, settingsJson, systems);
         out.println("bench: results in " + json + " (+ .csv, .png)");
         return systems.get(0).steps().isEmpty() ? 1 : 0;
+    }
+
+    /** {@code bench packets}: needs Kafka like {@code agent}; see {@link PacketsBench}. */
+    private static int packets(
+            CommandLine cl, FlowhouseHome home, Path results, String runId, PrintStream out)
+            throws Exception {
+        ServicesConfig services =
+                ServicesConfig.resolve(
+                        home.root(),
+                        home.stateDir(),
+                        System.getenv(),
+                        CommandLine.parse(List.of(), Set.of(), ServicesConfig.OPTIONS),
+                        true);
+        String bootstrap = cl.value("bootstrap-servers", services.kafkaBootstrap());
+        ServicesManager manager = new ServicesManager(services);
+        boolean startedKafka = false;
+        if (!answers(bootstrap)) {
+            out.println("bench: starting Kafka (" + services.kafkaBootstrap() + ") ...");
+            manager.start(ServiceKind.KAFKA);
+            startedKafka = true;
+            bootstrap = services.kafkaBootstrap();
+        }
+        Path work = Files.createDirectories(home.stateDir().resolve("bench").resolve(runId));
+        try (KafkaTopics kafka = new KafkaTopics(bootstrap)) {
+            BenchContext ctx =
+                    new BenchContext(
+                            runId,
+                            work,
+                            results,
+                            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                            System.getProperty("java.class.path"),
+                            bootstrap,
+                            kafka);
+            return PacketsBench.run(cl, ctx, out);
+        } finally {
+            if (startedKafka) {
+                manager.stop(ServiceKind.KAFKA);
+            }
+        }
     }
 
     /** The pid of a running JVM whose command line names {@code mainClass} (read-only look). */
