@@ -147,6 +147,57 @@ public final class IpfixExporterOptions implements Serializable {
         return new Builder();
     }
 
+    /** The config key that switches the sink on ({@code --ipfix-to}, repeatable). */
+    public static final String TARGETS_KEY = "flowhouse.ipfix.targets";
+
+    /**
+     * Options from flat configuration keys ({@code flowhouse.ipfix.*}, listed in the class comment;
+     * {@value #TARGETS_KEY} is comma-separated), or null when no target is set: the sink is off by
+     * default.
+     *
+     * @throws IllegalArgumentException naming the first bad key
+     */
+    public static IpfixExporterOptions fromConfig(java.util.Map<String, String> config) {
+        io.flowhouse.sinks.zmq.SinkConfigValues c =
+                new io.flowhouse.sinks.zmq.SinkConfigValues(config);
+        String targets = c.string(TARGETS_KEY);
+        if (targets == null) {
+            return null;
+        }
+        Builder b = builder();
+        for (String t : targets.split(",")) {
+            if (!t.isBlank()) {
+                b.target(t);
+            }
+        }
+        Builder d = new Builder();
+        b.maxMessageBytes(c.intValue("flowhouse.ipfix.max-message-bytes", d.maxMessageBytes))
+                .templateRefreshInterval(
+                        c.duration(
+                                "flowhouse.ipfix.template-refresh-interval",
+                                d.templateRefreshInterval))
+                .templateRefreshMessages(
+                        c.intValue(
+                                "flowhouse.ipfix.template-refresh-messages",
+                                d.templateRefreshMessages))
+                .linger(c.duration("flowhouse.ipfix.linger", d.linger))
+                .observationDomainId(
+                        c.longValue("flowhouse.ipfix.observation-domain-id", d.observationDomainId))
+                .reconnectBackoff(
+                        c.duration(
+                                "flowhouse.ipfix.tcp.reconnect-backoff-min", d.reconnectBackoffMin),
+                        c.duration(
+                                "flowhouse.ipfix.tcp.reconnect-backoff-max", d.reconnectBackoffMax))
+                .sendBufferBytes(c.intValue("flowhouse.ipfix.send-buffer-bytes", d.sendBufferBytes))
+                .maxMessagesPerSecond(
+                        c.intValue(
+                                "flowhouse.ipfix.max-messages-per-second", d.maxMessagesPerSecond));
+        if (c.has("flowhouse.ipfix.biflow")) {
+            b.biflowMode(BiflowMode.parse(c.string("flowhouse.ipfix.biflow")));
+        }
+        return b.build();
+    }
+
     /** Defaults for the given {@code HOST:PORT[/tcp]} targets. */
     public static IpfixExporterOptions forTargets(String... targets) {
         Builder b = builder();

@@ -102,6 +102,57 @@ public final class ZmqSinkOptions implements Serializable {
         this.probeName = b.probeName;
     }
 
+    /** The config key that switches the sink on ({@code --zmq ENDPOINT}). */
+    public static final String ENDPOINT_KEY = "flowhouse.zmq.endpoint";
+
+    /**
+     * Options from flat configuration keys ({@code flowhouse.zmq.*}, listed in the class comment),
+     * or null when {@value #ENDPOINT_KEY} is not set: the sink is off by default.
+     *
+     * @throws IllegalArgumentException naming the first bad key
+     */
+    public static ZmqSinkOptions fromConfig(java.util.Map<String, String> config) {
+        SinkConfigValues c = new SinkConfigValues(config);
+        String endpoint = c.string(ENDPOINT_KEY);
+        if (endpoint == null) {
+            return null;
+        }
+        ZmqSinkOptions d = defaults(endpoint);
+        Builder b =
+                builder(endpoint)
+                        .sourceId(c.longValue("flowhouse.zmq.source-id", d.sourceId))
+                        .maxMessageBytes(
+                                c.intValue("flowhouse.zmq.max-message-bytes", d.maxMessageBytes))
+                        .linger(c.duration("flowhouse.zmq.linger", d.linger))
+                        .queueCapacity(c.intValue("flowhouse.zmq.queue-capacity", d.queueCapacity))
+                        .sendHwm(c.intValue("flowhouse.zmq.send-hwm", d.sendHwm))
+                        .eventInterval(c.duration("flowhouse.zmq.event-interval", d.eventInterval))
+                        .templateInterval(
+                                c.duration("flowhouse.zmq.template-interval", d.templateInterval))
+                        .awaitSubscriber(
+                                c.duration("flowhouse.zmq.await-subscriber", d.awaitSubscriber))
+                        .timeouts(
+                                c.intValue(
+                                        "flowhouse.zmq.timeout.lifetime", d.lifetimeTimeoutSeconds),
+                                c.intValue("flowhouse.zmq.timeout.idle", d.idleTimeoutSeconds),
+                                c.intValue(
+                                        "flowhouse.zmq.timeout.collected-lifetime",
+                                        d.collectedLifetimeSeconds));
+        if (c.has("flowhouse.zmq.overflow")) {
+            b.overflow(Overflow.parse(c.string("flowhouse.zmq.overflow")));
+        }
+        if (c.has("flowhouse.zmq.probe-name")) {
+            b.probeName(c.string("flowhouse.zmq.probe-name"));
+        }
+        String server = c.string("flowhouse.zmq.curve.server-public-key-file");
+        String pub = c.string("flowhouse.zmq.curve.public-key-file");
+        String sec = c.string("flowhouse.zmq.curve.secret-key-file");
+        b.curveServerPublicKeyFile(server == null ? null : Path.of(server));
+        b.curvePublicKeyFile(pub == null ? null : Path.of(pub));
+        b.curveSecretKeyFile(sec == null ? null : Path.of(sec));
+        return b.build();
+    }
+
     /** The defaults for one endpoint. */
     public static ZmqSinkOptions defaults(String endpoint) {
         return builder(endpoint).build();

@@ -46,4 +46,32 @@ class IpfixExporterOptionsTest {
         assertThat(o.observationDomainId()).isEqualTo(-1);
         assertThat(o.templateRefreshMessages()).isPositive();
     }
+
+    @Test
+    void fromConfigIsOffWithoutTargetsAndReadsEveryKey() {
+        assertThat(IpfixExporterOptions.fromConfig(java.util.Map.of())).isNull();
+        IpfixExporterOptions o =
+                IpfixExporterOptions.fromConfig(
+                        java.util.Map.of(
+                                "flowhouse.ipfix.targets", "127.0.0.1:4739, [::1]:4739/tcp",
+                                "flowhouse.ipfix.max-message-bytes", "512",
+                                "flowhouse.ipfix.template-refresh-interval", "10m",
+                                "flowhouse.ipfix.linger", "250ms",
+                                "flowhouse.ipfix.biflow", "rfc5103",
+                                "flowhouse.ipfix.observation-domain-id", "42"));
+        assertThat(o.targets()).hasSize(2);
+        assertThat(o.targets().get(1).transport()).isEqualTo(IpfixExporterOptions.Transport.TCP);
+        assertThat(o.maxMessageBytes()).isEqualTo(512);
+        assertThat(o.templateRefreshInterval()).isEqualTo(java.time.Duration.ofMinutes(10));
+        assertThat(o.linger()).isEqualTo(java.time.Duration.ofMillis(250));
+        assertThat(o.biflowMode()).isEqualTo(IpfixExporterOptions.BiflowMode.RFC5103);
+        assertThat(o.observationDomainId()).isEqualTo(42);
+        assertThatThrownBy(
+                        () ->
+                                IpfixExporterOptions.fromConfig(
+                                        java.util.Map.of(
+                                                "flowhouse.ipfix.targets", "h:1",
+                                                "flowhouse.ipfix.linger", "soon")))
+                .hasMessageContaining("flowhouse.ipfix.linger");
+    }
 }

@@ -32,4 +32,22 @@ class ZmqSinkOptionsTest {
         assertThat(ZmqSinkOptions.Overflow.parse(" Block "))
                 .isEqualTo(ZmqSinkOptions.Overflow.BLOCK);
     }
+
+    @Test
+    void fromConfigIsOffWithoutEndpointAndReadsEveryKey() {
+        assertThat(ZmqSinkOptions.fromConfig(java.util.Map.of())).isNull();
+        ZmqSinkOptions o =
+                ZmqSinkOptions.fromConfig(
+                        java.util.Map.of(
+                                "flowhouse.zmq.endpoint", "tcp://*:5556",
+                                "flowhouse.zmq.source-id", "7",
+                                "flowhouse.zmq.overflow", "block",
+                                "flowhouse.zmq.event-interval", "2s",
+                                "flowhouse.zmq.timeout.idle", "60"));
+        assertThat(o.sourceId()).isEqualTo(7);
+        assertThat(o.overflow()).isEqualTo(ZmqSinkOptions.Overflow.BLOCK);
+        assertThat(o.eventInterval()).isEqualTo(java.time.Duration.ofSeconds(2));
+        assertThat(o.idleTimeoutSeconds()).isEqualTo(60);
+        assertThat(o.curveEnabled()).isFalse();
+    }
 }
