@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.kafka.clients.producer.BufferExhaustedException;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -70,6 +71,8 @@ public final class RawFlowPublisher implements RecordSink, AutoCloseable {
     private final AtomicLong inFlight = new AtomicLong();
     private final Thread drainer;
 
+    private volatile String[] sentTopics = new String[0];
+    private volatile LongAdder[] sentCounters = new LongAdder[0];
     private volatile boolean spooling;
     private volatile boolean closing;
     private volatile boolean closed;
@@ -239,6 +242,25 @@ public final class RawFlowPublisher implements RecordSink, AutoCloseable {
         }
     }
 
+    private LongAdder sentCounter(String topic) {
+        // Topics are few and fixed: one cached counter each, no map look-up per record.
+        LongAdder[] cache = sentCounters;
+        for (int i = 0; i < cache.length; i += 1) {
+            if (topic.equals(sentTopics[i])) {
+                return cache[i];
+            }
+        }
+        synchronized (lock) {
+            String[] topics = java.util.Arrays.copyOf(sentTopics, sentTopics.length + 1);
+            LongAdder[] counters = java.util.Arrays.copyOf(sentCounters, sentCounters.length + 1);
+            topics[topics.length - 1] = topic;
+            counters[counters.length - 1] = metrics.sentCounter(topic);
+            sentTopics = topics;
+            sentCounters = counters;
+            return counters[counters.length - 1];
+        }
+    }
+
     private ProducerRecord<byte[], byte[]> toRecord(Outbound r) {
         ProducerRecord<byte[], byte[]> rec =
                 new ProducerRecord<>(
@@ -264,7 +286,7 @@ public final class RawFlowPublisher implements RecordSink, AutoCloseable {
         @Override
         public void onCompletion(RecordMetadata metadata, Exception e) {
             if (e == null) {
-                metrics.sent(record.topic());
+                sentCounter(record.topic()).increment();
             } else {
                 failedDirect(record, e);
             }

@@ -172,7 +172,9 @@ public final class AgentMetrics {
 
     /** The traffic counters of one exporter and version; callers may cache the result. */
     public Traffic traffic(IpAddress exporter, int version) {
-        return traffic.computeIfAbsent(new ExporterVersion(exporter, version), k -> new Traffic());
+        ExporterVersion key = new ExporterVersion(exporter, version);
+        Traffic t = traffic.get(key);
+        return t != null ? t : traffic.computeIfAbsent(key, k -> new Traffic());
     }
 
     public void rejected(String reason) {
@@ -184,7 +186,13 @@ public final class AgentMetrics {
     }
 
     public void sent(String topic) {
-        sent.computeIfAbsent(topic, t -> new LongAdder()).increment();
+        sentCounter(topic).increment();
+    }
+
+    /** The acknowledged-records counter of a topic, for callers that count per record. */
+    public LongAdder sentCounter(String topic) {
+        LongAdder n = sent.get(topic);
+        return n != null ? n : sent.computeIfAbsent(topic, t -> new LongAdder());
     }
 
     public void sendError() {

@@ -3,6 +3,7 @@ package io.flowhouse.agent.udp;
 
 import io.flowhouse.agent.config.AgentConfig;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
@@ -42,6 +43,7 @@ public final class UdpReceiver implements AutoCloseable {
     private EventLoopGroup group;
     private boolean epoll;
     private int receiveBuffer = -1;
+    private PooledByteBufAllocator allocator;
 
     public UdpReceiver(AgentConfig.Udp config, ChannelHandler handler) {
         this.config = config;
@@ -69,6 +71,15 @@ public final class UdpReceiver implements AutoCloseable {
             group = new NioEventLoopGroup(threads, threadFactory);
             b.group(group).channel(NioDatagramChannel.class);
         }
+        // A pool whose chunks hold several receive buffers: with Netty's default 4 MiB chunks a
+        // 1 MiB recvmmsg buffer moves its chunk out of the init list, and every release then
+        // frees and re-creates the chunk (seen in profiles as PoolChunk.<init> and Cleaner).
+        int maxOrder = 11;
+        while (maxOrder < 14 && (8192L << maxOrder) < 8L * allocation) {
+            maxOrder++;
+        }
+        allocator = new PooledByteBufAllocator(true, 0, threads, 8192, maxOrder, 256, 64, true);
+        b.option(ChannelOption.ALLOCATOR, allocator);
         b.option(ChannelOption.SO_RCVBUF, config.receiveBufferBytes())
                 .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(allocation))
                 .handler(handler);
