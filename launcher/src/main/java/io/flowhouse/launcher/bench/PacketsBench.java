@@ -123,6 +123,56 @@ final class PacketsBench {
                         && dropped == 0
                         && acked == batches
                         && inKafka == batches;
+        Outcome o =
+                new Outcome(
+                        totals,
+                        packets,
+                        parsed,
+                        batches,
+                        acked,
+                        inKafka,
+                        spooled,
+                        dropped,
+                        rate,
+                        seconds,
+                        cpu,
+                        rssKb / 1024,
+                        clean);
+        write(ctx, o, out);
+        return clean ? 0 : 1;
+    }
+
+    /** What one run measured. */
+    private record Outcome(
+            PacketPcapGenerator.Totals totals,
+            long packets,
+            long parsed,
+            long batches,
+            long acked,
+            long inKafka,
+            long spooled,
+            long dropped,
+            double rate,
+            double seconds,
+            double cpu,
+            long rssMb,
+            boolean clean) {}
+
+    private static void write(BenchContext ctx, Outcome o, PrintStream out)
+            throws java.io.IOException {
+        PacketPcapGenerator.Totals totals = o.totals();
+        long packets = o.packets();
+        long parsed = o.parsed();
+        long batches = o.batches();
+        long acked = o.acked();
+        long inKafka = o.inKafka();
+        long spooled = o.spooled();
+        long dropped = o.dropped();
+        double rate = o.rate();
+        double seconds = o.seconds();
+        double cpu = o.cpu();
+        long rssKb = o.rssMb() * 1024;
+        boolean clean = o.clean();
         String row =
                 String.format(
                         Locale.ROOT,
@@ -195,6 +245,5 @@ final class PacketsBench {
                         BenchReport.quote(BenchReport.loadAverage())),
                 StandardCharsets.UTF_8);
         out.println("bench packets: results in " + base + ".json (+ .csv)");
-        return clean ? 0 : 1;
     }
 }
