@@ -72,6 +72,9 @@ public final class FlowPipelineJob {
         // Every type on the wire and in state is a POJO (records); Kryo would hide a mistake.
         Configuration types = new Configuration();
         types.set(PipelineOptions.GENERIC_TYPES, false);
+        // Records are immutable and no function keeps a reference to what it emitted, so chained
+        // operators may pass objects on without a defensive PojoSerializer copy.
+        types.set(PipelineOptions.OBJECT_REUSE, true);
         env.configure(types);
     }
 

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.ageing.bench;
+
+import com.sun.management.GarbageCollectionNotificationInfo;
+import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.codec.packet.FlowHash;
+import io.flowhouse.codec.packet.PacketBatchCodec;
+import io.flowhouse.codec.packet.PacketSummary;
+import io.flowhouse.jobs.ageing.AgeingSettings;
+import io.flowhouse.jobs.ageing.FlowAgeingFunction;
+import io.flowhouse.jobs.ageing.PacketFlowKey;
+import io.flowhouse.jobs.ageing.PacketFlowKeySelector;
+import io.flowhouse.jobs.ageing.PacketFlowTopology;
+import io.flowhouse.testkit.kafka.EmbeddedKafka;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.lang.management.ThreadMXBean;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.management.NotificationEmitter;
+import javax.management.openmbean.CompositeData;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Flow ageing benchmark (not a test; results in flink-jobs/BENCHMARKS-ageing.md).
+ *
+ * <pre>
+ * state FLOWS        FLOWS concurrent flows in the heap backend: bytes per flow (heap after GC,
+ *                    before and after), then every flow updated again; longest GC pause seen
+ * operator PACKETS FLOWS   packets/s of FlowAgeingFunction alone on one thread (CPU time)
+ * kafka PACKETS FLOWS      packets.raw on an embedded broker -> MiniCluster (parallelism 1):
+ *                    source + deserialize + keyBy + ageing; packets/s per core of process CPU
+ * </pre>
+ */
+public final class AgeingBench {
+
+    private static final long T0 = 1_705_320_000_000L;
+
+    private AgeingBench() {}
+
+    public static void main(String[] args) throws Exception {
+        String mode = args.length > 0 ? args[0] : "state";
+        long a = args.length > 1 ? Long.parseLong(args[1]) : 1_000_000L;
+        long b = args.length > 2 ? Long.parseLong(args[2]) : 100_000L;
+        switch (mode) {
+            case "state" -> state((int) a);
+            case "operator" -> operator(a, (int) b);
+            case "kafka" -> kafka(a, (int) b);
+            default -> throw new IllegalArgumentException("mode " + mode);
+        }
+    }
+
+    static PacketSummary packet(long i, int flows, long millis) {
+        int f = (int) (i % flows);
+        return new PacketSummary(
+                millis * 1_000_000L,
+                1,
+                0,
+                0,
+                0,
+                0,
+                4,
+                IpAddress.ofIpv4(0x0a00_0000 | (f >>> 8)),
+                IpAddress.ofIpv4(0xc633_6400 | (f & 0xff)),
+                1024 + (f & 0x3fff),
+                443,
+                17,
+                0,
+                64,
+                0,
+                1200,
+                1214,
+                false);
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<PacketFlowKey, PacketSummary, FlowRecord>
+            harness(AgeingSettings s) throws Exception {
+        var h =
+                ProcessFunctionTestHarnesses.forKeyedProcessFunction(
+                        new FlowAgeingFunction(s),
+                        new PacketFlowKeySelector(false),
+                        TypeInformation.of(PacketFlowKey.class));
+        h.open();
+        return h;
+    }
+
+    private static AgeingSettings settings() {
+        return AgeingSettings.defaults()
+                .withTimeouts(Duration.ofHours(1), Duration.ofHours(1), Duration.ofSeconds(10))
+                .withMaxActiveFlows(0);
+    }
+
+    static void state(int flows) throws Exception {
+        AtomicLong maxPause = new AtomicLong();
+        AtomicLong gcs = new AtomicLong();
+        watchGc(maxPause, gcs);
+        MemoryMXBean mem = ManagementFactory.getMemoryMXBean();
+        var h = harness(settings());
+        try {
+            long before = usedAfterGc(mem);
+            long t0 = System.nanoTime();
+            for (long i = 0; i < flows; i++) {
+                PacketSummary p = packet(i, flows, T0 + i / 1000);
+                h.processElement(p, T0 + i / 1000);
+            }
+            long after = usedAfterGc(mem);
+            double secs = (System.nanoTime() - t0) / 1e9;
+            // Hold them and touch every flow once more: one more pass of updates.
+            for (long i = 0; i < flows; i++) {
+                h.processElement(packet(i, flows, T0 + 60_000), T0 + 60_000);
+            }
+            long entries = h.numKeyedStateEntries();
+            int timers = h.numEventTimeTimers();
+            System.out.printf(
+                    Locale.ROOT,
+                    "state: %d flows (%d state entries, %d timers) in %.1f s; heap %d -> %d bytes:"
+                            + " %.1f bytes per flow (key, value, state-table entry, timer);"
+                            + " %d GCs, longest pause %d ms%n",
+                    flows,
+                    entries,
+                    timers,
+                    secs,
+                    before,
+                    after,
+                    (after - before) / (double) flows,
+                    gcs.get(),
+                    maxPause.get());
+        } finally {
+            h.close();
+        }
+    }
+
+    static void operator(long packets, int flows) throws Exception {
+        PacketSummary[] pool = new PacketSummary[Math.min(flows * 4, 4_000_000)];
+        for (int i = 0; i < pool.length; i++) {
+            pool[i] = packet(i, flows, T0 + i / 100);
+        }
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        var h = harness(settings());
+        try {
+            long cpu0 = threads.getCurrentThreadCpuTime();
+            long t0 = System.nanoTime();
+            long shift = 0;
+            for (long i = 0; i < packets; i++) {
+                int k = (int) (i % pool.length);
+                if (k == 0 && i > 0) {
+                    shift += pool.length / 100 + 1;
+                    h.processWatermark(T0 + shift - 10_000);
+                }
+                PacketSummary p = pool[k];
+                h.processElement(p, p.timestampNanos() / 1_000_000L);
+            }
+            h.processWatermark(Long.MAX_VALUE);
+            double cpu = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
+            double wall = (System.nanoTime() - t0) / 1e9;
+            System.out.printf(
+                    Locale.ROOT,
+                    "operator: %d packets over %d flows: %.2f s CPU, %.2f s wall, %.0f packets/s"
+                            + " per core; %d flows out%n",
+                    packets,
+                    flows,
+                    cpu,
+                    wall,
+                    packets / cpu,
+                    h.extractOutputValues().size());
+        } finally {
+            h.close();
+        }
+    }
+
+    static void kafka(long packets, int flows) throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.builder().partitions(1).build().start()) {
+            String topic = "packets.bench";
+            kafka.createTopic(topic, 1);
+            produce(kafka.bootstrapServers(), topic, packets, flows);
+            Configuration c = new Configuration();
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(c);
+            env.setParallelism(1);
+            AgeingSettings s =
+                    settings().withTimeouts(Duration.ofSeconds(120), Duration.ofSeconds(30), Duration.ofSeconds(10));
+            PacketFlowTopology.attach(
+                            env,
+                            PacketFlowTopology.kafkaSource(
+                                    kafka.bootstrapServers(),
+                                    topic,
+                                    "bench",
+                                    OffsetsInitializer.earliest(),
+                                    OffsetsInitializer.latest()),
+                            s)
+                    .sinkTo(new DiscardingSink<>());
+            var os = (com.sun.management.OperatingSystemMXBean)
+                    ManagementFactory.getOperatingSystemMXBean();
+            long cpu0 = os.getProcessCpuTime();
+            long t0 = System.nanoTime();
+            env.execute("ageing bench");
+            double cpu = (os.getProcessCpuTime() - cpu0) / 1e9;
+            double wall = (System.nanoTime() - t0) / 1e9;
+            System.out.printf(
+                    Locale.ROOT,
+                    "kafka: %d packets over %d flows through packets.raw -> ageing (parallelism 1,"
+                            + " broker in the same JVM): %.2f s wall, %.2f s process CPU;"
+                            + " %.0f packets/s wall, %.0f packets/s per core%n",
+                    packets,
+                    flows,
+                    wall,
+                    cpu,
+                    packets / wall,
+                    packets / cpu);
+        }
+    }
+
+    private static void produce(String bootstrap, String topic, long packets, int flows)
+            throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(1 << 20));
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        List<Future<RecordMetadata>> acks = new ArrayList<>();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            PacketBatchCodec.Encoder enc = PacketBatchCodec.encoder(1, 1024 * 48);
+            for (long i = 0; i < packets; i++) {
+                PacketSummary s = packet(i, flows, T0 + i / 1000);
+                enc.add(s);
+                if (enc.count() == 1024 || i == packets - 1) {
+                    byte[] key = Integer.toString(FlowHash.partition(s.flowHash(), 64)).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                    acks.add(producer.send(new ProducerRecord<>(topic, key, enc.finish())));
+                    if (acks.size() >= 1000) {
+                        for (Future<RecordMetadata> f : acks) {
+                            f.get(60, TimeUnit.SECONDS);
+                        }
+                        acks.clear();
+                    }
+                }
+            }
+            producer.flush();
+            for (Future<RecordMetadata> f : acks) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static long usedAfterGc(MemoryMXBean mem) throws InterruptedException {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(200);
+        }
+        return mem.getHeapMemoryUsage().getUsed();
+    }
+
+    private static void watchGc(AtomicLong maxPause, AtomicLong count) {
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            ((NotificationEmitter) gc)
+                    .addNotificationListener(
+                            (n, hb) -> {
+                                if (!n.getType()
+                                        .equals(
+                                                GarbageCollectionNotificationInfo
+                                                        .GARBAGE_COLLECTION_NOTIFICATION)) {
+                                    return;
+                                }
+                                var info =
+                                        GarbageCollectionNotificationInfo.from(
+                                                (CompositeData) n.getUserData());
+                                if (info.getGcName().contains("Concurrent")
+                                        || info.getGcAction().contains("System.gc")
+                                        || info.getGcCause().contains("System.gc")) {
+                                    return;
+                                }
+                                count.incrementAndGet();
+                                maxPause.accumulateAndGet(
+                                        info.getGcInfo().getDuration(), Math::max);
+                            },
+                            null,
+                            null);
+        }
+    }
+}
