@@ -42,17 +42,30 @@ final class FaultSupport {
      * reader can tell every datagram apart.
      */
     static byte[] v5(int seq) {
-        ByteBuffer b = ByteBuffer.allocate(24 + 48);
-        b.putShort((short) 5).putShort((short) 1).putInt(600_000).putInt(1_700_000_000).putInt(0);
-        b.putInt(seq).put((byte) 0).put((byte) 0).putShort((short) 0);
-        b.putInt(0x0a000001).putInt(0x0a000002 + (seq & 0xffff)).putInt(0);
-        b.putShort((short) 1).putShort((short) 2);
-        b.putInt(packets(seq)).putInt(bytes(seq));
-        b.putInt(590_000).putInt(599_000);
-        b.putShort((short) (1024 + seq % 60_000)).putShort((short) 443);
-        b.put((byte) 0).put((byte) 0x18).put((byte) 6).put((byte) 0);
-        b.putShort((short) 0).putShort((short) 0).put((byte) 24).put((byte) 24).putShort((short) 0);
+        return v5(seq, 1);
+    }
+
+    /** As {@link #v5(int)} with {@code flows} identical flows (1..30) in the datagram. */
+    static byte[] v5(int seq, int flows) {
+        ByteBuffer b = ByteBuffer.allocate(24 + 48 * flows);
+        b.putShort((short) 5).putShort((short) flows).putInt(600_000).putInt(1_700_000_000);
+        b.putInt(0).putInt(seq).put((byte) 0).put((byte) 0).putShort((short) 0);
+        for (int f = 0; f < flows; f++) {
+            b.putInt(0x0a000001).putInt(0x0a000002 + (seq & 0xffff)).putInt(0);
+            b.putShort((short) 1).putShort((short) 2);
+            b.putInt(packets(seq)).putInt(bytes(seq));
+            b.putInt(590_000).putInt(599_000);
+            b.putShort((short) (1024 + seq % 60_000)).putShort((short) (443 + f));
+            b.put((byte) 0).put((byte) 0x18).put((byte) 6).put((byte) 0);
+            b.putShort((short) 0).putShort((short) 0).put((byte) 24).put((byte) 24);
+            b.putShort((short) 0);
+        }
         return b.array();
+    }
+
+    /** The flow count of a payload built by {@link #v5(int, int)}. */
+    static int flowsOf(byte[] payload) {
+        return ByteBuffer.wrap(payload).getShort(2);
     }
 
     static int packets(int seq) {
@@ -125,10 +138,16 @@ final class FaultSupport {
 
     /** Totals of v5 datagrams read back from the raw topic, with duplicates counted apart. */
     record Stored(
-            int distinct, int duplicates, long packets, long bytes, Map<Integer, Integer> seen) {
+            int distinct,
+            int duplicates,
+            long flows,
+            long packets,
+            long bytes,
+            Map<Integer, Integer> seen) {
 
         static Stored of(List<ConsumerRecord<byte[], byte[]>> records) {
             Map<Integer, Integer> seen = new HashMap<>();
+            long flows = 0;
             long packets = 0;
             long bytes = 0;
             int dups = 0;
@@ -138,11 +157,13 @@ final class FaultSupport {
                 if (seen.merge(seq, 1, Integer::sum) > 1) {
                     dups++;
                 } else {
-                    packets += FaultSupport.packets(seq);
-                    bytes += FaultSupport.bytes(seq);
+                    int n = flowsOf(d.payload());
+                    flows += n;
+                    packets += (long) n * FaultSupport.packets(seq);
+                    bytes += (long) n * FaultSupport.bytes(seq);
                 }
             }
-            return new Stored(seen.size(), dups, packets, bytes, seen);
+            return new Stored(seen.size(), dups, flows, packets, bytes, seen);
         }
     }
 
