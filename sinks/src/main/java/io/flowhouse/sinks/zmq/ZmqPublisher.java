@@ -202,6 +202,11 @@ public final class ZmqPublisher implements AutoCloseable {
         checkFailure();
     }
 
+    /** True when the socket thread has failed (the publisher is unusable). */
+    public boolean failed() {
+        return failure != null;
+    }
+
     /** Current counters. */
     public Metrics metrics() {
         return new Metrics(

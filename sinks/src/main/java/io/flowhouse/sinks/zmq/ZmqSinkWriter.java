@@ -8,6 +8,8 @@ import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One subtask's writer: owns a {@link ZmqPublisher} and reports its counters as Flink metrics under
@@ -20,6 +22,13 @@ final class ZmqSinkWriter implements SinkWriter<FlowRecord> {
     /** How long a checkpoint flush may wait for the socket. */
     private static final Duration FLUSH_TIMEOUT = Duration.ofSeconds(60);
 
+    /** In drop mode a checkpoint waits this long for the socket, then goes on. */
+    private static final Duration DROP_MODE_FLUSH_WAIT = Duration.ofSeconds(2);
+
+    private static final Logger LOG = LoggerFactory.getLogger(ZmqSinkWriter.class);
+
+    private final ZmqSinkOptions.Overflow overflow;
+
     private final ZmqPublisher publisher;
     private final Counter recordsSend;
     private final Counter recordsSendErrors;
@@ -27,6 +36,7 @@ final class ZmqSinkWriter implements SinkWriter<FlowRecord> {
     ZmqSinkWriter(ZmqSinkOptions options, int subtask, SinkWriterMetricGroup metrics)
             throws IOException {
         this.publisher = new ZmqPublisher(options, options.sourceId() + subtask);
+        this.overflow = options.overflow();
         this.recordsSend = metrics.getNumRecordsSendCounter();
         this.recordsSendErrors = metrics.getNumRecordsSendErrorsCounter();
         MetricGroup g = metrics.addGroup("zmq");
@@ -51,7 +61,21 @@ final class ZmqSinkWriter implements SinkWriter<FlowRecord> {
 
     @Override
     public void flush(boolean endOfInput) throws IOException, InterruptedException {
-        publisher.flush(FLUSH_TIMEOUT);
+        if (overflow == ZmqSinkOptions.Overflow.BLOCK) {
+            // Back-pressure mode: a checkpoint completes only once every flow is on the socket.
+            publisher.flush(FLUSH_TIMEOUT);
+            return;
+        }
+        // Drop mode: a stalled ntopng must not fail checkpoints (and so the ClickHouse path);
+        // what it cannot take stays queued or is counted as dropped.
+        try {
+            publisher.flush(DROP_MODE_FLUSH_WAIT);
+        } catch (IOException e) {
+            if (publisher.failed()) {
+                throw e;
+            }
+            LOG.warn("zmq flush incomplete, subscriber slow: {}", e.getMessage());
+        }
     }
 
     @Override
