@@ -98,6 +98,7 @@ final class PacketsBench {
             Thread.sleep(100);
         }
         int exit = agent.stop(30);
+        Files.deleteIfExists(pcap); // hundreds of MB; rebuilt from the seed on every run
         String text = Files.readString(log, StandardCharsets.UTF_8);
         Matcher m = SUMMARY.matcher(text);
         if (exit != 0 || !m.find()) {
