@@ -98,6 +98,7 @@ final class NfcapdCollector implements Collector {
         }
         String info =
                 BenchContext.runTool(List.of(nfdump.toString(), "-r", file.toString(), "-I"), 60);
+        Files.deleteIfExists(file); // counted; at high rates a step's file is hundreds of MB
         Matcher m = Pattern.compile("(?m)^Flows: *([0-9]+)").matcher(info);
         if (!m.find()) {
             throw new IOException("no flow count in nfdump -I output: " + info);
