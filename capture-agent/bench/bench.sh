@@ -7,6 +7,7 @@
 #
 #   bench/bench.sh udp   [RATES...]   # datagrams/s steps, default "20000 40000 60000 80000 100000"
 #   bench/bench.sh offline [PASSES]   # packets-synthetic.pcap N times through parse+batch(+Kafka)
+#   bench/bench.sh live [RATES...]    # live capture on lo (root): nfblast to a closed port
 #
 # Needs: mvn -Pfast -pl capture-agent -am install -DskipTests; nfblast built into /tmp/nfblast
 # (cd shared/testdata/gen/nfblast && go build -o /tmp/nfblast .); goflow2 at /root/go/bin/goflow2;
@@ -144,9 +145,34 @@ offline() {
       "$SHARED/testdata/packets-synthetic.pcap" "$passes" "127.0.0.1:$KAFKA_PORT" 2>/dev/null | grep '^offline'
 }
 
+live() { # live capture on lo: nfblast to a closed port, agent --interface lo --filter
+  local rates=("$@"); [[ ${#rates[@]} -eq 0 ]] && rates=(20000 50000 100000)
+  echo "# $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), pcap $(basename "$PCAP")"
+  echo "rate_pps sent captured_ok pcap_kernel_drops pcap_if_drops batches_acked agent_cpu_s"
+  start_kafka
+  rm -rf "$WORK/spool-live"
+  "$JAVA" -Xmx2g -cp "$CP" io.flowhouse.agent.CaptureAgentMain --interface lo \
+      --filter "udp and dst port 12099" --bootstrap-servers "127.0.0.1:$KAFKA_PORT" \
+      --spool-dir "$WORK/spool-live" --metrics-port "$METRICS_PORT" >"$WORK/agent-live.log" 2>&1 &
+  local agent=$!; PIDS+=($agent)
+  for _ in $(seq 1 60); do curl -sf "http://127.0.0.1:$METRICS_PORT/health" >/dev/null && break; sleep 1; done
+  for r in "${rates[@]}"; do
+    local p0 k0 i0 b0 c0 out p1 k1 i1 b1 c1
+    p0=$(metric flowhouse_agent_packets_total OK); k0=$(metric flowhouse_agent_pcap_drops_total kernel)
+    i0=$(metric flowhouse_agent_pcap_drops_total interface); b0=$(metric flowhouse_agent_kafka_records_total packets.raw)
+    c0=$(cpu_ticks $agent)
+    out=$(blast 12099 "$r"); sleep 4
+    p1=$(metric flowhouse_agent_packets_total OK); k1=$(metric flowhouse_agent_pcap_drops_total kernel)
+    i1=$(metric flowhouse_agent_pcap_drops_total interface); b1=$(metric flowhouse_agent_kafka_records_total packets.raw)
+    c1=$(cpu_ticks $agent)
+    echo "$r $(json datagrams_sent <<<"$out") $((p1-p0)) $((k1-k0)) $((i1-i0)) $((b1-b0)) $(python3 -c "print(($c1-$c0)/100)")"
+  done
+}
+
 cmd="${1:-}"; shift || true
 case "$cmd" in
   udp) udp "$@" ;;
   offline) offline "$@" ;;
+  live) live "$@" ;;
   *) sed -n '3,14p' "$0"; exit 2 ;;
 esac
