@@ -90,9 +90,15 @@ public final class AgeingOptions {
     public static final ConfigOption<Duration> MAX_OUT_OF_ORDERNESS =
             ConfigOptions.key("flowhouse.packets.max-out-of-orderness")
                     .durationType()
-                    .defaultValue(Duration.ofSeconds(5))
+                    .defaultValue(Duration.ofSeconds(30))
                     .withDescription(
-                            "Bounded out-of-orderness of packet timestamps within a partition.");
+                            "Bounded out-of-orderness of packet timestamps within a partition. The"
+                                    + " agent batches packets per flow bucket, so a partition"
+                                    + " interleaves batches: live capture stays within the batch"
+                                    + " linger, but a pcap replayed at max speed can span the whole"
+                                    + " file; set this to the file's span (or replay at --speed 1x)"
+                                    + " for exact flows. Packets behind the watermark are counted"
+                                    + " in flowhouse_packets_late_total.");
 
     public static final ConfigOption<Duration> IDLENESS =
             ConfigOptions.key("flowhouse.packets.idleness")

@@ -31,7 +31,7 @@ public record AgeingSettings(
         Duration tcpEndTimeout,
         int maxActiveFlows,
         Duration stateTtl,
-        IpAddress exporterAddress,
+        String exporterAddress,
         Duration maxOutOfOrderness,
         Duration idleness)
         implements Serializable {
@@ -55,12 +55,18 @@ public record AgeingSettings(
                             + maxActiveFlows
                             + " (expected: >= 0)");
         }
+        IpAddress.parse(exporterAddress);
         if (stateTtl.compareTo(activeTimeout.plus(idleTimeout)) <= 0) {
             throw new IllegalArgumentException(
                     "state TTL "
                             + stateTtl
                             + " (expected: > active + idle timeout, it is only a backstop)");
         }
+    }
+
+    /** The exporter address packet flows carry. */
+    public IpAddress exporter() {
+        return IpAddress.parse(exporterAddress);
     }
 
     public static AgeingSettings defaults() {
@@ -82,7 +88,7 @@ public record AgeingSettings(
                 conf.get(AgeingOptions.TCP_END_TIMEOUT),
                 conf.get(AgeingOptions.MAX_ACTIVE_FLOWS),
                 conf.get(AgeingOptions.STATE_TTL),
-                IpAddress.parse(conf.get(AgeingOptions.EXPORTER_ADDRESS)),
+                conf.get(AgeingOptions.EXPORTER_ADDRESS).trim(),
                 conf.get(AgeingOptions.MAX_OUT_OF_ORDERNESS),
                 conf.get(AgeingOptions.IDLENESS));
     }

@@ -55,11 +55,13 @@ public class FlowAgeingFunction
     private final long idleMillis;
     private final long tcpEndMillis;
 
+    private transient IpAddress exporter;
     private transient ValueState<ActiveFlow> state;
     private transient long activeFlows;
     private transient Counter flowsOut;
     private transient Counter forcedFlows;
     private transient Counter packetsIn;
+    private transient Counter latePackets;
 
     public FlowAgeingFunction(AgeingSettings settings) {
         this.settings = settings;
@@ -80,11 +82,13 @@ public class FlowAgeingFunction
 
     @Override
     public void open(OpenContext ctx) {
+        exporter = settings.exporter();
         state = getRuntimeContext().getState(descriptor(settings));
         var group = getRuntimeContext().getMetricGroup().addGroup("flowhouse");
         flowsOut = group.counter("packet_flows_total");
         forcedFlows = group.counter("packet_flows_lack_of_resources_total");
         packetsIn = group.counter("packets_total");
+        latePackets = group.counter("packets_late_total");
         activeFlows = 0;
         group.gauge("packet_flows_active", () -> activeFlows);
     }
@@ -94,6 +98,11 @@ public class FlowAgeingFunction
             throws Exception {
         packetsIn.inc();
         long ts = Math.floorDiv(p.timestampNanos(), 1_000_000L);
+        if (ts <= ctx.timerService().currentWatermark()) {
+            // Behind the watermark: its flow may already have ended, so it may start a new one.
+            // Raise flowhouse.packets.max-out-of-orderness when this counts up.
+            latePackets.inc();
+        }
         PacketFlowKey key = ctx.getCurrentKey();
         ActiveFlow f = state.value();
         if (f != null) {
@@ -236,7 +245,7 @@ public class FlowAgeingFunction
         }
         return FlowRecord.builder()
                 .version(0)
-                .exporterAddress(settings.exporterAddress())
+                .exporterAddress(exporter)
                 .exporterPort(0)
                 .observationDomainId(key.interfaceIndex() & 0xffff_ffffL)
                 .exportTimeMillis(f.lastMillis)

@@ -99,6 +99,9 @@ class ReprocessITCase {
                                 "--flowhouse.packets.active-timeout", "120 s",
                                 "--flowhouse.packets.idle-timeout", "300 s",
                                 "--flowhouse.packets.tcp-end-timeout", "300 s",
+                                // The trace is produced at max speed: a batch of one flow bucket
+                                // spans minutes of packet time, so allow the whole 600 s trace.
+                                "--flowhouse.packets.max-out-of-orderness", "15 min",
                                 // The two topics are read at different speeds: hold the rollup
                                 // watermark back far enough that no piece is late in this test.
                                 "--flowhouse.rollup.max-out-of-orderness", "1 h"));

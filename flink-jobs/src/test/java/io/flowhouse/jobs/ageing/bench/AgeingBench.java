@@ -196,7 +196,11 @@ public final class AgeingBench {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(c);
             env.setParallelism(1);
             AgeingSettings s =
-                    settings().withTimeouts(Duration.ofSeconds(120), Duration.ofSeconds(30), Duration.ofSeconds(10));
+                    settings()
+                            .withTimeouts(
+                                    Duration.ofSeconds(120),
+                                    Duration.ofSeconds(30),
+                                    Duration.ofSeconds(10));
             PacketFlowTopology.attach(
                             env,
                             PacketFlowTopology.kafkaSource(
@@ -207,8 +211,9 @@ public final class AgeingBench {
                                     OffsetsInitializer.latest()),
                             s)
                     .sinkTo(new DiscardingSink<>());
-            var os = (com.sun.management.OperatingSystemMXBean)
-                    ManagementFactory.getOperatingSystemMXBean();
+            var os =
+                    (com.sun.management.OperatingSystemMXBean)
+                            ManagementFactory.getOperatingSystemMXBean();
             long cpu0 = os.getProcessCpuTime();
             long t0 = System.nanoTime();
             env.execute("ageing bench");
@@ -244,7 +249,9 @@ public final class AgeingBench {
                 PacketSummary s = packet(i, flows, T0 + i / 1000);
                 enc.add(s);
                 if (enc.count() == 1024 || i == packets - 1) {
-                    byte[] key = Integer.toString(FlowHash.partition(s.flowHash(), 64)).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                    byte[] key =
+                            Integer.toString(FlowHash.partition(s.flowHash(), 64))
+                                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
                     acks.add(producer.send(new ProducerRecord<>(topic, key, enc.finish())));
                     if (acks.size() >= 1000) {
                         for (Future<RecordMetadata> f : acks) {
