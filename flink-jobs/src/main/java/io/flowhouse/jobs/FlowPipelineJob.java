@@ -53,12 +53,25 @@ public final class FlowPipelineJob {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         configure(env, s);
         KafkaTopics.ensure(s);
-        build(
+        DataStream<FlowRecord> flows =
+                build(
+                        env,
+                        PipelineConnectors.rawSource(s),
+                        PipelineConnectors.templatesSource(s),
+                        PipelineConnectors.sinks(s),
+                        s);
+        // Issue 6: packet flows aged from packets.raw (same flows table) and the rollups of both.
+        io.flowhouse.jobs.rollup.FlowAnalytics.attach(
                 env,
-                PipelineConnectors.rawSource(s),
-                PipelineConnectors.templatesSource(s),
-                PipelineConnectors.sinks(s),
-                s);
+                conf,
+                s,
+                flows,
+                s.start().toOffsetsInitializer(),
+                s.boundedToLatest()
+                        ? org.apache.flink.connector.kafka.source.enumerator.initializer
+                                .OffsetsInitializer.latest()
+                        : null,
+                s.clickhouse().toSinkOptions());
         env.execute(s.jobName());
     }
 
