@@ -71,6 +71,9 @@ public final class JobCommand implements Command {
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
+        if (!args.isEmpty() && args.get(0).equals("reprocess")) {
+            return new ReprocessCommand(home, env).run(args.subList(1, args.size()), out, err);
+        }
         Set<String> valueOptions = new java.util.HashSet<>(ServicesConfig.OPTIONS);
         valueOptions.addAll(
                 Set.of(
