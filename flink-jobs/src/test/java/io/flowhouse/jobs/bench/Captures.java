@@ -22,8 +22,7 @@ final class Captures {
 
     private Captures() {}
 
-    static List<RawDatagram> datagrams(String file, IpAddress exporter, int port)
-            throws Exception {
+    static List<RawDatagram> datagrams(String file, IpAddress exporter, int port) throws Exception {
         UdpDatagramExtractor extractor = new UdpDatagramExtractor();
         List<RawDatagram> out = new ArrayList<>();
         try (PcapReader r = PcapReader.open(SharedTestData.file(file))) {
@@ -36,7 +35,9 @@ final class Captures {
                 ByteBuffer p = u.payload();
                 byte[] b = new byte[p.remaining()];
                 p.duplicate().get(b);
-                out.add(RawDatagram.of(exporter, port, u.timestampNanos() / 1_000_000L, "bench", b));
+                out.add(
+                        RawDatagram.of(
+                                exporter, port, u.timestampNanos() / 1_000_000L, "bench", b));
             }
         }
         return out;

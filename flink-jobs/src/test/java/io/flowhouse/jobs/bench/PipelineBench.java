@@ -30,9 +30,9 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 
 /**
  * Throughput harness (not a test): the shared captures, replayed as {@code loops} x 8 distinct
- * exporters, are produced to a real in-process Kafka broker; then the production topology runs on
- * a local MiniCluster, bounded at the topic's end, once into a discarding sink (decode only) and
- * once into a real local ClickHouse (end to end, checked with the exact {@code FINAL} query). Prints
+ * exporters, are produced to a real in-process Kafka broker; then the production topology runs on a
+ * local MiniCluster, bounded at the topic's end, once into a discarding sink (decode only) and once
+ * into a real local ClickHouse (end to end, checked with the exact {@code FINAL} query). Prints
  * flows/s of each, measured from job submission to job end (so it includes job start-up).
  *
  * <pre>
@@ -111,7 +111,8 @@ public final class PipelineBench {
             double e2eCpu = jvmCpuSeconds() - cpu0;
             double chCpu = processCpuSeconds(ch.pid().orElse(-1L)) - ch0;
             String got =
-                    ch.queryScalar("SELECT count() FROM " + s.clickhouse().database() + ".flows FINAL");
+                    ch.queryScalar(
+                            "SELECT count() FROM " + s.clickhouse().database() + ".flows FINAL");
             System.out.printf(
                     Locale.ROOT,
                     "into clickhouse p=%d: %d flows in %.1f s = %,.0f flows/s (rows FINAL: %s,"
