@@ -59,26 +59,7 @@ class BadInputITCase {
             kafka.createTopic("flows.rejected", 1);
             int udpPort = FaultSupport.freeUdpPort();
             int metricsPort = FaultSupport.freeTcpPort();
-            Path yaml = dir.resolve("agent.yaml");
-            Files.writeString(
-                    yaml,
-                    String.join(
-                            "\n",
-                            "agent:",
-                            "  id: bad-input-it",
-                            "udp:",
-                            "  listen: ['127.0.0.1:" + udpPort + "']",
-                            "  sockets-per-listener: 1",
-                            "  allowed-exporters: ['127.0.0.1/32']",
-                            "kafka:",
-                            "  bootstrap-servers: '" + kafka.bootstrapServers() + "'",
-                            "spool:",
-                            "  directory: '" + dir.resolve("spool") + "'",
-                            "metrics:",
-                            "  host: 127.0.0.1",
-                            "  port: " + metricsPort,
-                            ""),
-                    StandardCharsets.UTF_8);
+            Path yaml = agentYaml(kafka, udpPort, metricsPort);
             try (AgentProcess agent =
                             new AgentProcess(yaml, dir.resolve("agent.log"), metricsPort).start();
                     DatagramChannel allowed = DatagramChannel.open();
@@ -215,6 +196,31 @@ class BadInputITCase {
                         "flows.raw + flows.rejected");
             }
         }
+    }
+
+    private Path agentYaml(EmbeddedKafka kafka, int udpPort, int metricsPort)
+            throws java.io.IOException {
+        Path yaml = dir.resolve("agent.yaml");
+        Files.writeString(
+                yaml,
+                String.join(
+                        "\n",
+                        "agent:",
+                        "  id: bad-input-it",
+                        "udp:",
+                        "  listen: ['127.0.0.1:" + udpPort + "']",
+                        "  sockets-per-listener: 1",
+                        "  allowed-exporters: ['127.0.0.1/32']",
+                        "kafka:",
+                        "  bootstrap-servers: '" + kafka.bootstrapServers() + "'",
+                        "spool:",
+                        "  directory: '" + dir.resolve("spool") + "'",
+                        "metrics:",
+                        "  host: 127.0.0.1",
+                        "  port: " + metricsPort,
+                        ""),
+                StandardCharsets.UTF_8);
+        return yaml;
     }
 
     private static boolean rejectedContains(
