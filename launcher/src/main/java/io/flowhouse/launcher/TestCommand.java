@@ -34,8 +34,9 @@ public final class TestCommand implements Command {
                 With CI set in the environment (.ci/run does), the pom's ci profile sets
                 -Dflowhouse.it.required=true: a missing service fails a test instead of skipping it.
 
-                  --faults        reserved for the fault-injection suite (broker, TaskManager and
-                                  ClickHouse killed mid-stream); not available yet
+                  --faults        only the fault suite (launcher/FAULTS.md): agent SIGKILL and
+                                  restart, broker down 30 s, spool overflow, malformed corpus,
+                                  template flood, Kafka TLS; prints the fault table
                   MAVEN ARGS      passed to mvn, e.g. -pl sinks -am, -Dit.test=FooITCase
                 """;
     }
