@@ -66,12 +66,27 @@ public final class RollupTopology {
                 .toList();
     }
 
+    /**
+     * The streams of one resolution.
+     *
+     * @param rows bucket and top-N rows for the table
+     * @param late pieces that came after the allowed lateness (already counted)
+     */
+    public record Streams(DataStream<RollupRow> rows, DataStream<RollupRow> late) {}
+
     /** The rows of one resolution. */
     public static DataStream<RollupRow> rollup(
             DataStream<FlowRecord> flows, Duration resolution, RollupSettings s) {
+        return streams(flows, resolution, s).rows();
+    }
+
+    /** The rows and the late pieces of one resolution. */
+    public static Streams streams(
+            DataStream<FlowRecord> flows, Duration resolution, RollupSettings s) {
         String label = RollupTables.label(resolution);
+        long delay = s.maxOutOfOrderness().toMillis();
         WatermarkStrategy<RollupRow> wm =
-                WatermarkStrategy.<RollupRow>forBoundedOutOfOrderness(s.maxOutOfOrderness())
+                WatermarkStrategy.<RollupRow>forGenerator(ctx -> new PieceWatermarks<>(delay))
                         .withTimestampAssigner((r, previous) -> r.windowStart());
         if (!s.idleness().isZero()) {
             wm = wm.withIdleness(s.idleness());
@@ -97,7 +112,8 @@ public final class RollupTopology {
                                 TypeInformation.of(RollupRow.class))
                         .uid("rollup-sum-" + label)
                         .name("rollup " + label);
-        sums.getSideOutput(late)
+        DataStream<RollupRow> latePieces = sums.getSideOutput(late);
+        latePieces
                 .process(new CountLatePieces())
                 .uid("rollup-late-" + label)
                 .name("late pieces " + label);
@@ -121,7 +137,7 @@ public final class RollupTopology {
                 sums.filter(r -> !isAddressSum(r))
                         .uid("rollup-plain-" + label)
                         .name("buckets " + label);
-        return plain.union(ranked);
+        return new Streams(plain.union(ranked), latePieces);
     }
 
     static boolean isAddressSum(RollupRow r) {

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.rollup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.sinks.clickhouse.rollup.RollupKind;
+import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.CloseableIterator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Late flows on a MiniCluster: a flow within the allowed lateness fires its bucket again with the
+ * complete new counts and a higher version (the row that replaces the first in ClickHouse); a flow
+ * beyond it goes to the side output and is counted, and its bucket is never written.
+ */
+class RollupLatenessITCase {
+
+    @RegisterExtension static final MiniClusterExtension FLINK = new MiniClusterExtension();
+
+    private static final long T0 = 1_705_320_000_000L; // 12:00:00
+    private static final long MINUTE = 60_000L;
+    private static final int LATE_MARK = 99;
+
+    private static FlowRecord flow(long end, long bytes) {
+        return FlowRecord.builder()
+                .version(10)
+                .exporterAddress(IpAddress.parse("192.0.2.10"))
+                .flowStartMillis(end)
+                .flowEndMillis(end)
+                .timeReceivedMillis(end)
+                .srcAddr(IpAddress.parse("198.51.100.1"))
+                .dstAddr(IpAddress.parse("203.0.113.7"))
+                .protocol(17)
+                .dstPort(53)
+                .inputInterface(1)
+                .outputInterface(2)
+                .bytes(bytes)
+                .packets(1)
+                .build();
+    }
+
+    @Test
+    void lateWithinTheAllowanceUpdatesTheBucketAndLaterGoesToTheSideOutput() throws Exception {
+        RollupSettings s =
+                new RollupSettings(
+                        true,
+                        List.of(Duration.ofMinutes(1)),
+                        5,
+                        Duration.ZERO,
+                        Duration.ofMinutes(2),
+                        Duration.ZERO,
+                        Map.of());
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        DataStream<FlowRecord> flows =
+                env.fromData(
+                        List.of(
+                                flow(T0 + 4 * MINUTE + 20_000, 100), // 12:04 bucket
+                                flow(T0 + 5 * MINUTE + 30_000, 10), // watermark past 12:04
+                                flow(T0 + 4 * MINUTE + 40_000, 50), // late, within 2 min
+                                flow(T0 + 10_000, 7)), // 12:00: past the allowance
+                        TypeInformation.of(FlowRecord.class));
+        RollupTopology.Streams st = RollupTopology.streams(flows, Duration.ofMinutes(1), s);
+        DataStream<RollupRow> marked =
+                st.late()
+                        .map(
+                                r ->
+                                        r.withCounters(
+                                                LATE_MARK,
+                                                r.windowStart(),
+                                                0,
+                                                r.bytes(),
+                                                r.packets(),
+                                                r.flows()))
+                        .returns(RollupRow.class);
+        List<RollupRow> out = new ArrayList<>();
+        CloseableIterator<RollupRow> it = st.rows().union(marked).executeAndCollect("lateness");
+        try {
+            it.forEachRemaining(out::add);
+        } finally {
+            it.close();
+        }
+        List<RollupRow> in =
+                out.stream()
+                        .filter(r -> r.kind() == RollupKind.INTERFACE.code() && r.direction() == 0)
+                        .toList();
+        assertThat(in)
+                .extracting(RollupRow::windowStart, RollupRow::bytes, RollupRow::flows)
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple(T0 + 4 * MINUTE, 100L, 1L),
+                        org.assertj.core.groups.Tuple.tuple(T0 + 4 * MINUTE, 150L, 2L),
+                        org.assertj.core.groups.Tuple.tuple(T0 + 5 * MINUTE, 10L, 1L));
+        List<RollupRow> bucket =
+                in.stream().filter(r -> r.windowStart() == T0 + 4 * MINUTE).toList();
+        RollupRow first = bucket.stream().filter(r -> r.bytes() == 100).findFirst().orElseThrow();
+        RollupRow again = bucket.stream().filter(r -> r.bytes() == 150).findFirst().orElseThrow();
+        assertThat(again.version()).isGreaterThan(first.version());
+        List<RollupRow> late = out.stream().filter(r -> r.kind() == LATE_MARK).toList();
+        // One piece per rollup kind (interface in, out, proto/port, AS pair, talker, conversation).
+        assertThat(late).hasSize(6).allMatch(r -> r.windowStart() == T0 && r.bytes() == 7);
+        assertThat(out).noneMatch(r -> r.kind() != LATE_MARK && r.windowStart() == T0);
+        List<RollupRow> top =
+                out.stream().filter(r -> r.kind() == RollupKind.TOP_TALKER.code()).toList();
+        assertThat(top).allMatch(r -> r.rank() == 1);
+        assertThat(top).extracting(RollupRow::bytes).contains(100L, 150L, 10L);
+    }
+}
