@@ -81,13 +81,13 @@ public final class DemoCommand implements Command {
                   - the pipeline job (io.flowhouse.jobs.FlowPipelineJob) on a Flink MiniCluster
                     inside this JVM, checkpointing every 5 s (exactly once into ClickHouse)
                   - loadgen: NetFlow v5, v9 and IPFIX from --exporters simulated exporters (4)
-                    at --rate flows/s (2000) for --seconds (60), with a live progress line
+                    at --rate flows/s (1000) for --seconds (60), with a live progress line
                 Then it prints example queries with their answers (top talkers, traffic per
                 protocol, per exporter) and how to go on.
 
                 Options: the flags of ./flowhouse services (ClickHouse ports, state dir) and
                   --seconds N        how long loadgen sends (default 60)
-                  --rate N           flows per second (default 2000)
+                  --rate N           flows per second (default 1000)
                   --exporters N      simulated exporters (default 4)
                 """
                 + ServicesConfig.OPTIONS_HELP;
@@ -109,7 +109,7 @@ public final class DemoCommand implements Command {
             return EXIT_NOT_BUILT;
         }
         int seconds = cl.intValue("seconds", 60, 5, 3600);
-        int rate = cl.intValue("rate", 2000, 1, 1_000_000);
+        int rate = cl.intValue("rate", 1000, 1, 1_000_000);
         int exporters = cl.intValue("exporters", 4, 1, 64);
         ServicesConfig config =
                 ServicesConfig.resolve(home.root(), home.stateDir(), env, cl, false);
@@ -121,6 +121,11 @@ public final class DemoCommand implements Command {
         }
         services.start(ServiceKind.CLICKHOUSE);
         String clickhouse = config.clickhouseUrl();
+        // Only this run's rows count: the database may hold flows of earlier runs or of 'up'.
+        String window =
+                " WHERE time_received >= toDateTime("
+                        + (System.currentTimeMillis() / 1000 - 1)
+                        + ")";
 
         Path demoDir = config.stateDir().resolve("demo");
         deleteRecursively(demoDir);
@@ -188,7 +193,9 @@ public final class DemoCommand implements Command {
             loadgen.setDaemon(true);
             loadgen.start();
 
-            long rows = watchProgress(kafka, clickhouse, loadgen, jobFailure, seconds, out, err);
+            long rows =
+                    watchProgress(
+                            kafka, clickhouse, window, loadgen, jobFailure, seconds, out, err);
             if (rows < 0) {
                 return 1;
             }
@@ -203,7 +210,8 @@ public final class DemoCommand implements Command {
                                 + loadgenErr.toString(StandardCharsets.UTF_8).strip());
             }
             long sent = sentFlows(demoDir.resolve("loadgen-summary.json"));
-            long uniqueRows = count(clickhouse, "SELECT count() FROM " + DATABASE + ".flows FINAL");
+            long uniqueRows =
+                    count(clickhouse, "SELECT count() FROM " + DATABASE + ".flows FINAL" + window);
             out.printf(
                     Locale.ROOT,
                     "loadgen sent %,d flows; ClickHouse %s.flows holds %,d rows (%,d after FINAL"
@@ -219,7 +227,7 @@ public final class DemoCommand implements Command {
                                 + " and "
                                 + agent.logFile());
             }
-            printExamples(clickhouse, out);
+            printExamples(clickhouse, window, out);
             out.println(
                     """
                     How to go on:
@@ -248,6 +256,7 @@ public final class DemoCommand implements Command {
     private static long watchProgress(
             InProcessKafka kafka,
             String clickhouse,
+            String window,
             Thread loadgen,
             AtomicReference<Throwable> jobFailure,
             int seconds,
@@ -269,7 +278,7 @@ public final class DemoCommand implements Command {
                     return -1;
                 }
                 long datagrams = endOffsets(admin);
-                rows = count(clickhouse, "SELECT count() FROM " + DATABASE + ".flows");
+                rows = count(clickhouse, "SELECT count() FROM " + DATABASE + ".flows" + window);
                 long elapsed = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
                 out.printf(
                         Locale.ROOT,
@@ -390,25 +399,30 @@ public final class DemoCommand implements Command {
         }
     }
 
-    private static void printExamples(String clickhouse, PrintStream out)
+    private static void printExamples(String clickhouse, String window, PrintStream out)
             throws InterruptedException {
         List<String[]> examples =
                 List.of(
                         new String[] {
                             "Top talkers (source addresses by bytes)",
                             "SELECT src_ip, sum(bytes) AS bytes, sum(packets) AS packets, count() AS flows"
-                                    + " FROM flowhouse.flows_readable GROUP BY src_ip"
+                                    + " FROM flowhouse.flows_readable"
+                                    + window
+                                    + " GROUP BY src_ip"
                                     + " ORDER BY bytes DESC LIMIT 10"
                         },
                         new String[] {
                             "Traffic per protocol",
                             "SELECT proto, count() AS flows, sum(packets) AS packets, sum(bytes) AS bytes"
-                                    + " FROM flowhouse.flows GROUP BY proto ORDER BY bytes DESC"
+                                    + " FROM flowhouse.flows"
+                                    + window
+                                    + " GROUP BY proto ORDER BY bytes DESC"
                         },
                         new String[] {
                             "Traffic per exporter and export version",
                             "SELECT exporter_ip, exporter_port, version, count() AS flows,"
                                     + " sum(bytes) AS bytes FROM flowhouse.flows_readable"
+                                    + window
                                     + " GROUP BY exporter_ip, exporter_port, version ORDER BY bytes DESC"
                         });
         for (String[] example : examples) {
