@@ -209,24 +209,7 @@ public final class DemoCommand implements Command {
                                 + ": "
                                 + loadgenErr.toString(StandardCharsets.UTF_8).strip());
             }
-            long sent = sentFlows(demoDir.resolve("loadgen-summary.json"));
-            long uniqueRows =
-                    count(clickhouse, "SELECT count() FROM " + DATABASE + ".flows FINAL" + window);
-            out.printf(
-                    Locale.ROOT,
-                    "loadgen sent %,d flows; ClickHouse %s.flows holds %,d rows (%,d after FINAL"
-                            + " deduplication)%s%n%n",
-                    sent,
-                    DATABASE,
-                    rows,
-                    uniqueRows,
-                    sent == uniqueRows ? ": every flow exactly once" : "");
-            if (rows == 0) {
-                err.println(
-                        "flowhouse demo: no flow reached ClickHouse; see the task failures above"
-                                + " and "
-                                + agent.logFile());
-            }
+            printTotals(clickhouse, window, rows, demoDir, agent.logFile(), out, err);
             printExamples(clickhouse, window, out);
             out.println(
                     """
@@ -442,6 +425,35 @@ public final class DemoCommand implements Command {
             } catch (IOException e) {
                 out.println("(failed: " + e + ")");
             }
+        }
+    }
+
+    private static void printTotals(
+            String clickhouse,
+            String window,
+            long rows,
+            Path demoDir,
+            Path agentLog,
+            PrintStream out,
+            PrintStream err)
+            throws InterruptedException {
+        long sent = sentFlows(demoDir.resolve("loadgen-summary.json"));
+        long uniqueRows =
+                count(clickhouse, "SELECT count() FROM " + DATABASE + ".flows FINAL" + window);
+        out.printf(
+                Locale.ROOT,
+                "loadgen sent %,d flows; ClickHouse %s.flows holds %,d rows (%,d after FINAL"
+                        + " deduplication)%s%n%n",
+                sent,
+                DATABASE,
+                rows,
+                uniqueRows,
+                sent == uniqueRows ? ": every flow exactly once" : "");
+        if (rows == 0) {
+            err.println(
+                    "flowhouse demo: no flow reached ClickHouse; see the task failures above"
+                            + " and "
+                            + agentLog);
         }
     }
 
