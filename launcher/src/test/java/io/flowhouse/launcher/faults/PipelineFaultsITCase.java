@@ -24,7 +24,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -54,7 +56,7 @@ class PipelineFaultsITCase {
         try (EmbeddedKafka kafka = EmbeddedKafka.builder().partitions(2).build().start()) {
             kafka.createTopic("flows.raw", 2);
             kafka.createTopic("flows.rejected", 1);
-            PipelineSettings s = settings(kafka.bootstrapServers(), ch);
+            PipelineSettings s = settings(kafka.bootstrapServers(), ch, "flowhouse_faults", 2);
             int udpPort = FaultSupport.freeUdpPort();
             int metricsPort = FaultSupport.freeTcpPort();
             Path yaml = dir.resolve("agent.yaml");
@@ -76,7 +78,7 @@ class PipelineFaultsITCase {
                             "  port: " + metricsPort,
                             ""),
                     StandardCharsets.UTF_8);
-            JobClient job = environment(s, ch).executeAsync("pipeline faults");
+            JobClient job = environment(s, ch, null).executeAsync("pipeline faults");
             String table = s.clickhouse().database() + ".flows";
             try (AgentProcess agent =
                             new AgentProcess(yaml, dir.resolve("agent.log"), metricsPort).start();
@@ -150,30 +152,153 @@ class PipelineFaultsITCase {
         }
     }
 
-    private static PipelineSettings settings(String bootstrap, LocalClickHouse ch) {
+    @Test
+    @Timeout(value = 8, unit = TimeUnit.MINUTES)
+    void stopWithSavepointAndRestoreAtAnotherParallelismLeavesExactTotals() throws Exception {
+        LocalClickHouse ch = CLICKHOUSE.local();
+        try (EmbeddedKafka kafka = EmbeddedKafka.builder().partitions(2).build().start()) {
+            kafka.createTopic("flows.raw", 2);
+            kafka.createTopic("flows.rejected", 1);
+            PipelineSettings p2 = settings(kafka.bootstrapServers(), ch, "flowhouse_rescale", 2);
+            // Restored with start=latest: only the savepoint's offsets can bring back what was
+            // sent while no job ran, so the totals prove the restore.
+            PipelineSettings p1 =
+                    settings(kafka.bootstrapServers(), ch, "flowhouse_rescale", 1, "latest");
+            int udpPort = FaultSupport.freeUdpPort();
+            int metricsPort = FaultSupport.freeTcpPort();
+            Path yaml = dir.resolve("agent.yaml");
+            Files.writeString(
+                    yaml,
+                    String.join(
+                            "\n",
+                            "agent:",
+                            "  id: rescale-it",
+                            "udp:",
+                            "  listen: ['127.0.0.1:" + udpPort + "']",
+                            "  sockets-per-listener: 1",
+                            "kafka:",
+                            "  bootstrap-servers: '" + kafka.bootstrapServers() + "'",
+                            "spool:",
+                            "  directory: '" + dir.resolve("spool") + "'",
+                            "metrics:",
+                            "  host: 127.0.0.1",
+                            "  port: " + metricsPort,
+                            ""),
+                    StandardCharsets.UTF_8);
+            String table = p2.clickhouse().database() + ".flows";
+            JobClient second = null;
+            JobClient first = environment(p2, ch, null).executeAsync("rescale p2");
+            try (AgentProcess agent =
+                            new AgentProcess(yaml, dir.resolve("agent.log"), metricsPort).start();
+                    SteadySender sender = new SteadySender(udpPort, 1)) {
+                Thread stream = new Thread(() -> sender.send(RATE * 25, RATE), "faults-sender");
+                stream.start();
+                awaitScalar(ch, "SELECT count() FROM " + table, 1);
+                Thread.sleep(3_000);
+                long stopping = System.nanoTime();
+                String savepoint =
+                        first.stopWithSavepoint(
+                                        false,
+                                        dir.resolve("savepoints").toUri().toString(),
+                                        SavepointFormatType.CANONICAL)
+                                .get(120, TimeUnit.SECONDS);
+                Thread.sleep(3_000);
+                second = environment(p1, ch, savepoint).executeAsync("rescale p1");
+                stream.join(120_000);
+                assertThat(stream.isAlive()).isFalse();
+                awaitScalar(ch, "SELECT sum(packets) FROM " + table + " FINAL", sender.packets());
+                Duration recovery = Duration.ofNanos(System.nanoTime() - stopping);
+                List<String> row =
+                        ch.queryRows(
+                                        "SELECT count(), sum(packets), sum(bytes),"
+                                                + " uniqExact(row_id) FROM "
+                                                + table
+                                                + " FINAL")
+                                .get(0);
+                long stored = Long.parseLong(row.get(0));
+                assertThat(savepoint).isNotBlank();
+                assertThat(agent.metricSum("flowhouse_agent_dropped_datagrams_total")).isZero();
+                assertThat(stored).as("flows").isEqualTo(sender.flows());
+                assertThat(Long.parseLong(row.get(1))).as("packets").isEqualTo(sender.packets());
+                assertThat(Long.parseLong(row.get(2))).as("bytes").isEqualTo(sender.bytes());
+                assertThat(Long.parseLong(row.get(3))).as("row ids").isEqualTo(stored);
+                FaultSupport.row(
+                        "e2e: stop with savepoint, restore p=2 -> 1",
+                        sender.sent(),
+                        stored,
+                        0,
+                        sender.flows() - stored,
+                        0,
+                        recovery,
+                        "ClickHouse FINAL");
+            } finally {
+                cancelIfRunning(second);
+                cancelIfRunning(first);
+            }
+        }
+    }
+
+    /** Cancels a job still running; a stopped job's local cluster is already gone. */
+    private static void cancelIfRunning(JobClient job) throws Exception {
+        if (job == null) {
+            return;
+        }
+        try {
+            if (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
+                job.cancel().get(60, TimeUnit.SECONDS);
+            }
+        } catch (IllegalStateException | java.util.concurrent.ExecutionException e) {
+            // The per-job MiniCluster shut down with the job it ran.
+        }
+    }
+
+    private static PipelineSettings settings(
+            String bootstrap, LocalClickHouse ch, String database, int parallelism) {
+        return settings(bootstrap, ch, database, parallelism, "earliest");
+    }
+
+    private static PipelineSettings settings(
+            String bootstrap, LocalClickHouse ch, String database, int parallelism, String start) {
         String[] args = {
-            "--kafka.bootstrap-servers", bootstrap,
-            "--kafka.topic.raw", "flows.raw",
-            "--kafka.topic.rejected", "flows.rejected",
-            "--kafka.topic.templates", "flows.templates",
-            "--kafka.group-id", "faults-it",
-            "--kafka.start", "earliest",
-            "--job.parallelism", "2",
-            "--job.checkpoint-interval", "1 s",
-            "--clickhouse.url", ch.httpUrl(),
-            "--clickhouse.database", "flowhouse_faults",
-            "--clickhouse.user", ch.user(),
-            "--clickhouse.batch-size", "5000",
-            "--clickhouse.flush-interval", "500 ms",
-            "--clickhouse.max-retries", "30"
+            "--kafka.bootstrap-servers",
+            bootstrap,
+            "--kafka.topic.raw",
+            "flows.raw",
+            "--kafka.topic.rejected",
+            "flows.rejected",
+            "--kafka.topic.templates",
+            "flows.templates",
+            "--kafka.group-id",
+            database,
+            "--kafka.start",
+            start,
+            "--job.parallelism",
+            Integer.toString(parallelism),
+            "--job.checkpoint-interval",
+            "1 s",
+            "--clickhouse.url",
+            ch.httpUrl(),
+            "--clickhouse.database",
+            database,
+            "--clickhouse.user",
+            ch.user(),
+            "--clickhouse.batch-size",
+            "5000",
+            "--clickhouse.flush-interval",
+            "500 ms",
+            "--clickhouse.max-retries",
+            "30"
         };
         return PipelineSettings.from(JobConfigLoader.load(args), Map.of());
     }
 
     /** The production topology with bounded restarts (40 x 2 s rides out the 30 s outage). */
-    private static StreamExecutionEnvironment environment(PipelineSettings s, LocalClickHouse ch)
-            throws Exception {
+    private static StreamExecutionEnvironment environment(
+            PipelineSettings s, LocalClickHouse ch, String savepoint) throws Exception {
         Configuration c = new Configuration();
+        if (savepoint != null) {
+            c.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        }
         c.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 40);
         c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(2));
