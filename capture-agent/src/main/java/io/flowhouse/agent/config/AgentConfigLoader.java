@@ -94,7 +94,7 @@ public final class AgentConfigLoader {
                         Map.of()),
                 new AgentConfig.Spool(
                         Path.of("flowhouse-spool"), 1024L * 1024 * 1024, 64L * 1024 * 1024),
-                new AgentConfig.Metrics(true, "0.0.0.0", METRICS_PORT),
+                new AgentConfig.Metrics(true, "127.0.0.1", METRICS_PORT),
                 new AgentConfig.Packets(
                         null,
                         0.0,
