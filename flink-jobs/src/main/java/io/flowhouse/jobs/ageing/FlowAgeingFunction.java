@@ -159,7 +159,10 @@ public class FlowAgeingFunction
             return;
         }
         long deadline = deadline(f);
-        if (timestamp >= deadline) {
+        // At the end of the input (BATCH mode fires a key's timers once its packets are done, with
+        // the watermark at its maximum, and ignores timers registered then) every flow ends: no
+        // packet can extend it any more, so it ends as it would at its deadline.
+        if (timestamp >= deadline || ctx.timerService().currentWatermark() == Long.MAX_VALUE) {
             end(f, ctx.getCurrentKey(), reason(f, deadline), out);
             state.clear();
             return;

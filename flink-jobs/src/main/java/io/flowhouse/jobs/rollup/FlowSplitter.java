@@ -21,6 +21,13 @@ public final class FlowSplitter implements FlatMapFunction<FlowRecord, RollupRow
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * Most windows one flow is spread over. A flow longer than this many windows (an exporter clock
+     * or uptime bug: real exporters cut flows at their active timeout) is treated as starting that
+     * many windows before its end, so one bad record cannot emit millions of pieces.
+     */
+    static final long MAX_WINDOWS = 1_440;
+
     private final long resolutionMillis;
 
     public FlowSplitter(long resolutionMillis) {
@@ -38,6 +45,7 @@ public final class FlowSplitter implements FlatMapFunction<FlowRecord, RollupRow
         long packets = scaled(f.packets() + f.reversePackets(), scale);
         long end = f.flowEndMillis() > 0 ? f.flowEndMillis() : f.timeReceivedMillis();
         long start = f.flowStartMillis() > 0 ? Math.min(f.flowStartMillis(), end) : end;
+        start = Math.max(start, end - MAX_WINDOWS * resolutionMillis);
         long duration = end - start;
         long windowStart = Math.floorDiv(start, resolutionMillis) * resolutionMillis;
         long givenBytes = 0;

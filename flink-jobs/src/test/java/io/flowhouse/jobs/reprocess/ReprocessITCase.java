@@ -95,10 +95,12 @@ class ReprocessITCase {
                                 "--clickhouse.user", ch.user(),
                                 "--clickhouse.batch-size", "20000",
                                 "--clickhouse.flush-interval", "500 ms",
-                                // Softflowd's timeouts, as in SyntheticTraceAgeingTest.
+                                // pmacct's timeouts, as in SyntheticTraceAgeingTest: the idle
+                                // deadline moves with every packet, so timers re-arm (in BATCH
+                                // mode the last ones fire at the end of each key).
                                 "--flowhouse.packets.active-timeout", "120 s",
-                                "--flowhouse.packets.idle-timeout", "300 s",
-                                "--flowhouse.packets.tcp-end-timeout", "300 s",
+                                "--flowhouse.packets.idle-timeout", "30 s",
+                                "--flowhouse.packets.tcp-end-timeout", "10 s",
                                 // The trace is produced at max speed: a batch of one flow bucket
                                 // spans minutes of packet time, so allow the whole 600 s trace.
                                 "--flowhouse.packets.max-out-of-orderness", "15 min",

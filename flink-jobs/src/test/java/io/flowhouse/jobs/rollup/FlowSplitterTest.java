@@ -126,6 +126,14 @@ class FlowSplitterTest {
     }
 
     @Test
+    void aFlowWithABogusStartIsSpreadOverAtMostTheCap() {
+        List<RollupRow> in =
+                kind(split(flow(1_000L, T0, 1_000_000, 1_000), MINUTE), RollupKind.INTERFACE, 0);
+        assertThat(in).hasSize((int) FlowSplitter.MAX_WINDOWS + 1);
+        assertThat(in.stream().mapToLong(RollupRow::bytes).sum()).isEqualTo(1_000_000);
+    }
+
+    @Test
     void shareIsExactBeyondSixtyFourBits() {
         assertThat(FlowSplitter.share(Long.MAX_VALUE / 2, 1_000_000, 3_000_000))
                 .isEqualTo(Long.MAX_VALUE / 2 / 3);

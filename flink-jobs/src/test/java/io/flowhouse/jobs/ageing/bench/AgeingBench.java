@@ -49,6 +49,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * operator PACKETS FLOWS   packets/s of FlowAgeingFunction alone on one thread (CPU time)
  * kafka PACKETS FLOWS      packets.raw on an embedded broker -> MiniCluster (parallelism 1):
  *                    source + deserialize + keyBy + ageing; packets/s per core of process CPU
+ * reprocess PACKETS FLOWS  packets.raw on an embedded broker -> ReprocessJob in BATCH mode on a
+ *                    MiniCluster (parallelism 2) -> a local clickhouse-server: raw flows and
+ *                    1 m + 1 h rollups; flows/s of wall time
  * </pre>
  */
 public final class AgeingBench {
@@ -65,6 +68,7 @@ public final class AgeingBench {
             case "state" -> state((int) a);
             case "operator" -> operator(a, (int) b);
             case "kafka" -> kafka(a, (int) b);
+            case "reprocess" -> reprocess(a, (int) b);
             default -> throw new IllegalArgumentException("mode " + mode);
         }
     }
@@ -230,6 +234,68 @@ public final class AgeingBench {
                     cpu,
                     packets / wall,
                     packets / cpu);
+        }
+    }
+
+    static void reprocess(long packets, int flows) throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.builder().partitions(2).build().start();
+                io.flowhouse.testkit.clickhouse.LocalClickHouse ch =
+                        io.flowhouse.testkit.clickhouse.LocalClickHouse.launch()) {
+            String topic = "packets.bench";
+            kafka.createTopic(topic, 2);
+            produce(kafka.bootstrapServers(), topic, packets, flows);
+            String[] args = {
+                "--from",
+                "earliest",
+                "--to",
+                "latest",
+                "--topic",
+                "packets.raw",
+                "--kafka.bootstrap-servers",
+                kafka.bootstrapServers(),
+                "--flowhouse.packets.topic",
+                topic,
+                "--clickhouse.url",
+                ch.httpUrl(),
+                "--clickhouse.user",
+                ch.user(),
+                "--clickhouse.database",
+                "bench",
+                "--clickhouse.batch-size",
+                "100000",
+                "--job.parallelism",
+                "2"
+            };
+            io.flowhouse.jobs.reprocess.ReprocessArgs a =
+                    io.flowhouse.jobs.reprocess.ReprocessArgs.parse(args);
+            Configuration conf = io.flowhouse.jobs.reprocess.ReprocessJob.configuration(a);
+            var s = io.flowhouse.jobs.reprocess.ReprocessJob.settings(conf);
+            var o = s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build();
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            io.flowhouse.jobs.reprocess.ReprocessJob.build(env, conf, s, a, o);
+            long t0 = System.nanoTime();
+            env.execute("reprocess bench");
+            double wall = (System.nanoTime() - t0) / 1e9;
+            String rows = ch.query("SELECT count(), sum(packets) FROM bench.flows FINAL").get(0);
+            System.out.println(
+                    "tables: "
+                            + ch.query("SELECT name FROM system.tables WHERE database = 'bench'")
+                            + " parts: "
+                            + ch.query(
+                                    "SELECT table, sum(rows) FROM system.parts WHERE database = 'bench' AND active GROUP BY table"));
+            String buckets = ch.query("SELECT count() FROM bench.flows_1m FINAL").get(0);
+            long n = Long.parseLong(rows.split("\t")[0]);
+            System.out.printf(
+                    Locale.ROOT,
+                    "reprocess: %d packets -> %s (flows, packets) in ClickHouse, %s 1-minute rollup"
+                            + " rows, BATCH mode, parallelism 2: %.1f s wall, %.0f flows/s,"
+                            + " %.0f packets/s%n",
+                    packets,
+                    rows.replace('\t', '/'),
+                    buckets,
+                    wall,
+                    n / wall,
+                    packets / wall);
         }
     }
 
