@@ -213,6 +213,14 @@ class AgentFaultsITCase {
                 kafka.stop();
                 // 3,000 datagrams of 1,464 bytes: about 4.4 MB against 2 MiB of buffer + spool.
                 sender.send(3_000, 1_000);
+                // Read the overflow once the agent has taken every datagram off its socket.
+                long deadline0 = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while (System.nanoTime() < deadline0
+                        && agent.metricSum("flowhouse_agent_datagrams_total{") < sender.sent()) {
+                    Thread.sleep(200);
+                }
+                assertThat(agent.metricSum("flowhouse_agent_datagrams_total{"))
+                        .isEqualTo(sender.sent());
                 long full =
                         agent.metric(
                                 "flowhouse_agent_dropped_datagrams_total{reason=\"SPOOL_FULL\"}");
