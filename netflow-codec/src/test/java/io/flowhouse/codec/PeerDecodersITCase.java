@@ -189,8 +189,9 @@ class PeerDecodersITCase {
     @Test
     void goflow2ReadsTheEncoderOutput(@TempDir Path dir) throws Exception {
         ExternalTool.require(GOFLOW2, "-v");
-        // goflow2 decodes datagrams on several workers, so data can overtake the datagram that
-        // carries its template; templates in every message keep the test about decoding.
+        // goflow2 decodes datagrams on several workers by default, so data can overtake the
+        // datagram that carries its template and two workers can interleave their JSON output;
+        // one worker keeps the order, and templates in every message keep the test about decoding.
         List<byte[]> messages = messages(1);
         int port = freeUdpPort();
         Path out = dir.resolve("goflow2.jsonl");
@@ -198,7 +199,7 @@ class PeerDecodersITCase {
                 new ProcessBuilder(
                                 GOFLOW2,
                                 "-listen",
-                                "netflow://127.0.0.1:" + port,
+                                "netflow://127.0.0.1:" + port + "?workers=1",
                                 "-addr",
                                 "127.0.0.1:" + freeTcpPort(),
                                 "-format",
