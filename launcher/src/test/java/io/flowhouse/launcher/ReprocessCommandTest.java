@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ReprocessCommandTest {
+
+    @TempDir Path dir;
+
+    private int run(List<String> args, ByteArrayOutputStream out, ByteArrayOutputStream err)
+            throws Exception {
+        JobCommand job =
+                new JobCommand(new FlowhouseHome(dir, dir.resolve(".flowhouse")), Map.of());
+        return job.run(
+                args,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void jobReprocessIsDispatchedAndPrintsItsUsage() throws Exception {
+        var out = new ByteArrayOutputStream();
+        var err = new ByteArrayOutputStream();
+        assertThat(run(List.of("reprocess", "--help"), out, err)).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("./flowhouse job reprocess --from T1 --to T2")
+                .contains("--target-database");
+    }
+
+    @Test
+    void aRangeIsRequired() throws Exception {
+        var out = new ByteArrayOutputStream();
+        var err = new ByteArrayOutputStream();
+        assertThat(run(List.of("reprocess", "--from", "earliest"), out, err))
+                .isEqualTo(Command.EXIT_USAGE);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--from and --to are required");
+    }
+
+    @Test
+    void withoutAJobJarTheClusterPathSaysHowToBuildIt() throws Exception {
+        var out = new ByteArrayOutputStream();
+        var err = new ByteArrayOutputStream();
+        int code =
+                run(
+                        List.of(
+                                "reprocess",
+                                "--from",
+                                "earliest",
+                                "--to",
+                                "latest",
+                                "--jar",
+                                dir.resolve("missing.jar").toString()),
+                        out,
+                        err);
+        assertThat(code).isEqualTo(Command.EXIT_NOT_BUILT);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("no job jar").contains("--local");
+    }
+}
