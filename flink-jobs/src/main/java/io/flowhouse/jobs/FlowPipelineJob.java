@@ -4,14 +4,15 @@ package io.flowhouse.jobs;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RejectedDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.jobs.config.JobConfigLoader;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.decode.DecodeOutputs;
 import io.flowhouse.jobs.decode.DecodeRawFlowFunction;
 import io.flowhouse.jobs.decode.ExporterKeys;
 import io.flowhouse.jobs.model.ArchivedTemplate;
-import java.util.List;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.Configuration;
@@ -46,6 +47,14 @@ public final class FlowPipelineJob {
     public static final String UID_SINK_TEMPLATES = "sink-kafka-templates";
 
     private FlowPipelineJob() {}
+
+    /** Drops everything: the placeholder input when there is no template archive. */
+    private static final class DropAll implements FilterFunction<ArchivedTemplate> {
+        @Override
+        public boolean filter(ArchivedTemplate t) {
+            return false;
+        }
+    }
 
     public static void main(String[] args) throws Exception {
         Configuration conf = JobConfigLoader.load(args);
@@ -114,9 +123,22 @@ public final class FlowPipelineJob {
                     env.fromSource(templates, WatermarkStrategy.noWatermarks(), "flows.templates")
                             .uid(UID_SOURCE_TEMPLATES);
         } else {
+            // No archive: a one-element placeholder dropped at once (fromData of an empty
+            // collection fails at run time in Flink 2.2), so the topology keeps its shape.
             archived =
-                    env.fromData(List.of(), TypeInformation.of(ArchivedTemplate.class))
-                            .uid(UID_SOURCE_TEMPLATES);
+                    env.fromData(
+                                    TypeInformation.of(ArchivedTemplate.class),
+                                    new ArchivedTemplate(
+                                            IpAddress.UNSPECIFIED,
+                                            0,
+                                            0,
+                                            0,
+                                            ArchivedTemplate.OPTIONS_DATA,
+                                            new byte[0],
+                                            0))
+                            .uid(UID_SOURCE_TEMPLATES)
+                            .filter(new DropAll())
+                            .uid(UID_SOURCE_TEMPLATES + "-none");
         }
         SingleOutputStreamOperator<FlowRecord> decoded =
                 datagrams
