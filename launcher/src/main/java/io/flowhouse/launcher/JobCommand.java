@@ -54,6 +54,8 @@ public final class JobCommand implements Command {
                   ./flowhouse job list   [--rest URL]
                   ./flowhouse job status JOB_ID [--rest URL]
                   ./flowhouse job cancel JOB_ID [--savepoint DIR] [--rest URL]
+                  ./flowhouse job reprocess --from T1 --to T2 [--topic flows.raw|packets.raw|all]
+                                         [--target-database DB] [--resolutions 1m,1h] [--local]
 
                   submit   uploads the jar (POST /jars/upload) and runs it (POST /jars/:id/run);
                            waits until the job runs (or ends) unless --no-wait, prints the job id.
@@ -63,6 +65,9 @@ public final class JobCommand implements Command {
                   status   one job's state; for a failed job, its root exception
                   cancel   cancels; with --savepoint DIR stops with a savepoint there first and
                            prints its path (resume with submit --from-savepoint PATH)
+                  reprocess  the same topology in Flink BATCH mode over the Kafka records of
+                           [T1, T2); re-running replaces rather than duplicates (details:
+                           ./flowhouse job reprocess --help)
 
                   --rest URL   the JobManager's REST address (FLOWHOUSE_FLINK_REST, default
                                http://localhost:<flink-rest-port of the last services up>)
