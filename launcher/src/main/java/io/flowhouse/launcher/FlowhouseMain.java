@@ -33,7 +33,7 @@ public final class FlowhouseMain {
         add(
                 new ExternalCommand(
                         "decode",
-                        "decode NetFlow/IPFIX from a pcap file or a Kafka topic and print the flows",
+                        "decode the NetFlow/IPFIX datagrams of a pcap file and print the flows",
                         "io.flowhouse.agent.cli.DecodeCommand",
                         "capture-agent"));
         add(
