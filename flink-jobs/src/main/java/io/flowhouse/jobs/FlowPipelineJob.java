@@ -11,6 +11,12 @@ import io.flowhouse.jobs.decode.DecodeOutputs;
 import io.flowhouse.jobs.decode.DecodeRawFlowFunction;
 import io.flowhouse.jobs.decode.ExporterKeys;
 import io.flowhouse.jobs.model.ArchivedTemplate;
+import io.flowhouse.sinks.ipfix.IpfixExporterOptions;
+import io.flowhouse.sinks.ipfix.IpfixExporterSink;
+import io.flowhouse.sinks.zmq.ZmqSink;
+import io.flowhouse.sinks.zmq.ZmqSinkOptions;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -19,13 +25,15 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
  * The flow pipeline: raw datagrams from {@code flows.raw} are decoded per exporter (templates in
  * keyed state, restored from the templates topic on replays), stamped with event time, and written
- * to ClickHouse exactly once; dead letters go to {@code flows.rejected}, learned templates to
+ * to ClickHouse exactly once (and, when configured, published to ntopng over ZMQ and re-exported as
+ * IPFIX: {@link #attachFanOut}); dead letters go to {@code flows.rejected}, learned templates to
  * {@code flows.templates}, per-exporter statistics to ClickHouse {@code exporter_stats}.
  *
  * <p>{@link #main} is the entry point of the shaded job jar ({@code flink run flink-jobs-*-job.jar
@@ -45,6 +53,8 @@ public final class FlowPipelineJob {
     public static final String UID_SINK_STATS = "sink-clickhouse-exporter-stats";
     public static final String UID_SINK_REJECTED = "sink-kafka-rejected";
     public static final String UID_SINK_TEMPLATES = "sink-kafka-templates";
+    public static final String UID_SINK_ZMQ = "zmq-sink";
+    public static final String UID_SINK_IPFIX = "ipfix-sink";
 
     private FlowPipelineJob() {}
 
@@ -69,6 +79,7 @@ public final class FlowPipelineJob {
                         PipelineConnectors.templatesSource(s),
                         PipelineConnectors.sinks(s),
                         s);
+        attachFanOut(flows, conf.toMap());
         // Issue 6: packet flows aged from packets.raw (same flows table) and the rollups of both.
         io.flowhouse.jobs.rollup.FlowAnalytics.attach(
                 env,
@@ -172,5 +183,41 @@ public final class FlowPipelineJob {
                     .name("clickhouse exporter_stats");
         }
         return flows;
+    }
+
+    /**
+     * Adds the optional fan-out sinks to the flow stream, each only when its switch key is set: the
+     * ntopng ZMQ publisher ({@value ZmqSinkOptions#ENDPOINT_KEY}, parallelism 1 in bind mode
+     * because one port is bound) and the IPFIX re-export ({@value
+     * IpfixExporterOptions#TARGETS_KEY}, comma-separated; a YAML list is accepted too). Both are
+     * at-most-once, like the protocols they speak.
+     *
+     * @param config the job's flat configuration ({@code flowhouse.zmq.*}, {@code
+     *     flowhouse.ipfix.*}; other keys are ignored)
+     * @return how many sinks were added (0 when neither is configured)
+     * @throws IllegalArgumentException naming the first bad key
+     */
+    public static int attachFanOut(DataStream<FlowRecord> flows, Map<String, String> config) {
+        Map<String, String> flat = new LinkedHashMap<>(config);
+        // JobConfigLoader joins a YAML list with ';'; the sinks split on ','.
+        flat.computeIfPresent(IpfixExporterOptions.TARGETS_KEY, (k, v) -> v.replace(';', ','));
+        int added = 0;
+        ZmqSinkOptions zmq = ZmqSinkOptions.fromConfig(flat);
+        if (zmq != null) {
+            DataStreamSink<FlowRecord> sink =
+                    flows.sinkTo(new ZmqSink(zmq)).uid(UID_SINK_ZMQ).name("zmq " + zmq.endpoint());
+            if (!zmq.connectMode()) {
+                sink.setParallelism(1);
+            }
+            added++;
+        }
+        IpfixExporterOptions ipfix = IpfixExporterOptions.fromConfig(flat);
+        if (ipfix != null) {
+            flows.sinkTo(new IpfixExporterSink(ipfix))
+                    .uid(UID_SINK_IPFIX)
+                    .name("ipfix " + ipfix.targets());
+            added++;
+        }
+        return added;
     }
 }

@@ -4,6 +4,8 @@ package io.flowhouse.launcher;
 import io.flowhouse.launcher.services.ManagedProcess;
 import io.flowhouse.launcher.services.ServicesConfig;
 import io.flowhouse.launcher.services.ServicesManager;
+import io.flowhouse.sinks.ipfix.IpfixExporterOptions;
+import io.flowhouse.sinks.zmq.ZmqSinkOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -25,8 +27,9 @@ import java.util.Set;
 /**
  * {@code ./flowhouse up} and {@code ./flowhouse down}: the whole local pipeline in the background.
  * {@code up} starts the services, the capture agent (UDP 2055 and 4739) as a background JVM, and
- * submits the pipeline job to the local Flink cluster, then returns once flows can be received.
- * {@code down} cancels the job, stops the agent and stops the services.
+ * submits the pipeline job to the local Flink cluster (with the optional ZMQ and IPFIX fan-out:
+ * {@code --zmq}, {@code --ipfix-to}), then returns once flows can be received. {@code down} cancels
+ * the job, stops the agent and stops the services.
  */
 public final class PipelineCommand implements Command {
 
@@ -80,6 +83,16 @@ public final class PipelineCommand implements Command {
                 Options: the flags of ./flowhouse services (ports, state dir), and
                   --agent-arg ARGS  extra agent arguments, space-separated in one string, e.g.
                                     --agent-arg "--metrics-port 0 --allow 10.0.0.0/8"
+                  --ipfix-to HOST:PORT[/tcp]
+                                    also re-export every flow as IPFIX to this collector (nfcapd,
+                                    goflow2, pmacct, nProbe ...; UDP unless /tcp); repeatable;
+                                    job key flowhouse.ipfix.targets
+                  --zmq ENDPOINT    also publish every flow to ntopng over ZMQ (nDPI TLV):
+                                    tcp://*:5556 binds (ntopng -i tcp://THIS-HOST:5556),
+                                    tcp://HOST:5556c connects to ntopng -i "tcp://*:5556c";
+                                    job key flowhouse.zmq.endpoint
+                Both are off by default; their other keys (flowhouse.ipfix.*, flowhouse.zmq.*, see
+                flink-jobs/README.md) go after --, e.g. -- --ipfix.max-message-bytes 8192
                 """
                 + ServicesConfig.OPTIONS_HELP;
     }
@@ -88,16 +101,84 @@ public final class PipelineCommand implements Command {
     public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
         Set<String> options = new HashSet<>(ServicesConfig.OPTIONS);
         options.addAll(Set.of("netflow-port", "ipfix-port", "agent-arg"));
-        CommandLine cl = CommandLine.parse(args, Set.of("keep-services"), options);
+        List<String> rest = args;
+        List<String> ipfixTargets = new ArrayList<>();
+        if (up) {
+            options.add("zmq");
+            rest = takeRepeated(args, "ipfix-to", ipfixTargets);
+        }
+        CommandLine cl = CommandLine.parse(rest, Set.of("keep-services"), options);
         if (cl.helpRequested()) {
             out.print(help());
             return 0;
         }
         ServicesConfig config = ServicesConfig.resolve(home.root(), home.stateDir(), env, cl, !up);
-        return up ? up(config, cl, out, err) : down(config, cl, out, err);
+        return up
+                ? up(config, cl, fanOutJobArgs(ipfixTargets, cl.value("zmq")), out, err)
+                : down(config, cl, out, err);
     }
 
-    private int up(ServicesConfig config, CommandLine cl, PrintStream out, PrintStream err)
+    /**
+     * Removes every {@code --name VALUE} / {@code --name=VALUE} before {@code --} from {@code args}
+     * (CommandLine keeps one value per option) and adds the values to {@code values}.
+     */
+    static List<String> takeRepeated(List<String> args, String name, List<String> values) {
+        List<String> rest = new ArrayList<>(args.size());
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            if (a.equals("--")) {
+                rest.addAll(args.subList(i, args.size()));
+                break;
+            }
+            if (a.equals("--" + name)) {
+                if (i + 1 >= args.size()) {
+                    throw new CommandLine.UsageException("option --" + name + " needs a value");
+                }
+                values.add(args.get(++i));
+            } else if (a.startsWith("--" + name + "=")) {
+                values.add(a.substring(name.length() + 3));
+            } else {
+                rest.add(a);
+            }
+        }
+        return rest;
+    }
+
+    /**
+     * The job flags that switch the fan-out sinks on: {@code --flowhouse.ipfix.targets a,b} and
+     * {@code --flowhouse.zmq.endpoint E}; none when neither is asked for. Targets are checked here,
+     * so a typo fails before anything starts.
+     */
+    static List<String> fanOutJobArgs(List<String> ipfixTargets, Optional<String> zmq) {
+        List<String> jobArgs = new ArrayList<>();
+        if (!ipfixTargets.isEmpty()) {
+            for (String t : ipfixTargets) {
+                try {
+                    IpfixExporterOptions.Target.parse(t);
+                } catch (IllegalArgumentException e) {
+                    throw new CommandLine.UsageException("--ipfix-to " + t + ": " + e.getMessage());
+                }
+            }
+            jobArgs.addAll(
+                    List.of(
+                            "--" + IpfixExporterOptions.TARGETS_KEY,
+                            String.join(",", ipfixTargets)));
+        }
+        if (zmq.isPresent()) {
+            if (zmq.get().isBlank()) {
+                throw new CommandLine.UsageException("--zmq needs an endpoint, e.g. tcp://*:5556");
+            }
+            jobArgs.addAll(List.of("--" + ZmqSinkOptions.ENDPOINT_KEY, zmq.get()));
+        }
+        return jobArgs;
+    }
+
+    private int up(
+            ServicesConfig config,
+            CommandLine cl,
+            List<String> fanOut,
+            PrintStream out,
+            PrintStream err)
             throws Exception {
         List<String> missing = PipelineParts.missingForUp(home.root());
         if (!missing.isEmpty()) {
@@ -172,6 +253,7 @@ public final class PipelineCommand implements Command {
             List<String> jobArgs = new ArrayList<>();
             jobArgs.addAll(List.of("--kafka.bootstrap-servers", config.kafkaBootstrap()));
             jobArgs.addAll(List.of("--clickhouse.url", config.clickhouseUrl()));
+            jobArgs.addAll(fanOut);
             jobArgs.addAll(cl.passThrough());
             String jarId = rest.uploadJar(JobCommand.defaultJar(home.root()));
             String id =
@@ -195,6 +277,9 @@ public final class PipelineCommand implements Command {
         out.println();
         out.println(
                 "ready: send NetFlow v5/v9 to UDP " + netflowPort + ", IPFIX to UDP " + ipfixPort);
+        if (!fanOut.isEmpty()) {
+            out.println("fan-out: " + String.join(" ", fanOut));
+        }
         out.println("query: ./flowhouse query \"SELECT count() FROM flows\"");
         out.println("stop:  ./flowhouse down");
         return 0;

@@ -63,7 +63,17 @@ public final class JobConfigLoader {
         if (key.startsWith("flowhouse.")) {
             return key;
         }
-        for (String prefix : List.of("kafka.", "job.", "decode.", "clickhouse.", "templates.")) {
+        for (String prefix :
+                List.of(
+                        "kafka.",
+                        "job.",
+                        "decode.",
+                        "clickhouse.",
+                        "templates.",
+                        "zmq.",
+                        "ipfix.",
+                        "packets.",
+                        "rollup.")) {
             if (key.startsWith(prefix)) {
                 return "flowhouse." + key;
             }
