@@ -53,6 +53,14 @@ public final class ZmqPublisher implements AutoCloseable {
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(10);
 
+    /**
+     * How long a new connection may take to exchange ZMTP greetings before it is dropped (and, in
+     * connect mode, re-dialled). JeroMQ's default is 30 s; its I/O thread can lose a just-connected
+     * channel (connecter and engine handles for the same channel in one poll round), and such a
+     * connection then hangs silently until this timer fires. A greeting is one round trip.
+     */
+    private static final int HANDSHAKE_IVL_MS = 5_000;
+
     private final ZmqSinkOptions options;
     private final long sourceId;
     private final String uuid = UUID.randomUUID().toString();
@@ -275,7 +283,12 @@ public final class ZmqPublisher implements AutoCloseable {
             } finally {
                 started.countDown();
             }
-            loop(socket);
+            if (loop(socket)) {
+                // Let ZMQ deliver what is already in the pipes before the context closes.
+                // ZContext.close() sets every socket's linger to the context's (default 0) before
+                // closing it, so a linger set on the socket alone would be overwritten.
+                ctx.setLinger(CLOSE_LINGER_MS);
+            }
         } catch (RuntimeException | Error e) {
             LOG.error("zmq publisher thread for {} failed", options.endpoint(), e);
             failure = e;
@@ -291,6 +304,7 @@ public final class ZmqPublisher implements AutoCloseable {
         socket.setXpubNoDrop(true);
         socket.setSendTimeOut(SEND_TIMEOUT_MS);
         socket.setLinger(0);
+        socket.setHandshakeIvl(HANDSHAKE_IVL_MS);
         socket.setTCPKeepAlive(1);
         if (options.curveEnabled()) {
             if (options.curveServerPublicKeyFile() != null) {
@@ -332,7 +346,8 @@ public final class ZmqPublisher implements AutoCloseable {
         }
     }
 
-    private void loop(ZMQ.Socket socket) {
+    /** Runs until closed; true after a regular close (what is queued in ZMQ should go out). */
+    private boolean loop(ZMQ.Socket socket) {
         long lingerNanos = options.linger().toNanos();
         long eventNanos = options.eventInterval().toNanos();
         long templateNanos = options.templateInterval().toNanos();
@@ -414,9 +429,8 @@ public final class ZmqPublisher implements AutoCloseable {
         }
         if (!abort) {
             sendEvent(socket, window, System.nanoTime());
-            // Let ZMQ deliver what is already in the pipes before the context closes.
-            socket.setLinger(CLOSE_LINGER_MS);
         }
+        return !abort;
     }
 
     private void awaitSubscriber(ZMQ.Socket socket) {
@@ -430,6 +444,14 @@ public final class ZmqPublisher implements AutoCloseable {
             } else {
                 sleepQuietly();
             }
+        }
+        if (subscriptions.get() <= 0 && !options.awaitSubscriber().isZero() && !abort && !closing) {
+            LOG.warn(
+                    "zmq publisher {} on {}: no subscriber after {}; publishing anyway, messages"
+                            + " go nowhere until one subscribes",
+                    sourceId,
+                    options.endpoint(),
+                    options.awaitSubscriber());
         }
     }
 

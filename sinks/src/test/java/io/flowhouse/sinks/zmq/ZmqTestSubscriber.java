@@ -6,10 +6,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.zeromq.SocketType;
 import org.zeromq.ZContext;
+import org.zeromq.ZEvent;
 import org.zeromq.ZMQ;
+import org.zeromq.ZMonitor;
 
 /**
  * An ntopng stand-in for the tests: a SUB socket subscribed to ntopng's topics, drained all the
@@ -35,27 +38,56 @@ final class ZmqTestSubscriber implements AutoCloseable {
     private volatile Throwable failure;
     private long flows;
 
-    /** Connects to a bound publisher (ntopng's {@code -i tcp://HOST:PORT}). */
+    /**
+     * How long the SUB waits for the peer's ZMTP greeting before it drops the connection and
+     * reconnects. JeroMQ's I/O thread can miss the new connection's channel (the connecter's handle
+     * and the engine's handle for the same channel swapped within one poll round), so the SUB never
+     * sends its greeting: the TCP connection is up, the publisher's 10-byte greeting sits unread in
+     * the SUB's receive queue and no subscription ever reaches the publisher. The default (30 s)
+     * kept such a connection for as long as the publisher waited for a subscriber.
+     */
+    private static final int HANDSHAKE_IVL_MS = 1_000;
+
+    /** Longest wait for a completed handshake in {@link #connect}. */
+    private static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(20);
+
+    private static final AtomicInteger MONITORS = new AtomicInteger();
+
+    /**
+     * Connects to a bound publisher (ntopng's {@code -i tcp://HOST:PORT}) and returns once the ZMTP
+     * handshake is done, that is once the subscriptions are on their way to the publisher.
+     */
     static ZmqTestSubscriber connect(String address) {
-        return new ZmqTestSubscriber(address, false, null, null);
+        return new ZmqTestSubscriber(address, false, null, null, true);
+    }
+
+    /**
+     * Connects without waiting for a handshake: the publisher is not bound yet (the SUB re-dials
+     * until it is), or the handshake is meant to fail (plain SUB to a CURVE publisher).
+     */
+    static ZmqTestSubscriber connectUnverified(String address) {
+        return new ZmqTestSubscriber(address, false, null, null, false);
     }
 
     /** Binds as ntopng in collector mode does ({@code -i tcp://*:PORT c}). */
     static ZmqTestSubscriber bind(String address) {
-        return new ZmqTestSubscriber(address, true, null, null);
+        return new ZmqTestSubscriber(address, true, null, null, false);
     }
 
     /** Binds as a CURVE server (ntopng with an encryption key), collector mode. */
     static ZmqTestSubscriber bindCurveServer(String address, byte[] publicKey, byte[] secretKey) {
-        return new ZmqTestSubscriber(address, true, publicKey, secretKey);
+        return new ZmqTestSubscriber(address, true, publicKey, secretKey, false);
     }
 
-    private ZmqTestSubscriber(String address, boolean bind, byte[] pub, byte[] sec) {
-        thread = new Thread(() -> run(address, bind, pub, sec), "test-zmq-subscriber");
+    private ZmqTestSubscriber(
+            String address, boolean bind, byte[] pub, byte[] sec, boolean awaitHandshake) {
+        thread =
+                new Thread(
+                        () -> run(address, bind, pub, sec, awaitHandshake), "test-zmq-subscriber");
         thread.setDaemon(true);
         thread.start();
         try {
-            if (!ready.await(10, TimeUnit.SECONDS)) {
+            if (!ready.await(HANDSHAKE_TIMEOUT.toSeconds() + 10, TimeUnit.SECONDS)) {
                 throw new AssertionError("subscriber socket not ready");
             }
         } catch (InterruptedException e) {
@@ -67,9 +99,10 @@ final class ZmqTestSubscriber implements AutoCloseable {
         }
     }
 
-    private void run(String address, boolean bind, byte[] pub, byte[] sec) {
+    private void run(String address, boolean bind, byte[] pub, byte[] sec, boolean awaitHandshake) {
         ZMQ.Socket socket = ctx.createSocket(SocketType.SUB);
         try {
+            socket.setHandshakeIvl(HANDSHAKE_IVL_MS);
             socket.setRcvHWM(1000);
             socket.setReceiveBufferSize(8 << 20);
             socket.setReceiveTimeOut(50);
@@ -85,10 +118,12 @@ final class ZmqTestSubscriber implements AutoCloseable {
                 socket.bind(address);
                 String last = socket.getLastEndpoint();
                 boundPort = Integer.parseInt(last.substring(last.lastIndexOf(':') + 1));
+            } else if (awaitHandshake) {
+                connectAndAwaitHandshake(socket, address);
             } else {
                 socket.connect(address);
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | AssertionError e) {
             failure = e;
             return;
         } finally {
@@ -123,6 +158,32 @@ final class ZmqTestSubscriber implements AutoCloseable {
         } catch (RuntimeException | AssertionError | InterruptedException e) {
             failure = e;
         }
+    }
+
+    /**
+     * Connects and waits for the end of a ZMTP handshake, so that the subscriptions (which SUB
+     * sends right after it) are on the wire when {@link #connect} returns, instead of the publisher
+     * waiting blind for them. A stalled handshake is dropped after {@link #HANDSHAKE_IVL_MS} and
+     * the SUB reconnects on its own.
+     */
+    private void connectAndAwaitHandshake(ZMQ.Socket socket, String address) {
+        String monitorAddress =
+                "inproc://test-zmq-subscriber-monitor-" + MONITORS.incrementAndGet();
+        socket.monitor(monitorAddress, ZMQ.EVENT_HANDSHAKE_PROTOCOL);
+        // Left open until close() (ctx.close() closes it): stopping the monitor right here made
+        // JeroMQ's I/O thread print ClosedChannelExceptions in a stress loop.
+        ZMQ.Socket monitor = ctx.createSocket(SocketType.PAIR);
+        monitor.setReceiveTimeOut(100);
+        monitor.connect(monitorAddress);
+        socket.connect(address);
+        long deadline = System.nanoTime() + HANDSHAKE_TIMEOUT.toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            ZEvent event = ZEvent.recv(monitor);
+            if (event != null && event.getEvent() == ZMonitor.Event.HANDSHAKE_PROTOCOL) {
+                return;
+            }
+        }
+        throw new AssertionError("no ZMTP handshake with " + address + " in " + HANDSHAKE_TIMEOUT);
     }
 
     /** Stops reading from the socket (a subscriber that cannot keep up). */
