@@ -6,6 +6,7 @@ import io.flowhouse.codec.DecodeContext;
 import io.flowhouse.codec.DecodeProblem;
 import io.flowhouse.codec.DecodeResult;
 import io.flowhouse.codec.MalformedSetException;
+import io.flowhouse.codec.SetWalker;
 import io.flowhouse.codec.TruncatedMessageException;
 import io.flowhouse.codec.template.FieldSpecifier;
 import io.flowhouse.codec.template.Template;
@@ -14,7 +15,6 @@ import io.flowhouse.codec.template.TemplateScope;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * Decodes IPFIX messages (RFC 7011): template, options template and data sets, variable-length
@@ -26,13 +26,25 @@ public final class IpfixDecoder {
     /** Message header length (RFC 7011 section 3.1). */
     public static final int HEADER_SIZE = 16;
 
-    public static final int SET_HEADER_SIZE = 4;
+    public static final int SET_HEADER_SIZE = SetWalker.SET_HEADER_SIZE;
     public static final int TEMPLATE_SET_ID = 2;
     public static final int OPTIONS_TEMPLATE_SET_ID = 3;
-    public static final int MIN_DATA_SET_ID = 256;
+    public static final int MIN_DATA_SET_ID = SetWalker.MIN_DATA_SET_ID;
 
     /** Enterprise bit of a field specifier's element id. */
     static final int ENTERPRISE_BIT = 0x8000;
+
+    private static final SetWalker SETS =
+            new SetWalker(
+                    "set",
+                    "domain",
+                    TEMPLATE_SET_ID,
+                    OPTIONS_TEMPLATE_SET_ID,
+                    false,
+                    (b, pos, end, options, scope, cache, out) -> {
+                        templates(b, pos, end, options, scope, cache, out);
+                        return 0;
+                    });
 
     private final DataSetDecoder data;
 
@@ -99,74 +111,7 @@ public final class IpfixDecoder {
                     (available - length) + " bytes after the message length " + length,
                     -1);
         }
-        int pos = start + HEADER_SIZE;
-        while (limit - pos >= SET_HEADER_SIZE) {
-            int id = b.getShort(pos) & 0xffff;
-            int len = b.getShort(pos + 2) & 0xffff;
-            if (len < SET_HEADER_SIZE) {
-                out.problem(
-                        DecodeProblem.Kind.ZERO_LENGTH_SET,
-                        "set "
-                                + id
-                                + " at offset "
-                                + (pos - start)
-                                + " has length "
-                                + len
-                                + " (expected: >= 4)",
-                        id);
-                break;
-            }
-            if (len > limit - pos) {
-                out.problem(
-                        DecodeProblem.Kind.SET_LENGTH_PAST_END,
-                        "set "
-                                + id
-                                + " at offset "
-                                + (pos - start)
-                                + " declares "
-                                + len
-                                + " bytes, "
-                                + (limit - pos)
-                                + " remain",
-                        id);
-                break;
-            }
-            int body = pos + SET_HEADER_SIZE;
-            int end = pos + len;
-            if (id == TEMPLATE_SET_ID || id == OPTIONS_TEMPLATE_SET_ID) {
-                templates(b, body, end, id == OPTIONS_TEMPLATE_SET_ID, scope, cache, out);
-            } else if (id >= MIN_DATA_SET_ID) {
-                Optional<Template> t = cache.find(scope.key(id));
-                if (t.isPresent()) {
-                    data.decode(b, body, end, t.get(), false, cache, scope, out);
-                } else {
-                    out.problem(
-                            DecodeProblem.Kind.TEMPLATE_MISSING,
-                            "no template "
-                                    + id
-                                    + " for "
-                                    + scope.exporter()
-                                    + " domain "
-                                    + domain
-                                    + "; "
-                                    + (len - SET_HEADER_SIZE)
-                                    + " bytes dropped",
-                            id);
-                }
-            } else {
-                out.problem(
-                        DecodeProblem.Kind.RESERVED_SET_ID,
-                        "set id " + id + " is reserved (expected: 2, 3 or >= 256)",
-                        id);
-            }
-            pos = end;
-        }
-        if (pos < limit) {
-            out.problem(
-                    DecodeProblem.Kind.TRAILING_BYTES,
-                    (limit - pos) + " bytes after the last set",
-                    -1);
-        }
+        SETS.walk(b, start, start + HEADER_SIZE, limit, data, scope, cache, out);
         return out.build();
     }
 

@@ -5,6 +5,7 @@ import io.flowhouse.codec.DataSetDecoder;
 import io.flowhouse.codec.DecodeContext;
 import io.flowhouse.codec.DecodeProblem;
 import io.flowhouse.codec.DecodeResult;
+import io.flowhouse.codec.SetWalker;
 import io.flowhouse.codec.TruncatedMessageException;
 import io.flowhouse.codec.template.FieldSpecifier;
 import io.flowhouse.codec.template.Template;
@@ -13,7 +14,6 @@ import io.flowhouse.codec.template.TemplateScope;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * Decodes NetFlow v9 export packets (RFC 3954). FlowSets are walked by their length; the header
@@ -26,13 +26,25 @@ public final class V9Decoder {
     public static final int HEADER_SIZE = 20;
 
     /** FlowSet header length: id and length. */
-    public static final int FLOWSET_HEADER_SIZE = 4;
+    public static final int FLOWSET_HEADER_SIZE = SetWalker.SET_HEADER_SIZE;
 
     public static final int TEMPLATE_FLOWSET_ID = 0;
     public static final int OPTIONS_TEMPLATE_FLOWSET_ID = 1;
 
     /** Smallest data FlowSet id (and template id). */
-    public static final int MIN_DATA_FLOWSET_ID = 256;
+    public static final int MIN_DATA_FLOWSET_ID = SetWalker.MIN_DATA_SET_ID;
+
+    private static final SetWalker FLOWSETS =
+            new SetWalker(
+                    "FlowSet",
+                    "source id",
+                    TEMPLATE_FLOWSET_ID,
+                    OPTIONS_TEMPLATE_FLOWSET_ID,
+                    true,
+                    (b, pos, end, options, scope, cache, out) ->
+                            options
+                                    ? optionsTemplates(b, pos, end, scope, cache, out)
+                                    : templates(b, pos, end, scope, cache, out));
 
     private final DataSetDecoder data;
 
@@ -77,77 +89,8 @@ public final class V9Decoder {
                         ctx.receivedMillis(),
                         sysUptime);
         data.context().options(cache.options(scope));
-        int pos = start + HEADER_SIZE;
-        int templateRecords = 0;
-        while (limit - pos >= FLOWSET_HEADER_SIZE) {
-            int id = b.getShort(pos) & 0xffff;
-            int len = b.getShort(pos + 2) & 0xffff;
-            if (len < FLOWSET_HEADER_SIZE) {
-                out.problem(
-                        DecodeProblem.Kind.ZERO_LENGTH_SET,
-                        "FlowSet "
-                                + id
-                                + " at offset "
-                                + (pos - start)
-                                + " has length "
-                                + len
-                                + " (expected: >= 4)",
-                        id);
-                break;
-            }
-            if (len > limit - pos) {
-                out.problem(
-                        DecodeProblem.Kind.SET_LENGTH_PAST_END,
-                        "FlowSet "
-                                + id
-                                + " at offset "
-                                + (pos - start)
-                                + " declares "
-                                + len
-                                + " bytes, "
-                                + (limit - pos)
-                                + " remain",
-                        id);
-                break;
-            }
-            int body = pos + FLOWSET_HEADER_SIZE;
-            int end = pos + len;
-            if (id == TEMPLATE_FLOWSET_ID) {
-                templateRecords += templates(b, body, end, scope, cache, out);
-            } else if (id == OPTIONS_TEMPLATE_FLOWSET_ID) {
-                templateRecords += optionsTemplates(b, body, end, scope, cache, out);
-            } else if (id >= MIN_DATA_FLOWSET_ID) {
-                Optional<Template> t = cache.find(scope.key(id));
-                if (t.isPresent()) {
-                    data.decode(b, body, end, t.get(), true, cache, scope, out);
-                } else {
-                    out.problem(
-                            DecodeProblem.Kind.TEMPLATE_MISSING,
-                            "no template "
-                                    + id
-                                    + " for "
-                                    + scope.exporter()
-                                    + " source id "
-                                    + sourceId
-                                    + "; "
-                                    + (len - FLOWSET_HEADER_SIZE)
-                                    + " bytes dropped",
-                            id);
-                }
-            } else {
-                out.problem(
-                        DecodeProblem.Kind.RESERVED_SET_ID,
-                        "FlowSet id " + id + " is reserved (expected: 0, 1 or >= 256)",
-                        id);
-            }
-            pos = end;
-        }
-        if (pos < limit) {
-            out.problem(
-                    DecodeProblem.Kind.TRAILING_BYTES,
-                    (limit - pos) + " bytes after the last FlowSet",
-                    -1);
-        }
+        int templateRecords =
+                FLOWSETS.walk(b, start, start + HEADER_SIZE, limit, data, scope, cache, out);
         int found = out.recordCount() + out.optionsRecordCount() + templateRecords;
         if (found != count) {
             out.problem(

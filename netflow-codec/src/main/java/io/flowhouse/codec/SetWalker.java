@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.codec;
+
+import io.flowhouse.codec.template.Template;
+import io.flowhouse.codec.template.TemplateCache;
+import io.flowhouse.codec.template.TemplateScope;
+import java.nio.ByteBuffer;
+import java.util.Optional;
+
+/**
+ * Walks the sets of one message. NetFlow v9 FlowSets (RFC 3954 section 5.2) and IPFIX sets (RFC
+ * 7011 section 3.3.2) share one layout: a uint16 id, a uint16 length that counts the 4-byte header,
+ * two template set ids below 256 and data sets from 256. Each set is bounded by its own length, so
+ * a bad length cannot overrun into the next one; data sets are decoded with their cached template,
+ * template sets go to the version's {@link TemplateSetReader}. Immutable, so one instance per
+ * version can be shared by all threads.
+ */
+public final class SetWalker {
+
+    /** Set (FlowSet) header length: id and length. */
+    public static final int SET_HEADER_SIZE = 4;
+
+    /** Smallest data set id, and smallest template id (both versions). */
+    public static final int MIN_DATA_SET_ID = 256;
+
+    /** Reads the template records of one template or options template set. */
+    @FunctionalInterface
+    public interface TemplateSetReader {
+        /**
+         * Reads the records in {@code [pos, end)} of {@code b}, learning templates into {@code
+         * cache}; returns how many template records it read.
+         */
+        int read(
+                ByteBuffer b,
+                int pos,
+                int end,
+                boolean options,
+                TemplateScope scope,
+                TemplateCache cache,
+                DecodeResult.Builder out);
+    }
+
+    private final String setWord;
+    private final String scopeWord;
+    private final int templateSetId;
+    private final int optionsTemplateSetId;
+    private final boolean v9;
+    private final TemplateSetReader templates;
+
+    /**
+     * @param setWord the version's word for a set in problem texts: "set" or "FlowSet"
+     * @param scopeWord the version's word for the observation domain: "domain" or "source id"
+     * @param templateSetId 2 for IPFIX, 0 for v9
+     * @param optionsTemplateSetId 3 for IPFIX, 1 for v9
+     * @param v9 passed on to {@link DataSetDecoder#decode}
+     * @param templates reads the version's template records
+     */
+    public SetWalker(
+            String setWord,
+            String scopeWord,
+            int templateSetId,
+            int optionsTemplateSetId,
+            boolean v9,
+            TemplateSetReader templates) {
+        this.setWord = setWord;
+        this.scopeWord = scopeWord;
+        this.templateSetId = templateSetId;
+        this.optionsTemplateSetId = optionsTemplateSetId;
+        this.v9 = v9;
+        this.templates = templates;
+    }
+
+    /**
+     * Walks the sets in {@code [pos, limit)} of the message that starts at {@code start}. Reports a
+     * set shorter than its header or longer than what remains, a missing template, a reserved set
+     * id and bytes after the last set as problems. Returns the number of template records read.
+     */
+    public int walk(
+            ByteBuffer b,
+            int start,
+            int pos,
+            int limit,
+            DataSetDecoder data,
+            TemplateScope scope,
+            TemplateCache cache,
+            DecodeResult.Builder out) {
+        int templateRecords = 0;
+        while (limit - pos >= SET_HEADER_SIZE) {
+            int id = b.getShort(pos) & 0xffff; // uint16
+            int len = b.getShort(pos + 2) & 0xffff; // uint16
+            if (len < SET_HEADER_SIZE) {
+                out.problem(
+                        DecodeProblem.Kind.ZERO_LENGTH_SET,
+                        setWord
+                                + " "
+                                + id
+                                + " at offset "
+                                + (pos - start)
+                                + " has length "
+                                + len
+                                + " (expected: >= 4)",
+                        id);
+                break;
+            }
+            if (len > limit - pos) {
+                out.problem(
+                        DecodeProblem.Kind.SET_LENGTH_PAST_END,
+                        setWord
+                                + " "
+                                + id
+                                + " at offset "
+                                + (pos - start)
+                                + " declares "
+                                + len
+                                + " bytes, "
+                                + (limit - pos)
+                                + " remain",
+                        id);
+                break;
+            }
+            int body = pos + SET_HEADER_SIZE;
+            int end = pos + len;
+            if (id >= MIN_DATA_SET_ID) {
+                Optional<Template> t = cache.find(scope.key(id));
+                if (t.isPresent()) {
+                    data.decode(b, body, end, t.get(), v9, cache, scope, out);
+                } else {
+                    out.problem(
+                            DecodeProblem.Kind.TEMPLATE_MISSING,
+                            "no template "
+                                    + id
+                                    + " for "
+                                    + scope.exporter()
+                                    + " "
+                                    + scopeWord
+                                    + " "
+                                    + scope.observationDomainId()
+                                    + "; "
+                                    + (len - SET_HEADER_SIZE)
+                                    + " bytes dropped",
+                            id);
+                }
+            } else if (id == templateSetId || id == optionsTemplateSetId) {
+                templateRecords +=
+                        templates.read(b, body, end, id == optionsTemplateSetId, scope, cache, out);
+            } else {
+                out.problem(
+                        DecodeProblem.Kind.RESERVED_SET_ID,
+                        setWord
+                                + " id "
+                                + id
+                                + " is reserved (expected: "
+                                + templateSetId
+                                + ", "
+                                + optionsTemplateSetId
+                                + " or >= 256)",
+                        id);
+            }
+            pos = end;
+        }
+        if (pos < limit) {
+            out.problem(
+                    DecodeProblem.Kind.TRAILING_BYTES,
+                    (limit - pos) + " bytes after the last " + setWord,
+                    -1);
+        }
+        return templateRecords;
+    }
+}
