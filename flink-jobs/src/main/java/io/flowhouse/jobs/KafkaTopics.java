@@ -32,7 +32,7 @@ public final class KafkaTopics {
     private KafkaTopics() {}
 
     public static void ensure(PipelineSettings s) throws InterruptedException {
-        Properties p = new Properties();
+        Properties p = s.kafkaClientProperties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrapServers());
         try (Admin admin = Admin.create(p)) {
             Set<String> existing =

@@ -17,7 +17,12 @@ import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 
-/** The production sources and sinks of {@link FlowPipelineJob}: Kafka and ClickHouse. */
+/**
+ * The production sources and sinks of {@link FlowPipelineJob}: Kafka and ClickHouse. Every Kafka
+ * source and sink gets the pass-through client properties ({@link
+ * PipelineSettings#kafkaClientProperties()}: TLS, SASL, ...) after the job's own settings, so the
+ * operator's value wins where both set a key.
+ */
 public final class PipelineConnectors {
 
     private PipelineConnectors() {}
@@ -37,7 +42,8 @@ public final class PipelineConnectors {
                         .setDeserializer(new RawDatagramDeserializationSchema())
                         .setProperty("commit.offsets.on.checkpoint", "true")
                         .setProperty("partition.discovery.interval.ms", "60000")
-                        .setProperty("max.partition.fetch.bytes", Integer.toString(8 << 20));
+                        .setProperty("max.partition.fetch.bytes", Integer.toString(8 << 20))
+                        .setProperties(s.kafkaClientProperties());
         if (s.boundedToLatest()) {
             b.setBounded(OffsetsInitializer.latest());
         }
@@ -61,6 +67,7 @@ public final class PipelineConnectors {
                 .setBounded(OffsetsInitializer.latest())
                 .setDeserializer(new ArchivedTemplateDeserializationSchema())
                 .setProperty("commit.offsets.on.checkpoint", "false")
+                .setProperties(s.kafkaClientProperties())
                 .build();
     }
 
@@ -80,6 +87,7 @@ public final class PipelineConnectors {
                 .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
                 .setRecordSerializer(new RejectedDatagramSerializationSchema(s.rejectedTopic()))
                 .setProperty("enable.idempotence", "true")
+                .setKafkaProducerConfig(s.kafkaClientProperties())
                 .build();
     }
 
@@ -90,6 +98,7 @@ public final class PipelineConnectors {
                 .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
                 .setRecordSerializer(new ArchivedTemplateSerializationSchema(s.templatesTopic()))
                 .setProperty("enable.idempotence", "true")
+                .setKafkaProducerConfig(s.kafkaClientProperties())
                 .build();
     }
 }

@@ -4,6 +4,7 @@ package io.flowhouse.jobs.ageing;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.packet.PacketSummary;
 import java.time.Duration;
+import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Source;
@@ -61,6 +62,20 @@ public final class PacketFlowTopology {
             String groupId,
             OffsetsInitializer start,
             OffsetsInitializer stop) {
+        return kafkaSource(bootstrapServers, topic, groupId, start, stop, new Properties());
+    }
+
+    /**
+     * As above, with Kafka client properties (TLS, SASL, ...: {@code flowhouse.kafka.properties.*})
+     * applied after the source's own.
+     */
+    public static KafkaSource<PacketSummary> kafkaSource(
+            String bootstrapServers,
+            String topic,
+            String groupId,
+            OffsetsInitializer start,
+            OffsetsInitializer stop,
+            Properties clientProperties) {
         var b =
                 KafkaSource.<PacketSummary>builder()
                         .setBootstrapServers(bootstrapServers)
@@ -71,7 +86,8 @@ public final class PacketFlowTopology {
                         .setDeserializer(new PacketBatchDeserializationSchema())
                         .setProperty("commit.offsets.on.checkpoint", "true")
                         .setProperty("partition.discovery.interval.ms", "60000")
-                        .setProperty("max.partition.fetch.bytes", Integer.toString(8 << 20));
+                        .setProperty("max.partition.fetch.bytes", Integer.toString(8 << 20))
+                        .setProperties(clientProperties);
         if (stop != null) {
             b.setBounded(stop);
         }

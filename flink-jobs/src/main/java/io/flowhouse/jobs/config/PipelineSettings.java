@@ -3,11 +3,18 @@ package io.flowhouse.jobs.config;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
 import org.apache.flink.configuration.Configuration;
 
 /**
  * The flow pipeline job's settings, parsed from a {@link Configuration} holding {@link JobOptions}
  * keys and checked in one place.
+ *
+ * <p>{@code kafkaProperties} are the {@value #KAFKA_PROPERTIES_PREFIX}{@code <key>} entries with
+ * the prefix removed: Kafka client settings (TLS, SASL, config providers, timeouts) applied to
+ * every Kafka source, sink and admin client the job creates.
  */
 public record PipelineSettings(
         String jobName,
@@ -24,9 +31,35 @@ public record PipelineSettings(
         Duration maxOutOfOrderness,
         Duration idleness,
         DecodeSettings decode,
-        ClickHouseSettings clickhouse) {
+        ClickHouseSettings clickhouse,
+        Map<String, String> kafkaProperties) {
+
+    /** Keys under this prefix are passed to every Kafka client of the job, prefix removed. */
+    public static final String KAFKA_PROPERTIES_PREFIX = "flowhouse.kafka.properties.";
+
+    /** Client keys the job sets itself; a pass-through value would be ignored or break it. */
+    private static final Set<String> JOB_OWNED_KAFKA_KEYS =
+            Set.of(
+                    "bootstrap.servers",
+                    "group.id",
+                    "client.id",
+                    "key.serializer",
+                    "value.serializer",
+                    "key.deserializer",
+                    "value.deserializer",
+                    "transactional.id",
+                    "enable.auto.commit");
 
     public PipelineSettings {
+        kafkaProperties = Map.copyOf(kafkaProperties);
+        for (String k : kafkaProperties.keySet()) {
+            if (JOB_OWNED_KAFKA_KEYS.contains(k)) {
+                throw new IllegalArgumentException(
+                        KAFKA_PROPERTIES_PREFIX
+                                + k
+                                + " is set by the job (use the flowhouse.kafka.* option instead)");
+            }
+        }
         if (maxParallelism < 1 || maxParallelism > 32_768) {
             throw new IllegalArgumentException(
                     "max parallelism " + maxParallelism + " (expected: 1..32768)");
@@ -101,6 +134,49 @@ public record PipelineSettings(
                 conf.get(JobOptions.MAX_OUT_OF_ORDERNESS),
                 conf.get(JobOptions.IDLENESS),
                 decode,
-                ch);
+                ch,
+                kafkaProperties(conf.toMap()));
+    }
+
+    /** The {@value #KAFKA_PROPERTIES_PREFIX} entries of a flat configuration, prefix removed. */
+    static Map<String, String> kafkaProperties(Map<String, String> flat) {
+        Map<String, String> out = new TreeMap<>();
+        flat.forEach(
+                (k, v) -> {
+                    if (k.startsWith(KAFKA_PROPERTIES_PREFIX)
+                            && k.length() > KAFKA_PROPERTIES_PREFIX.length()) {
+                        out.put(k.substring(KAFKA_PROPERTIES_PREFIX.length()), v);
+                    }
+                });
+        return out;
+    }
+
+    /**
+     * A fresh copy of the pass-through Kafka client properties, for a source, sink or admin
+     * builder. Values such as {@code ${file:/etc/flowhouse/kafka.secret:password}} are resolved by
+     * the Kafka client itself (with {@code config.providers=file}), on the machine that runs it.
+     */
+    public Properties kafkaClientProperties() {
+        Properties p = new Properties();
+        p.putAll(kafkaProperties);
+        return p;
+    }
+
+    @Override
+    public String toString() {
+        // Never print pass-through values: they may hold secrets (sasl.jaas.config).
+        return "PipelineSettings[job="
+                + jobName
+                + ", kafka="
+                + bootstrapServers
+                + ", raw="
+                + rawTopic
+                + ", group="
+                + groupId
+                + ", parallelism="
+                + parallelism
+                + ", kafka properties="
+                + kafkaProperties.keySet()
+                + "]";
     }
 }

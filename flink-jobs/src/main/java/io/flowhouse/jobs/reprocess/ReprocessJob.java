@@ -101,6 +101,7 @@ public final class ReprocessJob {
                             .setDeserializer(new RawDatagramDeserializationSchema())
                             .setProperty("commit.offsets.on.checkpoint", "false")
                             .setProperty("max.partition.fetch.bytes", Integer.toString(8 << 20))
+                            .setProperties(s.kafkaClientProperties())
                             .build();
             decoded =
                     FlowPipelineJob.build(

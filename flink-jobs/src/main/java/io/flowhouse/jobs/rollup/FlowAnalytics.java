@@ -59,7 +59,7 @@ public final class FlowAnalytics {
         RollupSettings rollup = RollupSettings.from(conf);
         DataStream<FlowRecord> all = decoded;
         if (ageing.enabled() && packetsStart != null) {
-            ensureTopic(s.bootstrapServers(), ageing.topic());
+            ensureTopic(s.bootstrapServers(), ageing.topic(), s.kafkaClientProperties());
             DataStream<FlowRecord> packetFlows =
                     PacketFlowTopology.attach(
                             env,
@@ -68,7 +68,8 @@ public final class FlowAnalytics {
                                     ageing.topic(),
                                     s.groupId(),
                                     packetsStart,
-                                    packetsStop),
+                                    packetsStop,
+                                    s.kafkaClientProperties()),
                             ageing);
             packetFlows
                     .sinkTo(ClickHouseSink.forFlows(ch))
@@ -83,8 +84,9 @@ public final class FlowAnalytics {
     }
 
     /** Creates the packets topic when missing, so the source finds its partitions. */
-    static void ensureTopic(String bootstrapServers, String topic) {
+    static void ensureTopic(String bootstrapServers, String topic, Properties clientProperties) {
         Properties p = new Properties();
+        p.putAll(clientProperties);
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         try (Admin admin = Admin.create(p)) {
             Set<String> existing = admin.listTopics().names().get(60, TimeUnit.SECONDS);
