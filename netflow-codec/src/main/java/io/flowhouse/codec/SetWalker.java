@@ -166,4 +166,29 @@ public final class SetWalker {
         }
         return templateRecords;
     }
+
+    /**
+     * Whether {@code fieldCount} field specifiers of 4 bytes fit in the {@code remaining} bytes of
+     * a template set; if not, reports {@code FIELD_COUNT_OVERFLOW} for template {@code id}. Checked
+     * before allocating from a count read off the wire.
+     */
+    public static boolean fieldsFit(
+            int id, int fieldCount, int remaining, DecodeResult.Builder out) {
+        if (fieldCount * 4 <= remaining) {
+            return true;
+        }
+        out.problem(
+                DecodeProblem.Kind.FIELD_COUNT_OVERFLOW,
+                "template "
+                        + id
+                        + " declares "
+                        + fieldCount
+                        + " fields, "
+                        + remaining
+                        + " bytes remain (expected: >= "
+                        + fieldCount * 4
+                        + ")",
+                id);
+        return false;
+    }
 }

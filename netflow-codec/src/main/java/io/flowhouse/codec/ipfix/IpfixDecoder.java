@@ -140,19 +140,7 @@ public final class IpfixDecoder {
             }
             int scopeCount = options ? b.getShort(pos + 4) & 0xffff : 0;
             pos += headerLen;
-            if (fieldCount * 4 > end - pos) {
-                out.problem(
-                        DecodeProblem.Kind.FIELD_COUNT_OVERFLOW,
-                        "template "
-                                + id
-                                + " declares "
-                                + fieldCount
-                                + " fields, "
-                                + (end - pos)
-                                + " bytes remain (expected: >= "
-                                + fieldCount * 4
-                                + ")",
-                        id);
+            if (!SetWalker.fieldsFit(id, fieldCount, end - pos, out)) {
                 return;
             }
             List<FieldSpecifier> fields = new ArrayList<>(fieldCount);

@@ -116,27 +116,11 @@ public final class V9Decoder {
             if (id == 0 && fieldCount == 0) {
                 break; // padding
             }
-            if (fieldCount * 4 > end - pos) {
-                out.problem(
-                        DecodeProblem.Kind.FIELD_COUNT_OVERFLOW,
-                        "template "
-                                + id
-                                + " declares "
-                                + fieldCount
-                                + " fields, "
-                                + (end - pos)
-                                + " bytes remain (expected: >= "
-                                + fieldCount * 4
-                                + ")",
-                        id);
+            if (!SetWalker.fieldsFit(id, fieldCount, end - pos, out)) {
                 break;
             }
-            List<FieldSpecifier> fields = new ArrayList<>(fieldCount);
-            for (int i = 0; i < fieldCount; i++) {
-                fields.add(
-                        FieldSpecifier.of(b.getShort(pos) & 0xffff, b.getShort(pos + 2) & 0xffff));
-                pos += 4;
-            }
+            List<FieldSpecifier> fields = fields(b, pos, fieldCount);
+            pos += fieldCount * 4;
             n++;
             if (id < MIN_DATA_FLOWSET_ID || fieldCount == 0) {
                 out.problem(
@@ -185,12 +169,8 @@ public final class V9Decoder {
             }
             int scopeCount = scopeLen / 4;
             int fieldCount = scopeCount + optionLen / 4;
-            List<FieldSpecifier> fields = new ArrayList<>(fieldCount);
-            for (int i = 0; i < fieldCount; i++) {
-                fields.add(
-                        FieldSpecifier.of(b.getShort(pos) & 0xffff, b.getShort(pos + 2) & 0xffff));
-                pos += 4;
-            }
+            List<FieldSpecifier> fields = fields(b, pos, fieldCount);
+            pos += fieldCount * 4;
             pos += (scopeLen % 4) + (optionLen % 4);
             n++;
             if (id < MIN_DATA_FLOWSET_ID
@@ -212,5 +192,16 @@ public final class V9Decoder {
             DataSetDecoder.learn(cache, scope, new Template(id, fields, scopeCount), out);
         }
         return n;
+    }
+
+    /**
+     * Reads {@code count} v9 field specifiers (type, length; no enterprise bit) from {@code pos}.
+     */
+    private static List<FieldSpecifier> fields(ByteBuffer b, int pos, int count) {
+        List<FieldSpecifier> fields = new ArrayList<>(count);
+        for (int i = 0; i < count; i++, pos += 4) {
+            fields.add(FieldSpecifier.of(b.getShort(pos) & 0xffff, b.getShort(pos + 2) & 0xffff));
+        }
+        return fields;
     }
 }
