@@ -163,7 +163,12 @@ public final class DemoCommand implements Command {
             AtomicReference<Throwable> jobFailure = new AtomicReference<>();
             Thread job =
                     new Thread(
-                            () -> runPipelineJob(kafka.bootstrapServers(), clickhouse, jobFailure),
+                            () ->
+                                    runPipelineJob(
+                                            kafka.bootstrapServers(),
+                                            clickhouse,
+                                            demoDir.resolve("checkpoints"),
+                                            jobFailure),
                             "demo-flink-job");
             job.setDaemon(true);
             job.start();
@@ -322,8 +327,16 @@ public final class DemoCommand implements Command {
     }
 
     private static void runPipelineJob(
-            String bootstrap, String clickhouse, AtomicReference<Throwable> failure) {
+            String bootstrap,
+            String clickhouse,
+            Path checkpoints,
+            AtomicReference<Throwable> failure) {
+        // Checkpoints go to files: Flink's default JobManager memory storage refuses state over
+        // 5 MiB per task (the rollup windows pass that within a minute), every refused checkpoint
+        // then fails the job, and each restart replays into duplicate (FINAL-collapsed) rows.
         String[] jobArgs = {
+            "--execution.checkpointing.dir",
+            checkpoints.toUri().toString(),
             "--kafka.bootstrap-servers",
             bootstrap,
             "--clickhouse.url",
@@ -388,23 +401,24 @@ public final class DemoCommand implements Command {
                 List.of(
                         new String[] {
                             "Top talkers (source addresses by bytes)",
-                            "SELECT src_ip, sum(bytes) AS bytes, sum(packets) AS packets, count() AS flows"
-                                    + " FROM flowhouse.flows_readable"
+                            "SELECT replaceRegexpOne(IPv6NumToString(src_addr), '^::ffff:', '')"
+                                    + " AS src_ip, sum(bytes) AS bytes, sum(packets) AS packets,"
+                                    + " count() AS flows FROM flowhouse.flows FINAL"
                                     + window
-                                    + " GROUP BY src_ip"
-                                    + " ORDER BY bytes DESC LIMIT 10"
+                                    + " GROUP BY src_ip ORDER BY bytes DESC LIMIT 10"
                         },
                         new String[] {
                             "Traffic per protocol",
                             "SELECT proto, count() AS flows, sum(packets) AS packets, sum(bytes) AS bytes"
-                                    + " FROM flowhouse.flows"
+                                    + " FROM flowhouse.flows FINAL"
                                     + window
                                     + " GROUP BY proto ORDER BY bytes DESC"
                         },
                         new String[] {
                             "Traffic per exporter and export version",
-                            "SELECT exporter_ip, exporter_port, version, count() AS flows,"
-                                    + " sum(bytes) AS bytes FROM flowhouse.flows_readable"
+                            "SELECT replaceRegexpOne(IPv6NumToString(exporter), '^::ffff:', '')"
+                                    + " AS exporter_ip, exporter_port, version, count() AS flows,"
+                                    + " sum(bytes) AS bytes FROM flowhouse.flows FINAL"
                                     + window
                                     + " GROUP BY exporter_ip, exporter_port, version ORDER BY bytes DESC"
                         });
