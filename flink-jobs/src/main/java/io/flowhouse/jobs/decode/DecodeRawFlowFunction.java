@@ -159,6 +159,8 @@ public final class DecodeRawFlowFunction
             emit(d, exporter, r, out, false);
             if (!r.missingTemplateIds().isEmpty()) {
                 rejectMissing(ctx, d, r);
+            } else {
+                rejectProblems(ctx, d, r);
             }
         }
         if (learned) {
@@ -266,6 +268,7 @@ public final class DecodeRawFlowFunction
             rejectMissing(ctx, d, r);
         } else {
             metrics.heldDecoded.inc();
+            rejectProblems(ctx, d, r);
         }
         return true;
     }
@@ -345,6 +348,11 @@ public final class DecodeRawFlowFunction
                         + "; "
                         + r.records().size()
                         + " records of this datagram were decoded and emitted";
+        if (DeadLetterPolicy.reason(r.problems()) != null) {
+            detail =
+                    DeadLetterPolicy.bound(
+                            detail + "; also " + DeadLetterPolicy.problems(r.problems()));
+        }
         String k = r.version() + "/" + r.observationDomainId();
         ScopeCounters c = counters.get(k);
         if (c != null) {
@@ -352,6 +360,24 @@ public final class DecodeRawFlowFunction
             counters.put(k, c);
         }
         reject(ctx, d, DecodeProblem.Kind.TEMPLATE_MISSING.name(), detail);
+    }
+
+    /**
+     * Dead-letters a datagram (once) whose problems mean part of it was not processed ({@link
+     * DeadLetterPolicy}); what decoded has been emitted. Not for held or template-missing data.
+     */
+    private void rejectProblems(Context ctx, RawDatagram d, Decoded r) throws Exception {
+        String reason = DeadLetterPolicy.reason(r.problems());
+        if (reason == null) {
+            return;
+        }
+        String k = r.version() + "/" + r.observationDomainId();
+        ScopeCounters c = counters.get(k);
+        if (c != null) {
+            c.rejectedRecords++;
+            counters.put(k, c);
+        }
+        reject(ctx, d, reason, DeadLetterPolicy.detail(r.problems(), r.records().size()));
     }
 
     private void reject(Context ctx, RawDatagram d, String reason, String detail) {

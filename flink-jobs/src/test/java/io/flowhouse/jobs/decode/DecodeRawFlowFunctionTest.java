@@ -18,6 +18,7 @@ import io.flowhouse.jobs.config.TemplateScopeMode;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.model.ExporterStats;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -224,6 +225,78 @@ class DecodeRawFlowFunctionTest {
                 .extracting(RejectedDatagram::reason)
                 .containsExactly("TEMPLATE_MISSING", "TRUNCATED_HEADER");
         assertThat(harness.numProcessingTimeTimers()).isEqualTo(1); // stats only
+    }
+
+    /** A good payload followed by a data set (id 256) that declares 100 bytes but has 4. */
+    private static byte[] withSetPastEnd(byte[] good) {
+        byte[] bad = Arrays.copyOf(good, good.length + 8);
+        bad[good.length] = 0x01;
+        bad[good.length + 3] = 100;
+        return bad;
+    }
+
+    @Test
+    void malformedSetIsDeadLetteredOnceAndTheGoodSetStillEmitted() throws Exception {
+        open(DecodeSettings.defaults());
+        byte[] bad = withSetPastEnd(payload(1, 0, List.of(LAYOUT_A), LAYOUT_A, flows(3, 2, 200)));
+        send(R1, 2055, 10, bad);
+        assertThat(out()).hasSize(3);
+        assertThat(out().stream().mapToLong(FlowRecord::packets).sum()).isEqualTo(6);
+        assertThat(rejected()).hasSize(1);
+        RejectedDatagram dl = rejected().get(0);
+        assertThat(dl.reason()).isEqualTo("SET_LENGTH_PAST_END");
+        assertThat(dl.detail())
+                .contains("SET_LENGTH_PAST_END")
+                .contains("3 records")
+                .hasSizeLessThanOrEqualTo(DeadLetterPolicy.MAX_DETAIL);
+        assertThat(dl.datagram().payload()).isEqualTo(bad);
+        // A clean datagram after it: records, no dead letter.
+        send(R1, 2055, 11, payload(2, 0, List.of(), LAYOUT_A, flows(2, 1, 100)));
+        assertThat(out()).hasSize(5);
+        assertThat(rejected()).hasSize(1);
+        harness.setProcessingTime(DecodeRawFlowFunction.STATS_INTERVAL_MILLIS);
+        ExporterStats s = stats().get(0);
+        assertThat(s.rejectedRecords()).isEqualTo(1);
+        assertThat(s.problems()).containsEntry("SET_LENGTH_PAST_END", 1L);
+    }
+
+    @Test
+    void cleanDatagramsAreNeverDeadLettered() throws Exception {
+        open(DecodeSettings.defaults());
+        send(R1, 2055, 10, payload(1, 0, List.of(LAYOUT_A), LAYOUT_A, flows(4, 1, 10)));
+        send(R1, 2055, 11, payload(2, 0, List.of(), LAYOUT_A, flows(4, 1, 10)));
+        assertThat(out()).hasSize(8);
+        assertThat(rejected()).isEmpty();
+    }
+
+    @Test
+    void heldMalformedDatagramIsDeadLetteredOnlyWhenReleased() throws Exception {
+        open(DecodeSettings.defaults());
+        byte[] bad = withSetPastEnd(payload(1, 0, List.of(), LAYOUT_A, flows(2, 1, 10)));
+        send(R1, 2055, 10, bad);
+        // Held for its template: nothing out, no dead letter yet.
+        assertThat(out()).isEmpty();
+        assertThat(rejected()).isEmpty();
+        send(R1, 2055, 11, payload(2, 0, List.of(LAYOUT_A), LAYOUT_A, flows(1, 1, 10)));
+        assertThat(out()).hasSize(3);
+        assertThat(rejected())
+                .extracting(RejectedDatagram::reason)
+                .containsExactly("SET_LENGTH_PAST_END");
+        harness.setProcessingTime(1_000L + Duration.ofSeconds(31).toMillis());
+        assertThat(rejected()).hasSize(1);
+        assertThat(out()).hasSize(3);
+    }
+
+    @Test
+    void expiredMalformedDatagramIsDeadLetteredOnceAsTemplateMissing() throws Exception {
+        open(DecodeSettings.defaults());
+        send(R1, 2055, 10, withSetPastEnd(payload(1, 0, List.of(), LAYOUT_A, flows(2, 1, 10))));
+        harness.setProcessingTime(1_000L + Duration.ofSeconds(31).toMillis());
+        assertThat(rejected())
+                .extracting(RejectedDatagram::reason)
+                .containsExactly("TEMPLATE_MISSING");
+        assertThat(rejected().get(0).detail()).contains("also SET_LENGTH_PAST_END");
+        assertThat(out()).isEmpty();
     }
 
     @Test
