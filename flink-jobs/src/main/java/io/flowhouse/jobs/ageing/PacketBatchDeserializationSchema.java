@@ -3,14 +3,11 @@ package io.flowhouse.jobs.ageing;
 
 import io.flowhouse.codec.packet.PacketBatchCodec;
 import io.flowhouse.codec.packet.PacketSummary;
-import org.apache.flink.api.common.serialization.DeserializationSchema;
+import io.flowhouse.jobs.serde.SkippingDeserializationSchema;
+import java.util.List;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
-import org.apache.flink.metrics.Counter;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Reads {@code packets.raw} batches ({@link PacketBatchCodec}) into one {@link PacketSummary} per
@@ -19,22 +16,12 @@ import org.slf4j.LoggerFactory;
  * skipped.
  */
 public final class PacketBatchDeserializationSchema
-        implements KafkaRecordDeserializationSchema<PacketSummary> {
+        extends SkippingDeserializationSchema<PacketSummary> {
 
     private static final long serialVersionUID = 1L;
-    private static final Logger LOG =
-            LoggerFactory.getLogger(PacketBatchDeserializationSchema.class);
-    private static final long LOG_INTERVAL_MILLIS = 60_000L;
 
-    private transient Counter malformed;
-    private transient long lastLogMillis;
-
-    @Override
-    public void open(DeserializationSchema.InitializationContext context) {
-        malformed =
-                context.getMetricGroup()
-                        .addGroup("flowhouse")
-                        .counter("packets_malformed_batches_total");
+    public PacketBatchDeserializationSchema() {
+        super("packets_malformed_batches_total", "packet batch");
     }
 
     @Override
@@ -42,23 +29,11 @@ public final class PacketBatchDeserializationSchema
         if (record.value() == null) {
             return;
         }
-        java.util.List<PacketSummary> batch;
+        List<PacketSummary> batch;
         try {
             batch = PacketBatchCodec.decode(record.value());
         } catch (IllegalArgumentException e) {
-            if (malformed != null) {
-                malformed.inc();
-            }
-            long now = System.currentTimeMillis();
-            if (now - lastLogMillis >= LOG_INTERVAL_MILLIS) {
-                lastLogMillis = now;
-                LOG.warn(
-                        "skipping malformed packet batch at {}-{} offset {}: {}",
-                        record.topic(),
-                        record.partition(),
-                        record.offset(),
-                        e.getMessage());
-            }
+            skip(record, e);
             return;
         }
         for (PacketSummary s : batch) {

@@ -4,14 +4,9 @@ package io.flowhouse.jobs.serde;
 import io.flowhouse.codec.envelope.MalformedEnvelopeException;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
-import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
-import org.apache.flink.metrics.Counter;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Reads {@code flows.raw} values ({@code flowhouse.v1.RawDatagram} protobuf) into {@link
@@ -20,21 +15,12 @@ import org.slf4j.LoggerFactory;
  * not a datagram, so there is nothing to dead-letter.
  */
 public final class RawDatagramDeserializationSchema
-        implements KafkaRecordDeserializationSchema<RawDatagram> {
+        extends SkippingDeserializationSchema<RawDatagram> {
 
-    private static final Logger LOG =
-            LoggerFactory.getLogger(RawDatagramDeserializationSchema.class);
-    private static final long LOG_INTERVAL_MILLIS = 60_000L;
+    private static final long serialVersionUID = 1L;
 
-    private transient Counter malformed;
-    private transient long lastLogMillis;
-
-    @Override
-    public void open(DeserializationSchema.InitializationContext context) {
-        malformed =
-                context.getMetricGroup()
-                        .addGroup("flowhouse")
-                        .counter("decode_malformed_envelopes_total");
+    public RawDatagramDeserializationSchema() {
+        super("decode_malformed_envelopes_total", "envelope");
     }
 
     @Override
@@ -45,19 +31,7 @@ public final class RawDatagramDeserializationSchema
         try {
             out.collect(RawDatagramCodec.decode(record.value()));
         } catch (MalformedEnvelopeException e) {
-            if (malformed != null) {
-                malformed.inc();
-            }
-            long now = System.currentTimeMillis();
-            if (now - lastLogMillis >= LOG_INTERVAL_MILLIS) {
-                lastLogMillis = now;
-                LOG.warn(
-                        "skipping malformed envelope at {}-{} offset {}: {}",
-                        record.topic(),
-                        record.partition(),
-                        record.offset(),
-                        e.getMessage());
-            }
+            skip(record, e);
         }
     }
 
