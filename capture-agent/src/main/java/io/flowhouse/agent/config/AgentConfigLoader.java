@@ -54,9 +54,16 @@ public final class AgentConfigLoader {
                     "  --speed max|1x|Nx         file replay speed (default max)",
                     "  --interface IF            live packet capture on an interface",
                     "  --filter BPF              BPF filter for the live capture",
-                    "  --snaplen N               live capture snap length (default 65535)",
+                    "  --snaplen N               live capture snap length (default 256: headers only)",
                     "  --with-udp                keep the UDP listeners when capturing packets",
                     "  --no-udp                  no UDP listeners");
+
+    /**
+     * Live capture snap length: summaries read headers only, and 256 bytes hold Ethernet, two VLAN
+     * tags, IPv6 with extension headers and TCP with options. A full snap length fills libpcap's
+     * ring with payload (64 KiB per packet for TCP over loopback) and it then drops packets sooner.
+     */
+    public static final int DEFAULT_SNAPLEN = 256;
 
     private AgentConfigLoader() {}
 
@@ -100,9 +107,9 @@ public final class AgentConfigLoader {
                         0.0,
                         null,
                         "",
-                        65_535,
+                        DEFAULT_SNAPLEN,
                         true,
-                        16 * 1024 * 1024,
+                        64 * 1024 * 1024,
                         1,
                         1024,
                         Duration.ofMillis(100)));

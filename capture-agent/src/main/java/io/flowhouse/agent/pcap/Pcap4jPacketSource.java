@@ -18,7 +18,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Live capture on an interface through pcap4j (libpcap via JNA): BPF filter, snap length,
  * promiscuous mode, kernel buffer size, nanosecond timestamps when the system offers them, and
- * libpcap's drop counters reported to the metrics once a second. Needs CAP_NET_RAW (root here).
+ * libpcap's drop counters reported to the metrics once a second. Packets are read with {@link
+ * DirectPcapReader} (one direct native call per packet into a reused buffer) and through pcap4j's
+ * per-packet API only where that is not available. Needs CAP_NET_RAW (root here).
  */
 public final class Pcap4jPacketSource implements PacketSource {
 
@@ -32,6 +34,7 @@ public final class Pcap4jPacketSource implements PacketSource {
     private final PcapHandle handle;
     private final int linkType;
     private final boolean nanos;
+    private final boolean direct;
 
     /** Park when libpcap has nothing: bounds idle CPU while adding at most this latency. */
     static final long EMPTY_POLL_PARK_NANOS = 500_000L;
@@ -46,6 +49,16 @@ public final class Pcap4jPacketSource implements PacketSource {
     /** Opens the interface and applies the filter; throws if either fails. */
     public Pcap4jPacketSource(AgentConfig.Packets config, AgentMetrics metrics)
             throws PcapNativeException, NotOpenException {
+        this(config, metrics, true);
+    }
+
+    /**
+     * @param direct read packets through {@link DirectPcapReader} when it is available; false reads
+     *     every packet through pcap4j (the slower path, kept as the fallback)
+     */
+    Pcap4jPacketSource(AgentConfig.Packets config, AgentMetrics metrics, boolean direct)
+            throws PcapNativeException, NotOpenException {
+        this.direct = direct;
         this.config = config;
         this.metrics = metrics;
         PcapHandle h = open(config, PcapHandle.TimestampPrecision.NANO);
@@ -109,26 +122,42 @@ public final class Pcap4jPacketSource implements PacketSource {
             }
             running = true;
         }
+        DirectPcapReader reader =
+                direct ? DirectPcapReader.on(handle, nanos, config.snaplen()) : null;
+        if (direct && reader == null) {
+            LOG.warn("direct libpcap reads not available; reading through pcap4j (slower)");
+        }
         try {
             while (!closed) {
-                byte[] raw = handle.getNextRawPacket();
-                if (raw == null) {
+                boolean got;
+                if (reader != null) {
+                    int r = reader.next();
+                    got = r == DirectPcapReader.PACKET;
+                    if (got) {
+                        consumer.frame(
+                                reader.frame(),
+                                linkType,
+                                reader.timestampNanos(),
+                                reader.originalLength());
+                    } else if (r < 0) {
+                        throw new PcapNativeException(
+                                "pcap_next_ex on "
+                                        + config.interfaceName()
+                                        + ": "
+                                        + handle.getError(),
+                                r);
+                    }
+                } else {
+                    got = readThroughPcap4j(consumer);
+                }
+                if (got) {
+                    delivered++;
+                } else {
                     if (System.nanoTime() - nextIdle > 0) {
                         consumer.idle();
                         nextIdle = System.nanoTime() + IDLE_INTERVAL_NANOS;
                     }
                     LockSupport.parkNanos(EMPTY_POLL_PARK_NANOS);
-                } else {
-                    Timestamp ts = handle.getTimestamp();
-                    long tsNanos =
-                            Math.floorDiv(ts.getTime(), 1000L) * 1_000_000_000L + ts.getNanos();
-                    Integer orig = handle.getOriginalLength();
-                    consumer.frame(
-                            ByteBuffer.wrap(raw),
-                            linkType,
-                            tsNanos,
-                            orig == null ? raw.length : orig);
-                    delivered++;
                 }
                 if (System.nanoTime() - nextStats > 0) {
                     nextStats = System.nanoTime() + 1_000_000_000L;
@@ -144,6 +173,18 @@ public final class Pcap4jPacketSource implements PacketSource {
             handle.close();
         }
         return delivered;
+    }
+
+    private boolean readThroughPcap4j(FrameConsumer consumer) throws NotOpenException {
+        byte[] raw = handle.getNextRawPacket();
+        if (raw == null) {
+            return false;
+        }
+        Timestamp ts = handle.getTimestamp();
+        long tsNanos = Math.floorDiv(ts.getTime(), 1000L) * 1_000_000_000L + ts.getNanos();
+        Integer orig = handle.getOriginalLength();
+        consumer.frame(ByteBuffer.wrap(raw), linkType, tsNanos, orig == null ? raw.length : orig);
+        return true;
     }
 
     private void reportStats() {
