@@ -13,6 +13,7 @@ import io.flowhouse.codec.template.TemplateStatus;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Map;
 
 /**
@@ -29,10 +30,14 @@ public final class DataSetDecoder {
     private final FlowRecordMapper mapper;
     private final Map<Template, RecordLayout> layouts = new HashMap<>();
     private final Map<Template, RecordLayout> v9OptionLayouts = new HashMap<>();
+    // In front of the maps above: a template instance found again costs no hashing of its fields.
+    private final Map<Template, RecordLayout> byIdentity = new IdentityHashMap<>();
+    private final Map<Template, RecordLayout> v9OptionsByIdentity = new IdentityHashMap<>();
     private final long[] scratch = new long[FlowRecordMapper.SCRATCH_SIZE];
     private final RecordContext context = new RecordContext();
     private Template lastTemplate;
     private RecordLayout lastLayout;
+    private byte[] copy = new byte[0];
 
     public DataSetDecoder(FlowRecordMapper mapper) {
         this.mapper = mapper;
@@ -44,19 +49,28 @@ public final class DataSetDecoder {
 
     /** The compiled layout of a template (cached). */
     public RecordLayout layout(Template t, boolean v9) {
-        if (t == lastTemplate && (!v9 || !t.isOptions())) {
+        boolean v9Options = v9 && t.isOptions();
+        if (t == lastTemplate && !v9Options) {
             return lastLayout;
         }
-        Map<Template, RecordLayout> m = v9 && t.isOptions() ? v9OptionLayouts : layouts;
-        RecordLayout l = m.get(t);
+        Map<Template, RecordLayout> ids = v9Options ? v9OptionsByIdentity : byIdentity;
+        RecordLayout l = ids.get(t);
         if (l == null) {
-            if (m.size() >= MAX_LAYOUTS) {
-                m.clear();
+            Map<Template, RecordLayout> m = v9Options ? v9OptionLayouts : layouts;
+            l = m.get(t);
+            if (l == null) {
+                if (m.size() >= MAX_LAYOUTS) {
+                    m.clear();
+                }
+                l = RecordLayout.compile(t, mapper, v9Options);
+                m.put(t, l);
             }
-            l = RecordLayout.compile(t, mapper, v9 && t.isOptions());
-            m.put(t, l);
+            if (ids.size() >= MAX_LAYOUTS) {
+                ids.clear();
+            }
+            ids.put(t, l);
         }
-        if (!(v9 && t.isOptions())) {
+        if (!v9Options) {
             lastTemplate = t;
             lastLayout = l;
         }
@@ -115,13 +129,27 @@ public final class DataSetDecoder {
         }
         int min = layout.minRecordLength();
         long[] v = scratch;
+        // Records are read from the backing array: index = position + off.
+        byte[] a;
+        int off;
+        if (b.hasArray()) {
+            a = b.array();
+            off = b.arrayOffset();
+        } else {
+            if (copy.length < limit) {
+                copy = new byte[limit];
+            }
+            b.get(0, copy, 0, limit);
+            a = copy;
+            off = 0;
+        }
         boolean options = t.isOptions();
         OptionsData before = context.options();
         int missingBefore = context.timeBaseMissing();
         while (limit - pos >= min) {
-            int next = layout.read(b, pos, limit, v);
+            int next = layout.read(a, pos + off, limit + off, v);
             if (next < 0) {
-                if (!allZero(b, pos, limit)) {
+                if (!allZero(a, pos + off, limit + off)) {
                     out.problem(
                             DecodeProblem.Kind.RECORD_TRUNCATED,
                             "template "
@@ -135,12 +163,12 @@ public final class DataSetDecoder {
                 break;
             }
             if (options) {
-                context.options(applyOptions(b, v, context.options()));
+                context.options(applyOptions(a, v, context.options()));
                 out.optionsRecord();
             } else {
                 out.record(FlowRecordMapper.toFlowRecord(v, context, out.recordCount()));
             }
-            pos = next;
+            pos = next - off;
         }
         if (context.options() != before) {
             cache.putOptions(scope, context.options());
@@ -157,9 +185,9 @@ public final class DataSetDecoder {
         }
     }
 
-    private static boolean allZero(ByteBuffer b, int pos, int limit) {
+    private static boolean allZero(byte[] b, int pos, int limit) {
         for (int i = pos; i < limit; i++) {
-            if (b.get(i) != 0) {
+            if (b[i] != 0) {
                 return false;
             }
         }
@@ -170,7 +198,7 @@ public final class DataSetDecoder {
         return (v[FlowRecordMapper.PRESENT] & (1L << t.ordinal())) != 0;
     }
 
-    private static OptionsData applyOptions(ByteBuffer b, long[] v, OptionsData o) {
+    private static OptionsData applyOptions(byte[] b, long[] v, OptionsData o) {
         long sampler =
                 has(v, Target.SAMPLER_ID)
                         ? v[Target.SAMPLER_ID.ordinal()]
@@ -198,15 +226,14 @@ public final class DataSetDecoder {
             long ref = v[Target.INTERFACE_NAME.ordinal()];
             int pos = (int) (ref >>> 16);
             int len = (int) (ref & 0xffff);
-            byte[] s = new byte[len];
-            b.get(pos, s);
             int n = len;
-            while (n > 0 && s[n - 1] == 0) {
+            while (n > 0 && b[pos + n - 1] == 0) {
                 n--;
             }
             o =
                     o.withInterfaceName(
-                            v[Target.IN_IF.ordinal()], new String(s, 0, n, StandardCharsets.UTF_8));
+                            v[Target.IN_IF.ordinal()],
+                            new String(b, pos, n, StandardCharsets.UTF_8));
         }
         return o;
     }

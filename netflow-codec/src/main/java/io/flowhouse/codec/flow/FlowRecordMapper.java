@@ -457,9 +457,12 @@ public final class FlowRecordMapper {
                                 : (p & B_RESPONDER_PACKETS) != 0 ? v[S_RESPONDER_PACKETS] : 0L;
         IpAddress src = address(v, p, S_SRC_V6, S_SRC_V4);
         IpAddress dst = address(v, p, S_DST_V6, S_DST_V4);
-        IpAddress nextHop = address(v, p, S_NEXT_HOP_V6, S_NEXT_HOP_V4);
-        if (nextHop.isIpv4() && nextHop.ipv4() == 0) {
-            nextHop = IpAddress.UNSPECIFIED; // 0.0.0.0: no next hop given
+        IpAddress nextHop = IpAddress.UNSPECIFIED;
+        if ((p & B_NEXT_HOP_V6) != 0 || ((p & B_NEXT_HOP_V4) != 0 && v[S_NEXT_HOP_V4] != 0)) {
+            nextHop = address(v, p, S_NEXT_HOP_V6, S_NEXT_HOP_V4);
+            if (nextHop.isIpv4() && nextHop.ipv4() == 0) {
+                nextHop = IpAddress.UNSPECIFIED; // 0.0.0.0: no next hop given
+            }
         }
         int ipVersion;
         if ((p & B_IP_VERSION) != 0) {

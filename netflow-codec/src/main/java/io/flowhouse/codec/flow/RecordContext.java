@@ -21,6 +21,9 @@ public final class RecordContext {
     OptionsData options = OptionsData.EMPTY;
     long defaultRate = 1L;
     int timeBaseMissing;
+    // The options data defaultRate was last computed for (options rarely change between messages).
+    private OptionsData rateOf = OptionsData.EMPTY;
+    private long rateOfRate = 1L;
 
     /**
      * Sets the facts for the next message.
@@ -51,8 +54,12 @@ public final class RecordContext {
 
     public void options(OptionsData options) {
         this.options = options;
-        long r = options.samplingRate(OptionsData.ANY_SAMPLER);
-        this.defaultRate = r > 0 ? r : 1L;
+        if (options != rateOf) {
+            long r = options.samplingRate(OptionsData.ANY_SAMPLER);
+            rateOf = options;
+            rateOfRate = r > 0 ? r : 1L;
+        }
+        this.defaultRate = rateOfRate;
     }
 
     public OptionsData options() {

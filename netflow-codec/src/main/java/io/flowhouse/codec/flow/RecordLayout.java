@@ -7,7 +7,9 @@ import io.flowhouse.codec.ie.DataType;
 import io.flowhouse.codec.ie.InformationElement;
 import io.flowhouse.codec.template.FieldSpecifier;
 import io.flowhouse.codec.template.Template;
-import java.nio.ByteBuffer;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -34,6 +36,14 @@ public final class RecordLayout {
     private final int[] mappedKinds;
     private final int[] mappedSlots;
     private final int minRecordLength;
+
+    // Big-endian views of a byte[]: one bounds check per read, no ByteBuffer state.
+    private static final VarHandle I16 =
+            MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle I32 =
+            MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle I64 =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private RecordLayout(Template template, FlowRecordMapper mapper, boolean v9Scope) {
         this.template = template;
@@ -162,11 +172,12 @@ public final class RecordLayout {
     }
 
     /**
-     * Reads one data record at absolute position {@code pos} into the scratch array.
+     * Reads one data record at index {@code pos} of {@code b} into the scratch array; string fields
+     * are stored as (index in {@code b} << 16 | length).
      *
      * @return the position after the record, or -1 if it does not fit before {@code limit}
      */
-    public int read(ByteBuffer b, int pos, int limit, long[] v) {
+    public int read(byte[] b, int pos, int limit, long[] v) {
         if (!variable) {
             if (limit - pos < fixedLength) {
                 return -1;
@@ -181,12 +192,12 @@ public final class RecordLayout {
                 if (pos >= limit) {
                     return -1;
                 }
-                len = b.get(pos++) & 0xff;
+                len = b[pos++] & 0xff;
                 if (len == 0xff) {
                     if (limit - pos < 2) {
                         return -1;
                     }
-                    len = b.getShort(pos) & 0xffff;
+                    len = u16(b, pos);
                     pos += 2;
                 }
             }
@@ -203,7 +214,7 @@ public final class RecordLayout {
         return pos;
     }
 
-    private int readFixed(ByteBuffer b, int pos, long[] v) {
+    private int readFixed(byte[] b, int pos, long[] v) {
         long present = 0L;
         int[] os = mappedOffsets;
         int[] ls = mappedLengths;
@@ -214,30 +225,29 @@ public final class RecordLayout {
             int slot = ss[i];
             switch (ops[i]) {
                 case OP_U8:
-                    v[slot] = b.get(at) & 0xffL;
+                    v[slot] = b[at] & 0xffL;
                     break;
                 case OP_U16:
-                    v[slot] = b.getShort(at) & 0xffffL;
+                    v[slot] = u16(b, at);
                     break;
                 case OP_U32:
-                    v[slot] = b.getInt(at) & 0xffff_ffffL;
+                    v[slot] = u32(b, at);
                     break;
                 case OP_U64:
-                    v[slot] = b.getLong(at);
+                    v[slot] = s64(b, at);
                     break;
                 case OP_U48:
-                    v[slot] =
-                            ((b.getShort(at) & 0xffffL) << 32) | (b.getInt(at + 2) & 0xffff_ffffL);
+                    v[slot] = ((long) u16(b, at) << 32) | u32(b, at + 2);
                     break;
                 case OP_V6:
-                    v[slot] = b.getLong(at);
-                    v[slot + 1] = b.getLong(at + 8);
+                    v[slot] = s64(b, at);
+                    v[slot + 1] = s64(b, at + 8);
                     break;
                 case OP_SECONDS:
                     v[slot] = unsigned(b, at, ls[i]) * 1000L;
                     break;
                 case OP_NTP:
-                    v[slot] = FlowRecordMapper.ntpToMillis(b.getLong(at));
+                    v[slot] = FlowRecordMapper.ntpToMillis(s64(b, at));
                     break;
                 case OP_STRING:
                     v[slot] = ((long) at << 16) | ls[i];
@@ -302,41 +312,53 @@ public final class RecordLayout {
     private static final int K_MILLIS = Kind.TIME_MILLIS.ordinal();
     private static final int K_NTP = Kind.TIME_NTP.ordinal();
 
-    private static long store(ByteBuffer b, int pos, int len, int kind, int slot, long[] v) {
+    private static long store(byte[] b, int pos, int len, int kind, int slot, long[] v) {
         if (kind == K_UNSIGNED || kind == K_MILLIS) {
             v[slot] = unsigned(b, pos, len);
         } else if (kind == K_IPV4) {
-            v[slot] = b.getInt(pos) & 0xffff_ffffL;
+            v[slot] = u32(b, pos);
         } else if (kind == K_IPV6) {
-            v[slot] = b.getLong(pos);
-            v[slot + 1] = b.getLong(pos + 8);
+            v[slot] = s64(b, pos);
+            v[slot + 1] = s64(b, pos + 8);
         } else if (kind == K_SECONDS) {
             v[slot] = unsigned(b, pos, len) * 1000L;
         } else if (kind == K_NTP) {
-            v[slot] = FlowRecordMapper.ntpToMillis(b.getLong(pos));
+            v[slot] = FlowRecordMapper.ntpToMillis(s64(b, pos));
         } else {
             v[slot] = ((long) pos << 16) | len;
         }
         return 1L << slot;
     }
 
-    /** An unsigned big-endian integer of 1..8 bytes at an absolute position. */
-    public static long unsigned(ByteBuffer b, int pos, int len) {
+    /** An unsigned big-endian integer of 1..8 bytes at index {@code pos}. */
+    public static long unsigned(byte[] b, int pos, int len) {
         switch (len) {
             case 1:
-                return b.get(pos) & 0xffL;
+                return b[pos] & 0xffL;
             case 2:
-                return b.getShort(pos) & 0xffffL;
+                return u16(b, pos);
             case 4:
-                return b.getInt(pos) & 0xffff_ffffL;
+                return u32(b, pos);
             case 8:
-                return b.getLong(pos);
+                return s64(b, pos);
             default:
                 long r = 0;
                 for (int i = 0; i < len; i++) {
-                    r = (r << 8) | (b.get(pos + i) & 0xff);
+                    r = (r << 8) | (b[pos + i] & 0xff);
                 }
                 return r;
         }
+    }
+
+    private static int u16(byte[] b, int pos) {
+        return (short) I16.get(b, pos) & 0xffff;
+    }
+
+    private static long u32(byte[] b, int pos) {
+        return (int) I32.get(b, pos) & 0xffff_ffffL;
+    }
+
+    private static long s64(byte[] b, int pos) {
+        return (long) I64.get(b, pos);
     }
 }
