@@ -71,6 +71,16 @@ class TimeAndSamplingTest {
     }
 
     @Test
+    void ofTwoFieldsForOneTimeTheLaterInTheTemplateWins() throws Exception {
+        long earlier = T / 1000 - 60;
+        FlowRecord a = one(template(310, 150, 4, 152, 8, 8, 4), m -> m.u32(earlier).u64(T).u32(7));
+        assertThat(a.flowStartMillis()).isEqualTo(T);
+        FlowRecord b = one(template(311, 152, 8, 150, 4, 8, 4), m -> m.u64(T).u32(earlier).u32(7));
+        assertThat(b.flowStartMillis()).isEqualTo(earlier * 1000);
+        assertThat(b.srcAddr().ipv4()).isEqualTo(7);
+    }
+
+    @Test
     void deltaMicrosecondsCountBackFromExportTime() throws Exception {
         FlowRecord r = one(template(302, 158, 4, 159, 4), m -> m.u32(9_000_000).u32(2_500_000));
         assertThat(r.flowStartMillis()).isEqualTo(EXPORT_SECS * 1000 - 9000);

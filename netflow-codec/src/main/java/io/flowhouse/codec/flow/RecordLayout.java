@@ -11,6 +11,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -30,11 +31,19 @@ public final class RecordLayout {
     private final int fixedLength;
     private final boolean variable;
     private final List<String> oddFields;
-    // Fixed layouts: only the mapped fields, with their offsets in the record.
-    private final int[] mappedOffsets;
-    private final int[] mappedLengths;
-    private final int[] mappedKinds;
-    private final int[] mappedSlots;
+    // Fixed layouts, the field plan: the mapped fields grouped by how they are read, each entry
+    // (offset in the record << 8 | scratch slot), so the common widths are read by loops without
+    // a per-field dispatch. Only the last field of the wire order writing a slot is kept (reading
+    // in wire order, the earlier ones were overwritten), so the grouping changes no result.
+    private final int[] u8;
+    private final int[] u16;
+    private final int[] u32;
+    private final int[] u64;
+    // The rest (MACs, IPv6, times in seconds or NTP, strings, odd widths): entry as above, plus
+    // (opcode << 16 | length).
+    private final int[] rest;
+    private final int[] restOps;
+    private final long fixedPresent;
     private final int minRecordLength;
 
     // Big-endian views of a byte[]: one bounds check per read, no ByteBuffer state.
@@ -88,29 +97,41 @@ public final class RecordLayout {
         this.fixedLength = fixed;
         this.variable = var;
         this.oddFields = List.copyOf(odd);
-        int mapped = 0;
-        for (int slot : slots) {
-            if (slot >= 0) {
-                mapped++;
+        minRecordLength = template.minRecordLength();
+        int[] lastWriter = new int[FlowRecordMapper.SCRATCH_SIZE];
+        Arrays.fill(lastWriter, -1);
+        for (int i = 0; i < n; i++) {
+            if (slots[i] >= 0) {
+                lastWriter[slots[i]] = i;
             }
         }
-        mappedOffsets = new int[mapped];
-        mappedLengths = new int[mapped];
-        mappedKinds = new int[mapped];
-        mappedSlots = new int[mapped];
-        minRecordLength = template.minRecordLength();
+        // Offsets only matter when a record fits a datagram (< 64 KiB), so << 8 cannot overflow
+        // then.
+        int[][] groups = new int[OP_COUNT][n];
+        int[] counts = new int[OP_COUNT];
+        int[] restOpsAll = new int[n];
+        long presentBits = 0L;
         int off = 0;
-        int j = 0;
         for (int i = 0; i < n && !var; i++) {
-            if (slots[i] >= 0) {
-                mappedOffsets[j] = off;
-                mappedLengths[j] = lengths[i];
-                mappedKinds[j] = op(kinds[i], lengths[i]);
-                mappedSlots[j] = slots[i];
-                j++;
+            int slot = slots[i];
+            if (slot >= 0 && lastWriter[slot] == i) {
+                int op = op(kinds[i], lengths[i]);
+                int g = op <= OP_U64 ? op : OP_UNSIGNED;
+                if (g == OP_UNSIGNED) {
+                    restOpsAll[counts[g]] = (op << 16) | lengths[i];
+                }
+                groups[g][counts[g]++] = (off << 8) | slot;
+                presentBits |= 1L << slot;
             }
             off += lengths[i];
         }
+        u8 = Arrays.copyOf(groups[OP_U8], counts[OP_U8]);
+        u16 = Arrays.copyOf(groups[OP_U16], counts[OP_U16]);
+        u32 = Arrays.copyOf(groups[OP_U32], counts[OP_U32]);
+        u64 = Arrays.copyOf(groups[OP_U64], counts[OP_U64]);
+        rest = Arrays.copyOf(groups[OP_UNSIGNED], counts[OP_UNSIGNED]);
+        restOps = Arrays.copyOf(restOpsAll, counts[OP_UNSIGNED]);
+        fixedPresent = presentBits;
     }
 
     private static void checkUnmapped(
@@ -215,27 +236,25 @@ public final class RecordLayout {
     }
 
     private int readFixed(byte[] b, int pos, long[] v) {
-        long present = 0L;
-        int[] os = mappedOffsets;
-        int[] ls = mappedLengths;
-        int[] ops = mappedKinds;
-        int[] ss = mappedSlots;
-        for (int i = 0; i < os.length; i++) {
-            int at = pos + os[i];
-            int slot = ss[i];
-            switch (ops[i]) {
-                case OP_U8:
-                    v[slot] = b[at] & 0xffL;
-                    break;
-                case OP_U16:
-                    v[slot] = u16(b, at);
-                    break;
-                case OP_U32:
-                    v[slot] = u32(b, at);
-                    break;
-                case OP_U64:
-                    v[slot] = s64(b, at);
-                    break;
+        for (int e : u8) {
+            v[e & 0xff] = b[pos + (e >>> 8)] & 0xffL;
+        }
+        for (int e : u16) {
+            v[e & 0xff] = u16(b, pos + (e >>> 8));
+        }
+        for (int e : u32) {
+            v[e & 0xff] = u32(b, pos + (e >>> 8));
+        }
+        for (int e : u64) {
+            v[e & 0xff] = s64(b, pos + (e >>> 8));
+        }
+        int[] r = rest;
+        for (int i = 0; i < r.length; i++) {
+            int e = r[i];
+            int at = pos + (e >>> 8);
+            int slot = e & 0xff;
+            int len = restOps[i] & 0xffff;
+            switch (restOps[i] >>> 16) {
                 case OP_U48:
                     v[slot] = ((long) u16(b, at) << 32) | u32(b, at + 2);
                     break;
@@ -244,21 +263,20 @@ public final class RecordLayout {
                     v[slot + 1] = s64(b, at + 8);
                     break;
                 case OP_SECONDS:
-                    v[slot] = unsigned(b, at, ls[i]) * 1000L;
+                    v[slot] = unsigned(b, at, len) * 1000L;
                     break;
                 case OP_NTP:
                     v[slot] = FlowRecordMapper.ntpToMillis(s64(b, at));
                     break;
                 case OP_STRING:
-                    v[slot] = ((long) at << 16) | ls[i];
+                    v[slot] = ((long) at << 16) | len;
                     break;
                 default:
-                    v[slot] = unsigned(b, at, ls[i]);
+                    v[slot] = unsigned(b, at, len);
                     break;
             }
-            present |= 1L << slot;
         }
-        v[FlowRecordMapper.PRESENT] = present;
+        v[FlowRecordMapper.PRESENT] = fixedPresent;
         return pos + fixedLength;
     }
 
@@ -272,6 +290,7 @@ public final class RecordLayout {
     private static final int OP_NTP = 7;
     private static final int OP_STRING = 8;
     private static final int OP_U48 = 9;
+    private static final int OP_COUNT = 10;
 
     /** One opcode per (kind, length), so the fixed-layout loop makes a single switch per field. */
     private static int op(int kind, int length) {
