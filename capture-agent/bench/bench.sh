@@ -135,25 +135,34 @@ udp() {
   done
 }
 
-offline() {
-  local passes="${1:-100}"
+offline() { # BENCH_COMPRESSION="lz4 zstd none" runs the Kafka part once per producer compression
+  local passes="${1:-100}" c b0 b1
   echo "# $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
   "$JAVA" -Xmx2g -cp "$CP" io.flowhouse.agent.bench.OfflinePacketBench \
       "$SHARED/testdata/packets-synthetic.pcap" "$passes" 2>/dev/null | grep '^offline'
   start_kafka
-  "$JAVA" -Xmx2g -cp "$CP" io.flowhouse.agent.bench.OfflinePacketBench \
-      "$SHARED/testdata/packets-synthetic.pcap" "$passes" "127.0.0.1:$KAFKA_PORT" 2>/dev/null | grep '^offline'
+  for c in ${BENCH_COMPRESSION:-lz4}; do
+    echo "# compression $c, load $(cut -d' ' -f1-3 /proc/loadavg)"
+    b0=$(cpu_ticks $KAFKA_PID)
+    "$JAVA" -Xmx2g -Dbench.compression="$c" -cp "$CP" io.flowhouse.agent.bench.OfflinePacketBench \
+        "$SHARED/testdata/packets-synthetic.pcap" "$passes" "127.0.0.1:$KAFKA_PORT" 2>/dev/null \
+        | grep '^offline'
+    b1=$(cpu_ticks $KAFKA_PID)
+    echo "offline broker CPU $(python3 -c "print(f'{($b1-$b0)/100:.2f}')") s (whole run, agent start to close)"
+  done
 }
 
 live() { # live capture on lo: nfblast to a closed port, agent --interface lo --filter
+  # BENCH_LIVE_ARGS adds agent flags, e.g. "--snaplen 256" or "--config FILE" (packets.buffer-bytes)
   local rates=("$@"); [[ ${#rates[@]} -eq 0 ]] && rates=(20000 50000 100000)
-  echo "# $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), pcap $(basename "$PCAP")"
+  echo "# $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), pcap $(basename "$PCAP"), agent args: ${BENCH_LIVE_ARGS:-none}"
   echo "rate_pps sent captured_ok pcap_kernel_drops pcap_if_drops batches_acked agent_cpu_s"
   start_kafka
   rm -rf "$WORK/spool-live"
   "$JAVA" -Xmx2g -cp "$CP" io.flowhouse.agent.CaptureAgentMain --interface lo \
       --filter "udp and dst port 12099" --bootstrap-servers "127.0.0.1:$KAFKA_PORT" \
-      --spool-dir "$WORK/spool-live" --metrics-port "$METRICS_PORT" >"$WORK/agent-live.log" 2>&1 &
+      --spool-dir "$WORK/spool-live" --metrics-port "$METRICS_PORT" ${BENCH_LIVE_ARGS:-} \
+      >"$WORK/agent-live.log" 2>&1 &
   local agent=$!; PIDS+=($agent)
   for _ in $(seq 1 60); do curl -sf "http://127.0.0.1:$METRICS_PORT/health" >/dev/null && break; sleep 1; done
   for r in "${rates[@]}"; do
