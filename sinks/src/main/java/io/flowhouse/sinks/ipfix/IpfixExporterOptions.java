@@ -20,7 +20,10 @@ import java.util.Objects;
  *       HOST:PORT/tcp}; IPv6 as {@code [::1]:4739}.
  *   <li>{@code flowhouse.ipfix.max-message-bytes}: largest IPFIX message (the UDP payload), default
  *       1400 so a message fits a 1500-byte path; 512 where the path MTU is unknown (RFC 7011
- *       §10.3.3); up to 65535.
+ *       §10.3.3); up to 65507 over UDP (the largest IPv4 UDP payload; a collector on the same host,
+ *       loopback MTU 65536, or a jumbo-frame path: 8960), 65535 over TCP. Bigger messages cost the
+ *       exporter and the collector less CPU per record, but a message bigger than the path MTU is
+ *       fragmented and lost whole when one fragment is.
  *   <li>{@code flowhouse.ipfix.template-refresh-interval} and {@code
  *       flowhouse.ipfix.template-refresh-messages}: over UDP templates are resent when either is
  *       reached (RFC 7011 §8.4); over TCP they are sent once per connection.
@@ -45,6 +48,9 @@ public final class IpfixExporterOptions implements Serializable {
 
     /** The IPFIX header's 16-bit length. */
     public static final int MAX_MESSAGE_BYTES = 65_535;
+
+    /** The largest UDP payload over IPv4 (65,535 - 20 - 8); nfcapd reads up to 65,535. */
+    public static final int MAX_UDP_MESSAGE_BYTES = 65_507;
 
     /** How to export RFC 5103 biflows. */
     public enum BiflowMode {
@@ -374,6 +380,12 @@ public final class IpfixExporterOptions implements Serializable {
                     "max-message-bytes",
                     maxMessageBytes,
                     MIN_MESSAGE_BYTES + ".." + MAX_MESSAGE_BYTES);
+            check(
+                    maxMessageBytes <= MAX_UDP_MESSAGE_BYTES
+                            || targets.stream().noneMatch(t -> t.transport() == Transport.UDP),
+                    "max-message-bytes",
+                    maxMessageBytes,
+                    "at most " + MAX_UDP_MESSAGE_BYTES + " with a UDP target");
             check(
                     !templateRefreshInterval.isNegative() && !templateRefreshInterval.isZero(),
                     "template-refresh-interval",

@@ -39,6 +39,31 @@ class IpfixExporterOptionsTest {
     }
 
     @Test
+    void udpMessagesStopAtTheLargestUdpPayload() {
+        assertThat(
+                        IpfixExporterOptions.builder()
+                                .target("h:1")
+                                .maxMessageBytes(65_507)
+                                .build()
+                                .maxMessageBytes())
+                .isEqualTo(65_507);
+        assertThatThrownBy(
+                        () ->
+                                IpfixExporterOptions.builder()
+                                        .target("h:1")
+                                        .maxMessageBytes(65_508)
+                                        .build())
+                .hasMessageContaining("at most 65507 with a UDP target");
+        assertThat(
+                        IpfixExporterOptions.builder()
+                                .target("h:1/tcp")
+                                .maxMessageBytes(65_535)
+                                .build()
+                                .maxMessageBytes())
+                .isEqualTo(65_535);
+    }
+
+    @Test
     void defaultsFollowTheRfc() {
         IpfixExporterOptions o = IpfixExporterOptions.forTargets("h:4739");
         assertThat(o.maxMessageBytes()).isEqualTo(1400);
