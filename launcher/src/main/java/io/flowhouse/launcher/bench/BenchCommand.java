@@ -45,12 +45,20 @@ public final class BenchCommand {
                     "  packets   synthetic packet pcap -> agent --pcap -> Kafka: packets/s, every"
                             + " packet parsed and every batch in Kafka (--flows N, default 20000)",
                     "  decode    decoder throughput (datagrams/s, records/s) per protocol",
+                    "  ipfix     IPFIX re-export (the sinks' IpfixExporter) -> nfcapd and goflow2:"
+                            + " drop-free search per collector and message size (records in"
+                            + " nfdump -I / goflow2's output vs sent, kernel socket drops)",
+                    "  zmq       ntopng ZMQ bridge (the sinks' ZmqPublisher) -> a SUB subscriber:"
+                            + " throughput and CPU per flow, drop-free search, slow-subscriber"
+                            + " accounting",
                     "options:",
                     "  --peers                 also run goflow2 (-> Kafka) and nfcapd (-> files) on"
                             + " the same load (installed when missing)",
                     "  --rates LIST            offered flows/s, ascending (default"
-                            + " 25000,50000,100000,200000,400000,800000)",
-                    "  --step-seconds N        load time per step (default 8)",
+                            + " 25000,50000,100000,200000,400000,800000; ipfix, zmq: "
+                            + IpfixBench.DEFAULT_RATES
+                            + ")",
+                    "  --step-seconds N        load time per step (default 8; ipfix, zmq: 5)",
                     "  --protocol P            v5, v9, ipfix or mix (default ipfix)",
                     "  --exporters N           simulated exporters (default 8)",
                     "  --replay-pool N         loadgen datagram pool per exporter (default 200; 0 ="
@@ -58,6 +66,14 @@ public final class BenchCommand {
                     "  --time-limit-seconds N  bound of the whole stage (default 540)",
                     "  --bootstrap-servers B   Kafka (default: the services' broker, started if"
                             + " down)",
+                    "  --systems LIST          ipfix: COLLECTOR:MESSAGE_BYTES,... (default "
+                            + IpfixBench.DEFAULT_SYSTEMS
+                            + ")",
+                    "  --goflow2-rates LIST    ipfix: offered flows/s for goflow2 (default "
+                            + IpfixBench.DEFAULT_GOFLOW2_RATES
+                            + ")",
+                    "  --flows N               packets: flows in the pcap; zmq: flows per"
+                            + " throughput round (default 3000000)",
                     "  --results-dir DIR       default bench/results",
                     "");
 
@@ -78,6 +94,8 @@ public final class BenchCommand {
                                 "bootstrap-servers",
                                 "database",
                                 "flows",
+                                "systems",
+                                "goflow2-rates",
                                 "results-dir"));
         if (cl.helpRequested() || cl.positional().isEmpty()) {
             out.print(HELP);
@@ -95,15 +113,8 @@ public final class BenchCommand {
             case "decode" -> DecodeBench.run(cl, results, runId, out, err);
             case "e2e" -> e2e(cl, home, results, runId, out, err);
             case "packets" -> packets(cl, home, results, runId, out);
-            case "zmq", "ipfix" -> {
-                err.println(
-                        "flowhouse bench "
-                                + stage
-                                + ": not available yet (this harness has agent, e2e, packets and"
-                                + " decode);"
-                                + " see bench/README.md");
-                yield 2;
-            }
+            case "ipfix" -> IpfixBench.run(cl, home.stateDir(), results, runId, out);
+            case "zmq" -> ZmqBench.run(cl, results, runId, out);
             default -> {
                 err.println("flowhouse bench: unknown stage " + stage + "\n" + HELP);
                 yield 64;
