@@ -71,6 +71,47 @@ public final class SequenceTracker {
             long resets,
             long expectedNext) {}
 
+    /**
+     * One step of a stream, as a pure function of its state: {@link #observe} keeps the state in
+     * maps, the Flink decode step in keyed state.
+     *
+     * @param outcome what the datagram was
+     * @param missing units missing before it (GAP), else 0
+     * @param expectedNext the sequence number expected after it (uint32), or -1 when unknown
+     */
+    public record Step(Outcome outcome, long missing, long expectedNext) {}
+
+    /**
+     * The rules of one observation. A forward jump below {@link #RESET_THRESHOLD} is a gap; a step
+     * backwards shorter than {@code lateWindow} is a late arrival (the expected number stays); any
+     * other step is a restart, after which the stream continues from this datagram.
+     *
+     * @param expected the sequence number expected (uint32), or -1 when unknown (the first
+     *     datagram, or the one after a datagram of unknown length): FIRST
+     * @param sequence the header sequence number (uint32)
+     * @param units how far this datagram advances the sequence, or -1 when unknown (the next
+     *     datagram then only resynchronises)
+     * @param lateWindow steps back shorter than this are late arrivals: {@link #observe} uses
+     *     {@link #RESET_THRESHOLD}; 0 takes every step back as a restart
+     */
+    public static Step step(long expected, long sequence, long units, long lateWindow) {
+        long next = units < 0 ? -1L : (sequence + units) & 0xffff_ffffL;
+        if (expected < 0) {
+            return new Step(Outcome.FIRST, 0, next);
+        }
+        long diff = (int) ((sequence - expected) & 0xffff_ffffL); // signed 32-bit distance
+        if (diff == 0) {
+            return new Step(Outcome.IN_ORDER, 0, next);
+        }
+        if (diff > 0 && diff < RESET_THRESHOLD) {
+            return new Step(Outcome.GAP, diff, next);
+        }
+        if (diff < 0 && -diff < lateWindow) {
+            return new Step(Outcome.LATE, 0, expected);
+        }
+        return new Step(Outcome.RESET, 0, next);
+    }
+
     private static final class State {
         long datagrams;
         long units;
@@ -114,25 +155,24 @@ public final class SequenceTracker {
         }
         s.datagrams++;
         s.units += units;
-        long diff = (int) ((sequence - s.expected) & 0xffff_ffffL); // signed 32-bit distance
-        if (diff == 0) {
-            s.expected = (sequence + units) & 0xffff_ffffL;
-            return new Observation(Outcome.IN_ORDER, 0);
+        Step step = step(s.expected, sequence, units, RESET_THRESHOLD);
+        switch (step.outcome()) {
+            case GAP:
+                s.gaps++;
+                s.lost += step.missing();
+                break;
+            case LATE:
+                s.late++;
+                s.lost = Math.max(0, s.lost - units);
+                break;
+            case RESET:
+                s.resets++;
+                break;
+            default:
+                break;
         }
-        if (diff > 0 && diff < RESET_THRESHOLD) {
-            s.gaps++;
-            s.lost += diff;
-            s.expected = (sequence + units) & 0xffff_ffffL;
-            return new Observation(Outcome.GAP, diff);
-        }
-        if (diff < 0 && -diff < RESET_THRESHOLD) {
-            s.late++;
-            s.lost = Math.max(0, s.lost - units);
-            return new Observation(Outcome.LATE, 0);
-        }
-        s.resets++;
-        s.expected = (sequence + units) & 0xffff_ffffL;
-        return new Observation(Outcome.RESET, 0);
+        s.expected = step.expectedNext();
+        return new Observation(step.outcome(), step.missing());
     }
 
     public Stats stats(StreamKey key) {

@@ -33,6 +33,28 @@ class SequenceTrackerTest {
     }
 
     @Test
+    void stepIsTheRuleAsAPureFunction() {
+        long window = SequenceTracker.RESET_THRESHOLD;
+        assertThat(SequenceTracker.step(-1, 100, 10, window))
+                .isEqualTo(new SequenceTracker.Step(Outcome.FIRST, 0, 110));
+        assertThat(SequenceTracker.step(110, 125, 5, window))
+                .isEqualTo(new SequenceTracker.Step(Outcome.GAP, 15, 130));
+        // A step back: late within the window (the expected number stays), else a restart.
+        assertThat(SequenceTracker.step(130, 115, 10, window))
+                .isEqualTo(new SequenceTracker.Step(Outcome.LATE, 0, 130));
+        assertThat(SequenceTracker.step(130, 115, 10, 0))
+                .isEqualTo(new SequenceTracker.Step(Outcome.RESET, 0, 125));
+        // A jump of RESET_THRESHOLD or more is a restart, not loss.
+        assertThat(SequenceTracker.step(0, SequenceTracker.RESET_THRESHOLD, 1, window).outcome())
+                .isEqualTo(Outcome.RESET);
+        // Unknown length: nothing is expected next, so the next datagram only resynchronises.
+        assertThat(SequenceTracker.step(0xffff_fffeL, 0xffff_fffeL, -1, window))
+                .isEqualTo(new SequenceTracker.Step(Outcome.IN_ORDER, 0, -1));
+        assertThat(SequenceTracker.step(0xffff_fffeL, 0xffff_fffeL, 3, window).expectedNext())
+                .isEqualTo(1);
+    }
+
+    @Test
     void wrapsAt32Bits() {
         SequenceTracker t = new SequenceTracker();
         t.observe(K, 0xffff_fffeL, 3);
