@@ -3,14 +3,17 @@ package io.flowhouse.sinks.clickhouse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.ClickHouseService;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -96,7 +99,7 @@ class ClickHouseMigratorITCase {
             List<String> statements = v3.statements(dialect);
             conn.execute(statements.get(0));
             conn.execute(statements.get(1));
-            assertThat(migrator(conn, db, all).migrate().applied()).containsExactly(3, 4);
+            assertThat(migrator(conn, db, all).migrate().applied()).containsExactly(3, 4, 5);
             String fresh = ClickHouseTestSupport.freshDatabase("mig_half_ref");
             try (ClickHouseConnection ref = connection(fresh)) {
                 migrator(ref, fresh, all).migrate();
@@ -134,6 +137,190 @@ class ClickHouseMigratorITCase {
                     snapshot(db));
             assertThat(migrator(conn, db, all).appliedVersions()).hasSize(all.size());
         }
+    }
+
+    /**
+     * V005: in the V002 table the v9 and the IPFIX row of one exporter, domain and minute fold into
+     * one under FINAL; after the rebuild they stay apart, the rows written before it are all there,
+     * and later writes keep them apart too.
+     */
+    @Test
+    void exporterStatsRebuildKeepsVersionsApartAndCarriesRowsOver() throws Exception {
+        List<Migration> all = Migration.loadAll();
+        String db = ClickHouseTestSupport.freshDatabase("mig_stats");
+        try (ClickHouseConnection conn = connection(db)) {
+            migrator(conn, db, all.subList(0, 4)).migrate();
+            writeStats(db, statsBeforeUpgrade());
+            assertThat(statsFinal(db))
+                    .as("V002 folds the v9 and IPFIX rows of one minute (the bug)")
+                    .hasSize(2);
+            assertThat(migrator(conn, db, all).migrate().applied()).containsExactly(5);
+            assertThat(statsFinal(db)).containsExactlyElementsOf(EXPECTED_AFTER_UPGRADE);
+            assertGolden(ClickHouseMigrator.detect(conn), 5, snapshot(db));
+            // Written after the upgrade: v9 and IPFIX stay apart.
+            writeStats(
+                    db,
+                    List.of(
+                            stats(2055, 9, MINUTE + 60_000, 5, 40),
+                            stats(2055, 10, MINUTE + 60_000, 6, 41)));
+            assertThat(statsFinal(db)).contains("2055\t1\t9\t5\t40", "2055\t1\t10\t6\t41");
+        }
+    }
+
+    /** A start that died after any statement of V005 finishes it with every row kept. */
+    @Test
+    void halfAppliedRebuildFinishesFromAnyStatement() throws Exception {
+        List<Migration> all = Migration.loadAll();
+        Migration v5 = all.get(4);
+        int statements = -1;
+        for (int k = 1; statements < 0 || k < statements; k++) {
+            String db = ClickHouseTestSupport.freshDatabase("mig_v5_half_" + k);
+            try (ClickHouseConnection conn = connection(db)) {
+                migrator(conn, db, all.subList(0, 4)).migrate();
+                writeStats(db, statsBeforeUpgrade());
+                ServerCapabilities caps = ClickHouseMigrator.detect(conn);
+                List<String> v5Statements = v5.statements(new SchemaDialect(db, caps, 30, 400));
+                statements = v5Statements.size();
+                for (String statement : v5Statements.subList(0, k)) {
+                    conn.execute(statement);
+                }
+                assertThat(migrator(conn, db, all).migrate().applied()).containsExactly(5);
+                assertThat(statsFinal(db))
+                        .as("rows after dying after statement %d of V005", k)
+                        .containsExactlyElementsOf(EXPECTED_AFTER_UPGRADE);
+                assertGolden(caps, 5, snapshot(db));
+            }
+        }
+        assertThat(statements).isEqualTo(5);
+    }
+
+    /** Several writers upgrading at once take turns through the lock: one rebuild, no row lost. */
+    @Test
+    void concurrentUpgradesRebuildOnce() throws Exception {
+        List<Migration> all = Migration.loadAll();
+        String db = ClickHouseTestSupport.freshDatabase("mig_conc_up");
+        try (ClickHouseConnection conn = connection(db)) {
+            migrator(conn, db, all.subList(0, 4)).migrate();
+        }
+        writeStats(db, statsBeforeUpgrade());
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        List<Integer> applied = new ArrayList<>();
+        try {
+            List<Future<ClickHouseMigrator.Result>> results = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                Callable<ClickHouseMigrator.Result> task =
+                        () -> {
+                            try (ClickHouseConnection conn = connection(db)) {
+                                return migrator(conn, db, all).migrate();
+                            }
+                        };
+                results.add(pool.submit(task));
+            }
+            for (Future<ClickHouseMigrator.Result> f : results) {
+                applied.addAll(f.get(120, TimeUnit.SECONDS).applied());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(applied).containsExactly(5);
+        assertThat(statsFinal(db)).containsExactlyElementsOf(EXPECTED_AFTER_UPGRADE);
+        try (ClickHouseConnection conn = connection(db)) {
+            assertGolden(ClickHouseMigrator.detect(conn), 5, snapshot(db));
+        }
+    }
+
+    /** A lock left by a start that died is broken after the stale age. */
+    @Test
+    void staleLockIsBroken() throws Exception {
+        List<Migration> all = Migration.loadAll();
+        String db = ClickHouseTestSupport.freshDatabase("mig_stale");
+        try (ClickHouseConnection conn = connection(db)) {
+            migrator(conn, db, all.subList(0, 4)).migrate();
+            conn.execute(
+                    "CREATE TABLE "
+                            + db
+                            + "."
+                            + ClickHouseMigrator.LOCK_TABLE
+                            + " ENGINE = TinyLog AS SELECT 'a start that died' AS holder,"
+                            + " now() AS acquired_at");
+            ClickHouseMigrator m =
+                    new ClickHouseMigrator(conn, db, 30, 400, all, Duration.ofSeconds(1));
+            assertThat(m.migrate().applied()).containsExactly(5);
+            assertGolden(ClickHouseMigrator.detect(conn), 5, snapshot(db));
+        }
+    }
+
+    private static final long MINUTE = 1_705_320_000_000L; // 2024-01-15 12:00:00 UTC
+
+    /** {@code statsFinal} after the upgrade: port, domain, version, datagrams, updated_at. */
+    private static final List<String> EXPECTED_AFTER_UPGRADE =
+            List.of("2055\t1\t9\t3\t12", "2055\t1\t10\t4\t11", "2056\t1\t9\t2\t21");
+
+    /**
+     * Exporter :2055 sends v9 and IPFIX with the same domain in one minute; exporter :2056's row is
+     * written twice (a later value replaces it), and everything once more (a replay).
+     */
+    private static List<ExporterStats> statsBeforeUpgrade() {
+        List<ExporterStats> rows = new ArrayList<>();
+        for (int copy = 0; copy < 2; copy++) {
+            rows.add(stats(2055, 9, MINUTE, 1, 10));
+            rows.add(stats(2055, 10, MINUTE, 4, 11));
+            rows.add(stats(2055, 9, MINUTE, 3, 12));
+            rows.add(stats(2056, 9, MINUTE, 1, 20));
+            rows.add(stats(2056, 9, MINUTE, 2, 21));
+        }
+        return rows;
+    }
+
+    private static ExporterStats stats(
+            int port, int version, long minute, long datagrams, long updatedAt) {
+        return new ExporterStats(
+                minute,
+                IpAddress.parse("192.0.2.1"),
+                port,
+                1,
+                version,
+                datagrams,
+                datagrams * 1000,
+                datagrams * 20,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                Map.of("template_missing", datagrams),
+                updatedAt);
+    }
+
+    /** Writes through the sink's writer without migrating (the table as it is). */
+    private static void writeStats(String db, List<ExporterStats> rows) throws Exception {
+        ClickHouseSinkOptions options =
+                ClickHouseTestSupport.options(CLICKHOUSE.service(), db).migrate(false).build();
+        try (ClickHouseSinkWriter<ExporterStats> w =
+                ClickHouseSinkWriter.open(
+                        options,
+                        new ExporterStats.Encoder(),
+                        null,
+                        new ClickHouseSinkMetrics(),
+                        0)) {
+            for (ExporterStats row : rows) {
+                w.write(row, null);
+            }
+            w.flush(true);
+        }
+    }
+
+    /** Port, domain, version, datagrams and updated_at of {@code exporter_stats FINAL}. */
+    private static List<String> statsFinal(String db) {
+        return CLICKHOUSE
+                .service()
+                .query(
+                        "SELECT exporter_port, observation_domain, version, datagrams, updated_at"
+                                + " FROM "
+                                + db
+                                + ".exporter_stats FINAL ORDER BY exporter_port, version, minute");
     }
 
     private static ClickHouseConnection connection(String db) {

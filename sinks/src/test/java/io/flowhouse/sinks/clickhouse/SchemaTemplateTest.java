@@ -97,6 +97,46 @@ class SchemaTemplateTest {
     }
 
     @Test
+    void exporterStatsRebuildKeysOnVersionOnBothDialects() {
+        Migration v5 = Migration.loadAll().get(4);
+        assertThat(v5.name()).isEqualTo("exporter_stats_by_version");
+        List<String> modern = v5.statements(new SchemaDialect("fh", MODERN, 15, 400));
+        List<String> legacy = v5.statements(new SchemaDialect("fh", LEGACY, 15, 400));
+        for (List<String> statements : List.of(modern, legacy)) {
+            assertThat(statements).hasSize(5);
+            assertThat(statements.get(0))
+                    .startsWith("CREATE TABLE IF NOT EXISTS fh.exporter_stats_v005")
+                    .contains("ENGINE = ReplacingMergeTree(updated_at)")
+                    .contains(
+                            "ORDER BY (exporter, exporter_port, observation_domain, version,"
+                                    + " minute)");
+            assertThat(statements.get(1))
+                    .startsWith("INSERT INTO fh.exporter_stats_v005")
+                    .endsWith("FROM fh.exporter_stats");
+            assertThat(statements.get(2))
+                    .isEqualTo(
+                            "RENAME TABLE fh.exporter_stats TO fh.exporter_stats_v002,\n"
+                                    + "    fh.exporter_stats_v005 TO fh.exporter_stats");
+            assertThat(statements.subList(3, 5))
+                    .containsExactly(
+                            "DROP TABLE IF EXISTS fh.exporter_stats_v002",
+                            "DROP TABLE IF EXISTS fh.exporter_stats_v005");
+        }
+        assertThat(modern.get(0))
+                .contains("exporter IPv6,")
+                .endsWith("TTL toDateTime(minute) + INTERVAL 400 DAY");
+        assertThat(legacy.get(0))
+                .contains("exporter FixedString(16),")
+                .doesNotContain("TTL")
+                .doesNotContain("${");
+        // The copy names the columns in the order of V002's table, which are those of the encoder.
+        String copy = legacy.get(1);
+        String selected = copy.substring(copy.indexOf("SELECT") + 6, copy.indexOf("FROM"));
+        assertThat(selected.replaceAll("\\s+", "").split(","))
+                .containsExactlyElementsOf(ExporterStats.Encoder.COLUMNS);
+    }
+
+    @Test
     void zeroTtlMeansForeverAndUnknownPlaceholdersFail() {
         SchemaDialect d = new SchemaDialect("fh", MODERN, 0, 0);
         assertThat(d.render("x ${TTL_FLOWS} y")).isEqualTo("x  y");
@@ -116,7 +156,7 @@ class SchemaTemplateTest {
     @Test
     void migrationIndexListsEveryFileInOrder() throws IOException {
         List<Migration> all = Migration.loadAll();
-        assertThat(all).extracting(Migration::version).containsExactly(1, 2, 3, 4);
+        assertThat(all).extracting(Migration::version).containsExactly(1, 2, 3, 4, 5);
         Path dir = Path.of("src/main/resources/clickhouse/migrations");
         try (Stream<Path> files = Files.list(dir)) {
             assertThat(
