@@ -32,6 +32,8 @@ import java.util.Objects;
  * @param maxBackoff upper bound of the wait between retries
  * @param connectTimeout TCP connect timeout
  * @param socketTimeout read timeout of one insert or query
+ * @param startupTimeout how long a writer that opens keeps retrying, with the same backoff, while
+ *     the server is unreachable (migrations and feature detection); then it fails (0: one attempt)
  * @param migrate apply the schema migrations when the writer opens
  * @param flowsTtlDays days raw flows are kept, on servers with TTL (0: forever)
  * @param statsTtlDays days exporter statistics are kept, on servers with TTL (0: forever)
@@ -54,6 +56,7 @@ public record ClickHouseSinkOptions(
         Duration maxBackoff,
         Duration connectTimeout,
         Duration socketTimeout,
+        Duration startupTimeout,
         boolean migrate,
         int flowsTtlDays,
         int statsTtlDays,
@@ -74,6 +77,7 @@ public record ClickHouseSinkOptions(
         Objects.requireNonNull(maxBackoff, "maxBackoff");
         Objects.requireNonNull(connectTimeout, "connectTimeout");
         Objects.requireNonNull(socketTimeout, "socketTimeout");
+        Objects.requireNonNull(startupTimeout, "startupTimeout");
         if (!url.startsWith("http://") && !url.startsWith("https://")) {
             throw new IllegalArgumentException("url " + url + " (expected: http:// or https://)");
         }
@@ -93,7 +97,10 @@ public record ClickHouseSinkOptions(
                             + maxRetries
                             + " (expected: >= 1, >= 1, >= 1, >= 0)");
         }
-        if (flushInterval.isNegative() || initialBackoff.isNegative() || maxBackoff.isNegative()) {
+        if (flushInterval.isNegative()
+                || initialBackoff.isNegative()
+                || maxBackoff.isNegative()
+                || startupTimeout.isNegative()) {
             throw new IllegalArgumentException("negative duration in " + redacted());
         }
     }
@@ -124,6 +131,7 @@ public record ClickHouseSinkOptions(
                 .maxBackoff(maxBackoff)
                 .connectTimeout(connectTimeout)
                 .socketTimeout(socketTimeout)
+                .startupTimeout(startupTimeout)
                 .migrate(migrate)
                 .flowsTtlDays(flowsTtlDays)
                 .statsTtlDays(statsTtlDays)
@@ -185,6 +193,8 @@ public record ClickHouseSinkOptions(
                 + initialBackoff
                 + ", maxBackoff="
                 + maxBackoff
+                + ", startupTimeout="
+                + startupTimeout
                 + ", migrate="
                 + migrate
                 + "]";
@@ -212,6 +222,7 @@ public record ClickHouseSinkOptions(
         private Duration maxBackoff = Duration.ofSeconds(10);
         private Duration connectTimeout = Duration.ofSeconds(5);
         private Duration socketTimeout = Duration.ofSeconds(120);
+        private Duration startupTimeout = Duration.ofMinutes(5);
         private boolean migrate = true;
         private int flowsTtlDays = 30;
         private int statsTtlDays = 400;
@@ -294,6 +305,11 @@ public record ClickHouseSinkOptions(
             return this;
         }
 
+        public Builder startupTimeout(Duration v) {
+            this.startupTimeout = v;
+            return this;
+        }
+
         public Builder migrate(boolean v) {
             this.migrate = v;
             return this;
@@ -331,6 +347,7 @@ public record ClickHouseSinkOptions(
                     maxBackoff,
                     connectTimeout,
                     socketTimeout,
+                    startupTimeout,
                     migrate,
                     flowsTtlDays,
                     statsTtlDays,

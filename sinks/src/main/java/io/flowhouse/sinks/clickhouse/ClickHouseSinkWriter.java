@@ -3,6 +3,7 @@ package io.flowhouse.sinks.clickhouse;
 
 import com.clickhouse.client.api.insert.InsertSettings;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -103,7 +104,10 @@ public final class ClickHouseSinkWriter<T> implements SinkWriter<T> {
 
     /**
      * Connects, applies the migrations (when {@code options.migrate()}), detects the server's
-     * capabilities and returns a writer; closes what it built when any step fails.
+     * capabilities and returns a writer; closes what it built when any step fails. While the server
+     * is unreachable (a job restarted during a ClickHouse outage) these steps are retried with the
+     * inserts' backoff for up to {@code options.startupTimeout()}, logging each attempt; a failure
+     * that is not retriable (authentication, a bad migration) fails at once.
      *
      * @param timers the task's processing-time service for interval flushes, or null (size and
      *     explicit flushes only)
@@ -117,10 +121,7 @@ public final class ClickHouseSinkWriter<T> implements SinkWriter<T> {
             throws IOException {
         ClickHouseConnection connection = new ClickHouseConnection(options);
         try {
-            ServerCapabilities caps =
-                    options.migrate()
-                            ? new ClickHouseMigrator(connection, options).migrate().capabilities()
-                            : ClickHouseMigrator.detect(connection);
+            ServerCapabilities caps = prepare(options, connection, encoder.table(), metrics);
             ClickHouseSinkWriter<T> writer =
                     new ClickHouseSinkWriter<>(
                             options, encoder, connection, caps, timers, metrics, subtask);
@@ -135,6 +136,87 @@ public final class ClickHouseSinkWriter<T> implements SinkWriter<T> {
         } catch (IOException | RuntimeException e) {
             ClickHouseConnection.closeQuietly(connection);
             throw e;
+        }
+    }
+
+    /** Migrations or feature detection, retried with backoff while the server is unreachable. */
+    private static ServerCapabilities prepare(
+            ClickHouseSinkOptions options,
+            ClickHouseConnection connection,
+            String table,
+            ClickHouseSinkMetrics metrics)
+            throws IOException {
+        ClickHouseMigrator migrator =
+                options.migrate() ? new ClickHouseMigrator(connection, options) : null;
+        long start = System.nanoTime();
+        long budget = options.startupTimeout().toMillis();
+        long backoff = Math.max(1L, options.initialBackoff().toMillis());
+        for (int attempt = 1; ; attempt++) {
+            try {
+                ServerCapabilities caps =
+                        migrator != null
+                                ? migrator.migrate().capabilities()
+                                : ClickHouseMigrator.detect(connection);
+                if (attempt > 1) {
+                    LOG.info(
+                            "clickhouse at {} reachable again: writer of {} starts after {}"
+                                    + " attempts",
+                            options.url(),
+                            table,
+                            attempt);
+                }
+                return caps;
+            } catch (ClickHouseSinkException e) {
+                long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                if (!e.isRetriable()) {
+                    throw e;
+                }
+                if (waited >= budget) {
+                    throw new ClickHouseSinkException(
+                            "clickhouse at "
+                                    + options.url()
+                                    + " unreachable when the writer of "
+                                    + table
+                                    + " opened: gave up after "
+                                    + attempt
+                                    + " attempt(s) in "
+                                    + waited
+                                    + " ms (startupTimeout "
+                                    + options.startupTimeout()
+                                    + "): "
+                                    + e.getMessage(),
+                            e,
+                            e.serverCode(),
+                            false);
+                }
+                long sleep =
+                        Math.min(
+                                budget - waited,
+                                backoff / 2
+                                        + ThreadLocalRandom.current().nextLong(backoff / 2 + 1));
+                LOG.warn(
+                        "clickhouse at {} unreachable when the writer of {} opened (attempt {},"
+                                + " {} ms of startupTimeout {}): {}; retrying in {} ms",
+                        options.url(),
+                        table,
+                        attempt,
+                        waited,
+                        options.startupTimeout(),
+                        e.getMessage(),
+                        sleep);
+                metrics.retried();
+                try {
+                    Thread.sleep(Math.max(1L, sleep));
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    InterruptedIOException iio =
+                            new InterruptedIOException(
+                                    "interrupted while waiting for clickhouse at " + options.url());
+                    iio.initCause(e);
+                    throw iio;
+                }
+                backoff = Math.min(backoff * 2, Math.max(1L, options.maxBackoff().toMillis()));
+            }
         }
     }
 

@@ -149,6 +149,90 @@ class ClickHouseSinkWriterITCase {
                 .containsExactly("0");
     }
 
+    /**
+     * A writer that opens while ClickHouse is down (a job restarted during an outage) retries its
+     * migrations with backoff and opens once the server is back, on the same ports and data.
+     */
+    @Test
+    void opensOnceAServerThatStartsLateIsUp() throws Exception {
+        LocalClickHouse ch = CLICKHOUSE.local();
+        String db = ClickHouseTestSupport.freshDatabase("writer_late");
+        ClickHouseSinkMetrics metrics = new ClickHouseSinkMetrics();
+        ClickHouseSinkOptions options =
+                ClickHouseTestSupport.options(ch, db)
+                        .batchMaxRows(5_000)
+                        .startupTimeout(Duration.ofMinutes(5))
+                        .build();
+        ch.stop();
+        try {
+            CompletableFuture<ClickHouseSinkWriter<FlowRecord>> opened =
+                    CompletableFuture.supplyAsync(
+                            () -> {
+                                try {
+                                    return writer(options, metrics);
+                                } catch (Exception e) {
+                                    throw new IllegalStateException(e);
+                                }
+                            });
+            // Wait until the opener has retried at least twice, bounded in count and time.
+            for (int i = 0; i < 600 && metrics.retryCount() < 2; i++) {
+                Thread.sleep(100);
+            }
+            assertThat(metrics.retryCount()).isGreaterThanOrEqualTo(2);
+            assertThat(opened).isNotDone();
+            ch.start();
+            try (ClickHouseSinkWriter<FlowRecord> w = opened.get(5, TimeUnit.MINUTES)) {
+                write(w, 0, 10_000);
+                w.flush(true);
+            }
+        } finally {
+            ch.start();
+        }
+        assertThat(ch.query("SELECT count(), sum(bytes) FROM " + db + ".flows FINAL"))
+                .containsExactly("10000\t" + expectedBytes(0, 10_000));
+        assertThat(ch.query("SELECT max(version) FROM " + db + ".schema_migrations"))
+                .containsExactly(
+                        String.valueOf(
+                                Migration.loadAll().get(Migration.loadAll().size() - 1).version()));
+    }
+
+    /** Past startupTimeout the writer gives up with a message that says why. */
+    @Test
+    void givesUpAfterTheStartupTimeout() throws Exception {
+        LocalClickHouse ch = CLICKHOUSE.local();
+        ClickHouseSinkOptions options =
+                ClickHouseTestSupport.options(ch, ClickHouseTestSupport.freshDatabase("late_fail"))
+                        .startupTimeout(Duration.ofSeconds(2))
+                        .build();
+        ClickHouseSinkMetrics metrics = new ClickHouseSinkMetrics();
+        ch.stop();
+        try {
+            assertThatThrownBy(() -> writer(options, metrics))
+                    .isInstanceOf(ClickHouseSinkException.class)
+                    .hasMessageContaining("unreachable when the writer of flows opened")
+                    .hasMessageContaining("startupTimeout PT2S");
+            assertThat(metrics.retryCount()).isPositive();
+        } finally {
+            ch.start();
+        }
+    }
+
+    /** A failure that waiting cannot fix (here: a wrong password) fails the open at once. */
+    @Test
+    void aNonRetriableStartupErrorIsNotRetried() {
+        ClickHouseSinkOptions options =
+                ClickHouseTestSupport.options(
+                                CLICKHOUSE.service(), ClickHouseTestSupport.freshDatabase("bad_pw"))
+                        .user("no_such_user")
+                        .password("wrong")
+                        .startupTimeout(Duration.ofMinutes(10))
+                        .build();
+        ClickHouseSinkMetrics metrics = new ClickHouseSinkMetrics();
+        assertThatThrownBy(() -> writer(options, metrics))
+                .isInstanceOf(ClickHouseSinkException.class);
+        assertThat(metrics.retryCount()).isZero();
+    }
+
     @Test
     void aNonRetriableErrorFailsTheWriterAndIsRethrown() throws Exception {
         String db = ClickHouseTestSupport.freshDatabase("writer_bad");
