@@ -8,6 +8,7 @@
 #   bench/bench.sh udp   [RATES...]   # datagrams/s steps, default "20000 40000 60000 80000 100000"
 #   bench/bench.sh offline [PASSES]   # packets-synthetic.pcap N times through parse+batch(+Kafka)
 #   bench/bench.sh live [RATES...]    # live capture on lo (root): nfblast to a closed port
+#                                     # (BENCH_SENDER=tcpreplay: tcpreplay onto lo; RATE "max")
 #
 # Needs: mvn -Pfast -pl capture-agent -am install -DskipTests; nfblast built into /tmp/nfblast
 # (cd shared/testdata/gen/nfblast && go build -o /tmp/nfblast .); goflow2 at /root/go/bin/goflow2;
@@ -33,7 +34,7 @@ if [[ ! -f "$WORK/cp" || "$MOD/pom.xml" -nt "$WORK/cp" ]]; then
   (cd "$MOD" && mvn -B -ntp -o -q dependency:build-classpath -Dmdep.outputFile="$WORK/cp" \
       -Dmdep.includeScope=test)
 fi
-CP="$MOD/target/classes:$MOD/target/test-classes:$(cat "$WORK/cp")"
+CP="${BENCH_CP_PREFIX:+$BENCH_CP_PREFIX:}$MOD/target/classes:$MOD/target/test-classes:$(cat "$WORK/cp")"
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 PIDS=()
 cleanup() { for p in "${PIDS[@]:-}"; do [[ -n "$p" ]] && kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
@@ -59,8 +60,27 @@ start_kafka() {
   echo "kafka did not start" >&2; exit 1
 }
 
-blast() { # blast PORT RATE -> nfblast JSON
-  "$NFBLAST" -r "$PCAP" -to "127.0.0.1:$1" -pps "$2" -loops 1000000 -max-duration "$DURATION"
+blast() { # blast PORT RATE -> nfblast JSON (RATE "max": as fast as the sender can)
+  if [[ "${BENCH_SENDER:-nfblast}" == tcpreplay ]]; then replay "$@"; return; fi
+  local pps="$2"; [[ "$pps" == max ]] && pps=0
+  "$NFBLAST" -r "$PCAP" -to "127.0.0.1:$1" -pps "$pps" -loops 1000000 -max-duration "$DURATION"
+}
+
+# replay PORT RATE: tcpreplay of the capture (UDP port rewritten to PORT) onto lo, frames injected
+# below the socket layer; RATE packets/s or "max" (--topspeed); bounded by count and by time.
+replay() {
+  local secs="${DURATION%s}" frames count loops
+  tcprewrite --portmap="2055:$1" --fixcsum -i "$PCAP" -o "$WORK/replay-$1.pcap"
+  frames=$(capinfos -M -c "$WORK/replay-$1.pcap" | awk '/Number of packets/ {print $NF}')
+  count=$(( ${2/max/1000000} * secs )); loops=$(( count / frames + 1 ))
+  local speed=(--topspeed); [[ "$2" != max ]] && speed=(--pps="$2")
+  { timeout $(( secs + 10 )) tcpreplay -i lo "${speed[@]}" --loop="$loops" --limit="$count" \
+      --duration="$secs" "$WORK/replay-$1.pcap" 2>&1 || true; } | python3 -c '
+import re, sys
+t = sys.stdin.read()
+m = re.search(r"Actual: (\d+) packets .* in ([0-9.]+) seconds", t)
+n, el = (int(m.group(1)), float(m.group(2))) if m else (0, 1.0)
+print({"datagrams_sent": n, "records_sent": 0, "elapsed_s": el}.__repr__().replace(chr(39), chr(34)))'
 }
 
 json() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
@@ -160,7 +180,7 @@ live() { # live capture on lo: nfblast to a closed port, agent --interface lo --
   start_kafka
   rm -rf "$WORK/spool-live"
   "$JAVA" -Xmx2g -cp "$CP" io.flowhouse.agent.CaptureAgentMain --interface lo \
-      --filter "udp and dst port 12099" --bootstrap-servers "127.0.0.1:$KAFKA_PORT" \
+      --filter "${BENCH_LIVE_FILTER:-udp and dst port 12099}" --bootstrap-servers "127.0.0.1:$KAFKA_PORT" \
       --spool-dir "$WORK/spool-live" --metrics-port "$METRICS_PORT" ${BENCH_LIVE_ARGS:-} \
       >"$WORK/agent-live.log" 2>&1 &
   local agent=$!; PIDS+=($agent)
