@@ -66,5 +66,15 @@ public final class RollupOptions {
                             "Days each rollup table is kept, as RESOLUTION=DAYS entries, on"
                                     + " servers with TTL; unlisted resolutions are kept forever.");
 
+    public static final ConfigOption<Integer> COMBINE_BUCKETS =
+            ConfigOptions.key("flowhouse.rollup.combine-buckets")
+                    .intType()
+                    .defaultValue(PieceCombiner.DEFAULT_MAX_BUCKETS)
+                    .withDescription(
+                            "Flow pieces are summed per bucket in the upstream subtask before the"
+                                    + " shuffle to the windows, and sent on at every watermark,"
+                                    + " checkpoint, or when this many buckets are held (per"
+                                    + " subtask and resolution); 0 sends every piece on its own.");
+
     private RollupOptions() {}
 }

@@ -21,6 +21,7 @@ import org.apache.flink.configuration.Configuration;
  * @param allowedLateness lateness that still updates a bucket
  * @param idleness idleness of the input
  * @param ttlDays days kept per resolution label (absent: forever)
+ * @param combineBuckets buckets a subtask sums locally before the shuffle; 0: no local sums
  */
 public record RollupSettings(
         boolean enabled,
@@ -29,7 +30,8 @@ public record RollupSettings(
         Duration maxOutOfOrderness,
         Duration allowedLateness,
         Duration idleness,
-        Map<String, Integer> ttlDays)
+        Map<String, Integer> ttlDays,
+        int combineBuckets)
         implements Serializable {
 
     private static final long serialVersionUID = 1L;
@@ -46,6 +48,10 @@ public record RollupSettings(
         if (resolutions.stream().distinct().count() != resolutions.size()) {
             throw new IllegalArgumentException("rollup resolutions repeat: " + resolutions);
         }
+        if (combineBuckets < 0) {
+            throw new IllegalArgumentException(
+                    "rollup combine buckets " + combineBuckets + " (expected: >= 0)");
+        }
         if (topN < 1) {
             throw new IllegalArgumentException("top N " + topN + " (expected: >= 1)");
         }
@@ -55,6 +61,26 @@ public record RollupSettings(
             throw new IllegalArgumentException(
                     "rollup out-of-orderness, lateness and idleness must be >= 0");
         }
+    }
+
+    /** Settings with the default local pre-aggregation. */
+    public RollupSettings(
+            boolean enabled,
+            List<Duration> resolutions,
+            int topN,
+            Duration maxOutOfOrderness,
+            Duration allowedLateness,
+            Duration idleness,
+            Map<String, Integer> ttlDays) {
+        this(
+                enabled,
+                resolutions,
+                topN,
+                maxOutOfOrderness,
+                allowedLateness,
+                idleness,
+                ttlDays,
+                PieceCombiner.DEFAULT_MAX_BUCKETS);
     }
 
     public static RollupSettings defaults() {
@@ -84,7 +110,8 @@ public record RollupSettings(
                 conf.get(RollupOptions.MAX_OUT_OF_ORDERNESS),
                 conf.get(RollupOptions.ALLOWED_LATENESS),
                 conf.get(RollupOptions.IDLENESS),
-                ttl);
+                ttl,
+                conf.get(RollupOptions.COMBINE_BUCKETS));
     }
 
     /** Parses {@code 30s}, {@code 1m}, {@code 1h}, {@code 1d} (or any Flink duration text). */
@@ -110,6 +137,13 @@ public record RollupSettings(
     /** A copy with other resolutions (reprocessing). */
     public RollupSettings withResolutions(List<Duration> r) {
         return new RollupSettings(
-                enabled, r, topN, maxOutOfOrderness, allowedLateness, idleness, ttlDays);
+                enabled,
+                r,
+                topN,
+                maxOutOfOrderness,
+                allowedLateness,
+                idleness,
+                ttlDays,
+                combineBuckets);
     }
 }

@@ -22,6 +22,7 @@ import org.apache.flink.util.OutputTag;
  *
  * <pre>
  * flows -> FlowSplitter (pieces per window, exact split) -> event time = piece's window
+ *   -> PieceCombiner (pieces of a bucket summed in the subtask until the next watermark/checkpoint)
  *   -> keyBy(bucket) -> tumbling window (allowed lateness; later pieces to a side output)
  *        .aggregate(SumCounters, EmitRollup)        interface / proto-port / AS-pair rows
  *   -> talker and conversation sums -> keyBy(exporter, kind) -> same window
@@ -98,6 +99,20 @@ public final class RollupTopology {
                         .assignTimestampsAndWatermarks(wm)
                         .uid("rollup-watermarks-" + label)
                         .name("rollup event time " + label);
+        if (s.combineBuckets() > 0) {
+            // Chained (Flink's default chaining strategy): no shuffle before the sums.
+            PieceCombiner combiner =
+                    new PieceCombiner(
+                            resolution.toMillis(),
+                            s.allowedLateness().toMillis(),
+                            s.combineBuckets());
+            pieces =
+                    pieces.transform(
+                                    "combine " + label,
+                                    TypeInformation.of(RollupRow.class),
+                                    combiner)
+                            .uid("rollup-combine-" + label);
+        }
         OutputTag<RollupRow> late = lateTag(resolution);
         SingleOutputStreamOperator<RollupRow> sums =
                 pieces.keyBy(new RollupKey.OfRow())

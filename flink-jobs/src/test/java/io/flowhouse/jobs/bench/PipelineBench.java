@@ -11,6 +11,7 @@ import io.flowhouse.jobs.PipelineConnectors;
 import io.flowhouse.jobs.PipelineSinks;
 import io.flowhouse.jobs.config.JobConfigLoader;
 import io.flowhouse.jobs.config.PipelineSettings;
+import io.flowhouse.jobs.rollup.FlowAnalytics;
 import io.flowhouse.sinks.clickhouse.ClickHouseSink;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
@@ -24,7 +25,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 
@@ -58,6 +61,7 @@ public final class PipelineBench {
     public static void main(String[] args) throws Exception {
         int loops = args.length > 0 ? Integer.parseInt(args[0]) : 40;
         int parallelism = args.length > 1 ? Integer.parseInt(args[1]) : 2;
+        String modes = args.length > 2 ? args[2] : "decode,clickhouse,rollups";
         if (loops < 1 || loops > 1000) {
             throw new IllegalArgumentException("loops " + loops + " (expected: 1..1000)");
         }
@@ -88,6 +92,12 @@ public final class PipelineBench {
                     produceSec);
 
             long flows = expectedFlows(loops);
+            if (modes.contains("rollups")) {
+                runRollups(kafka, ch, parallelism, flows);
+            }
+            if (!modes.contains("decode")) {
+                return;
+            }
             double cpu0 = jvmCpuSeconds();
             double decodeSec = run(s, new DiscardingSink<>(), null);
             double decodeCpu = jvmCpuSeconds() - cpu0;
@@ -132,6 +142,72 @@ public final class PipelineBench {
                     "load average during the run: %s%n",
                     Files.readString(Path.of("/proc/loadavg")).trim());
         }
+    }
+
+    /**
+     * The production topology of the streaming job: decode, raw flows into ClickHouse and the
+     * rollups ({@code flows_1m}, {@code flows_1h}) into ClickHouse; checks that the 1-minute
+     * interface rows of one direction count every flow.
+     */
+    private static void runRollups(
+            EmbeddedKafka kafka, LocalClickHouse ch, int parallelism, long flows) throws Exception {
+        PipelineSettings s = settings(kafka.bootstrapServers(), ch, parallelism);
+        ClickHouseSinkOptions o =
+                s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build();
+        String db = s.clickhouse().database();
+        double cpu0 = jvmCpuSeconds();
+        double ch0 = processCpuSeconds(ch.pid().orElse(-1L));
+        // Files, as on a cluster: memory checkpoint storage refuses the rollup windows' state.
+        Configuration c = new Configuration();
+        c.set(
+                CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                Files.createTempDirectory("fj-bench-cp").toUri().toString());
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.createLocalEnvironment(s.parallelism(), c);
+        FlowPipelineJob.configure(env, s);
+        KafkaTopics.ensure(s);
+        DataStream<FlowRecord> decoded =
+                FlowPipelineJob.build(
+                        env,
+                        PipelineConnectors.rawSource(s),
+                        PipelineConnectors.templatesSource(s),
+                        new PipelineSinks(
+                                ClickHouseSink.forFlows(o),
+                                ClickHouseSink.of(o, new ExporterStatsRowEncoder()),
+                                PipelineConnectors.rejectedSink(s),
+                                PipelineConnectors.templatesSink(s)),
+                        s);
+        FlowAnalytics.attach(env, new Configuration(), s, decoded, null, null, o);
+        long t0 = System.nanoTime();
+        env.execute("bench-rollups");
+        double sec = (System.nanoTime() - t0) / 1e9;
+        double cpu = jvmCpuSeconds() - cpu0;
+        double chCpu = processCpuSeconds(ch.pid().orElse(-1L)) - ch0;
+        String got =
+                ch.queryScalar(
+                        "SELECT sum(flows) FROM "
+                                + db
+                                + ".flows_1m FINAL WHERE kind = 'interface' AND direction = 0");
+        String got1h =
+                ch.queryScalar(
+                        "SELECT sum(flows) FROM "
+                                + db
+                                + ".flows_1h FINAL WHERE kind = 'interface' AND direction = 0");
+        System.out.printf(
+                Locale.ROOT,
+                "with rollups  p=%d: %d flows in %.1f s = %,.0f flows/s (1m interface flows: %s,"
+                        + " 1h: %s, expected %d); CPU JVM %.1f s + clickhouse-server %.1f s ="
+                        + " %,.0f flows per JVM CPU-second%n",
+                parallelism,
+                flows,
+                sec,
+                flows / sec,
+                got,
+                got1h,
+                flows,
+                cpu,
+                chCpu,
+                flows / cpu);
     }
 
     /** CPU time of this JVM (Flink MiniCluster, the in-process broker, the producer). */
