@@ -75,7 +75,7 @@ public final class PipelineConnectors {
         ClickHouseSinkOptions ch = s.clickhouse().toSinkOptions();
         return new PipelineSinks(
                 ClickHouseSink.forFlows(ch),
-                ClickHouseSink.of(ch, new ExporterStatsRowEncoder()),
+                ClickHouseSink.forExporterStats(ch),
                 rejectedSink(s),
                 s.decode().archiveTemplates() ? templatesSink(s) : null);
     }

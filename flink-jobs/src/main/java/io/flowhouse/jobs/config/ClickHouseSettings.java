@@ -18,6 +18,7 @@ import java.time.Duration;
  * @param batchSize rows per insert
  * @param flushInterval longest wait of a row in a batch
  * @param maxRetries retries of a retriable insert failure before the job fails
+ * @param startupTimeout how long a writer that opens retries while ClickHouse is unreachable
  * @param flowsTtlDays days raw flows are kept on servers with TTL (0: forever)
  */
 public record ClickHouseSettings(
@@ -29,6 +30,7 @@ public record ClickHouseSettings(
         int batchSize,
         Duration flushInterval,
         int maxRetries,
+        Duration startupTimeout,
         int flowsTtlDays)
         implements Serializable {
 
@@ -51,6 +53,10 @@ public record ClickHouseSettings(
                             + flowsTtlDays
                             + " (expected: >= 0)");
         }
+        if (startupTimeout.isNegative()) {
+            throw new IllegalArgumentException(
+                    "startup timeout " + startupTimeout + " (expected: >= 0)");
+        }
         passwordFile = passwordFile == null ? "" : passwordFile;
     }
 
@@ -63,6 +69,7 @@ public record ClickHouseSettings(
                         .batchMaxRows(batchSize)
                         .flushInterval(flushInterval)
                         .maxRetries(maxRetries)
+                        .startupTimeout(startupTimeout)
                         .flowsTtlDays(flowsTtlDays);
         if (!passwordFile.isEmpty()) {
             b.passwordFile(passwordFile);

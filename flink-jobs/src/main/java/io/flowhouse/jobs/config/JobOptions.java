@@ -230,6 +230,15 @@ public final class JobOptions {
                                     + " overloaded) before the job fails and restarts from its last"
                                     + " checkpoint.");
 
+    public static final ConfigOption<Duration> CLICKHOUSE_STARTUP_TIMEOUT =
+            ConfigOptions.key("flowhouse.clickhouse.startup-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(5))
+                    .withDescription(
+                            "How long a ClickHouse writer that opens (job start or restart) keeps"
+                                    + " retrying, with backoff, while the server is unreachable"
+                                    + " before the task fails; 0 tries once.");
+
     public static final ConfigOption<Integer> CLICKHOUSE_FLOWS_TTL_DAYS =
             ConfigOptions.key("flowhouse.clickhouse.flows-ttl-days")
                     .intType()

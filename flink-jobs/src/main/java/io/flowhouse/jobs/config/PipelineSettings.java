@@ -118,6 +118,7 @@ public record PipelineSettings(
                         conf.get(JobOptions.CLICKHOUSE_BATCH_SIZE),
                         conf.get(JobOptions.CLICKHOUSE_FLUSH_INTERVAL),
                         conf.get(JobOptions.CLICKHOUSE_MAX_RETRIES),
+                        conf.get(JobOptions.CLICKHOUSE_STARTUP_TIMEOUT),
                         conf.get(JobOptions.CLICKHOUSE_FLOWS_TTL_DAYS));
         return new PipelineSettings(
                 conf.get(JobOptions.JOB_NAME),

@@ -12,10 +12,10 @@ import io.flowhouse.codec.template.OptionsData;
 import io.flowhouse.codec.template.TemplateScope;
 import io.flowhouse.jobs.config.DecodeSettings;
 import io.flowhouse.jobs.model.ArchivedTemplate;
-import io.flowhouse.jobs.model.ExporterStats;
 import io.flowhouse.jobs.model.HeldDatagram;
 import io.flowhouse.jobs.model.ScopeCounters;
 import io.flowhouse.jobs.model.StoredTemplate;
+import io.flowhouse.sinks.clickhouse.ExporterStats;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -53,9 +53,9 @@ import org.apache.flink.util.Collector;
  *       emitted twice.
  *   <li>Each flow carries the sampling rate that applies to it ({@link
  *       io.flowhouse.jobs.config.SamplingPolicy}); counters stay as sent.
- *   <li>Sequence gaps are counted per scope ({@link SequenceAccounting}), as Flink metrics and as
- *       per-minute {@link ExporterStats} rows (emitted every {@link #STATS_INTERVAL_MILLIS} while a
- *       minute runs, and complete when the next minute starts).
+ *   <li>Sequence gaps are counted per scope ({@link ScopeCounters#countSequence}, the codec's
+ *       rules), as Flink metrics and as per-minute {@link ExporterStats} rows (emitted every {@link
+ *       #STATS_INTERVAL_MILLIS} while a minute runs, and complete when the next minute starts).
  * </ul>
  */
 public final class DecodeRawFlowFunction
@@ -139,8 +139,7 @@ public final class DecodeRawFlowFunction
         ScopeCounters c = counters(ctx, r.version(), r.observationDomainId(), d);
         long lostBefore = c.lostDatagrams + c.lostRecords;
         long resetsBefore = c.sequenceResets;
-        SequenceAccounting.count(
-                c,
+        c.countSequence(
                 r.version(),
                 r.sequenceNumber(),
                 r.missingTemplateIds().isEmpty() ? r.sequenceUnits() : -1L);
@@ -488,7 +487,7 @@ public final class DecodeRawFlowFunction
                 p.put(e.getKey().substring(prefix.length()), e.getValue());
             }
         }
-        return ExporterStats.of(address, port, version, domain, c, p);
+        return c.toStats(address, port, version, domain, p);
     }
 
     /** Flink metrics of the decode step, under group {@code flowhouse.decode}. */

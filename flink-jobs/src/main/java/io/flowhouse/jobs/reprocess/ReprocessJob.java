@@ -3,7 +3,6 @@ package io.flowhouse.jobs.reprocess;
 
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
-import io.flowhouse.jobs.ExporterStatsRowEncoder;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.PipelineConnectors;
 import io.flowhouse.jobs.PipelineSinks;
@@ -110,7 +109,7 @@ public final class ReprocessJob {
                             PipelineConnectors.templatesSource(s),
                             new PipelineSinks(
                                     ClickHouseSink.forFlows(ch),
-                                    ClickHouseSink.of(ch, new ExporterStatsRowEncoder()),
+                                    ClickHouseSink.forExporterStats(ch),
                                     new DiscardingSink<>(),
                                     null),
                             s);

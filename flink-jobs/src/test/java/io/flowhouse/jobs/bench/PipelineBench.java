@@ -4,7 +4,6 @@ package io.flowhouse.jobs.bench;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
-import io.flowhouse.jobs.ExporterStatsRowEncoder;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
@@ -173,7 +172,7 @@ public final class PipelineBench {
                         PipelineConnectors.templatesSource(s),
                         new PipelineSinks(
                                 ClickHouseSink.forFlows(o),
-                                ClickHouseSink.of(o, new ExporterStatsRowEncoder()),
+                                ClickHouseSink.forExporterStats(o),
                                 PipelineConnectors.rejectedSink(s),
                                 PipelineConnectors.templatesSink(s)),
                         s);
@@ -273,9 +272,7 @@ public final class PipelineBench {
                 PipelineConnectors.templatesSource(s),
                 new PipelineSinks(
                         flows,
-                        statsOptions == null
-                                ? null
-                                : ClickHouseSink.of(statsOptions, new ExporterStatsRowEncoder()),
+                        statsOptions == null ? null : ClickHouseSink.forExporterStats(statsOptions),
                         PipelineConnectors.rejectedSink(s),
                         PipelineConnectors.templatesSink(s)),
                 s);

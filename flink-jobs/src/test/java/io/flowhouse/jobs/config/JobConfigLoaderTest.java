@@ -26,6 +26,8 @@ class JobConfigLoaderTest {
         assertThat(s.decode().scopeMode()).isEqualTo(TemplateScopeMode.ADDRESS_AND_PORT);
         assertThat(s.clickhouse().toSinkOptions().passwordEnv()).isEmpty();
         assertThat(s.clickhouse().toSinkOptions().resolvePassword()).isEmpty();
+        assertThat(s.clickhouse().toSinkOptions().startupTimeout())
+                .isEqualTo(Duration.ofMinutes(5));
         PipelineSettings withEnv =
                 PipelineSettings.from(
                         JobConfigLoader.load(new String[0]),
@@ -60,7 +62,12 @@ class JobConfigLoaderTest {
         Configuration conf =
                 JobConfigLoader.load(
                         new String[] {
-                            "--config", yaml.toString(), "--kafka.start", "timestamp:1700000000000"
+                            "--config",
+                            yaml.toString(),
+                            "--kafka.start",
+                            "timestamp:1700000000000",
+                            "--clickhouse.startup-timeout",
+                            "30 s"
                         });
         PipelineSettings s =
                 PipelineSettings.from(conf, Map.of("FLOWHOUSE_CLICKHOUSE_USER", "flows"));
@@ -70,6 +77,8 @@ class JobConfigLoaderTest {
         assertThat(s.decode().templateHold()).isEqualTo(Duration.ofSeconds(5));
         assertThat(s.decode().scopeMode()).isEqualTo(TemplateScopeMode.ADDRESS_ONLY);
         assertThat(s.clickhouse().user()).isEqualTo("flows");
+        assertThat(s.clickhouse().toSinkOptions().startupTimeout())
+                .isEqualTo(Duration.ofSeconds(30));
         SamplingPolicy p = s.decode().sampling();
         assertThat(p.rateFor(IpAddress.parse("192.0.2.1"), 9999, 0)).isEqualTo(1000);
         assertThat(p.rateFor(IpAddress.parse("2001:db8::1"), 2055, 512)).isEqualTo(100);

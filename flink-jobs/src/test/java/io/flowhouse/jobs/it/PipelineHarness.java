@@ -2,7 +2,6 @@
 package io.flowhouse.jobs.it;
 
 import io.flowhouse.codec.flow.FlowRecord;
-import io.flowhouse.jobs.ExporterStatsRowEncoder;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
@@ -107,7 +106,7 @@ final class PipelineHarness {
                 PipelineConnectors.templatesSource(s),
                 new PipelineSinks(
                         ClickHouseSink.forFlows(o),
-                        ClickHouseSink.of(o, new ExporterStatsRowEncoder()),
+                        ClickHouseSink.forExporterStats(o),
                         PipelineConnectors.rejectedSink(s),
                         PipelineConnectors.templatesSink(s)),
                 s);

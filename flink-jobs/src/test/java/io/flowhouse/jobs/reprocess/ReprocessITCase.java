@@ -13,7 +13,6 @@ import io.flowhouse.codec.packet.PacketSummary;
 import io.flowhouse.codec.pcap.PcapReader;
 import io.flowhouse.codec.pcap.UdpDatagram;
 import io.flowhouse.codec.pcap.UdpDatagramExtractor;
-import io.flowhouse.jobs.ExporterStatsRowEncoder;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
@@ -132,7 +131,7 @@ class ReprocessITCase {
                         PipelineConnectors.templatesSource(s),
                         new PipelineSinks(
                                 ClickHouseSink.forFlows(o),
-                                ClickHouseSink.of(o, new ExporterStatsRowEncoder()),
+                                ClickHouseSink.forExporterStats(o),
                                 PipelineConnectors.rejectedSink(s),
                                 PipelineConnectors.templatesSink(s)),
                         s);

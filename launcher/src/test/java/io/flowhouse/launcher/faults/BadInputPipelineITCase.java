@@ -12,7 +12,6 @@ import io.flowhouse.codec.envelope.RawDatagramCodec;
 import io.flowhouse.codec.envelope.RejectedDatagram;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.template.InMemoryTemplateCache;
-import io.flowhouse.jobs.ExporterStatsRowEncoder;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
@@ -576,7 +575,7 @@ class BadInputPipelineITCase {
                 PipelineConnectors.templatesSource(s),
                 new PipelineSinks(
                         ClickHouseSink.forFlows(o),
-                        ClickHouseSink.of(o, new ExporterStatsRowEncoder()),
+                        ClickHouseSink.forExporterStats(o),
                         PipelineConnectors.rejectedSink(s),
                         PipelineConnectors.templatesSink(s)),
                 s);

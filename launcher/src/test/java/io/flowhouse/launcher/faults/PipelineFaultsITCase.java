@@ -3,7 +3,6 @@ package io.flowhouse.launcher.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flowhouse.jobs.ExporterStatsRowEncoder;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
@@ -313,7 +312,7 @@ class PipelineFaultsITCase {
                 PipelineConnectors.templatesSource(s),
                 new PipelineSinks(
                         ClickHouseSink.forFlows(o),
-                        ClickHouseSink.of(o, new ExporterStatsRowEncoder()),
+                        ClickHouseSink.forExporterStats(o),
                         PipelineConnectors.rejectedSink(s),
                         PipelineConnectors.templatesSink(s)),
                 s);
