@@ -11,6 +11,7 @@ import io.flowhouse.agent.pcap.PacketBatcher;
 import io.flowhouse.agent.pcap.PacketSource;
 import io.flowhouse.agent.pcap.Pcap4jPacketSource;
 import io.flowhouse.agent.pcap.PcapFilePacketSource;
+import io.flowhouse.agent.pcap.ReopeningPacketSource;
 import io.flowhouse.agent.spool.DiskSpool;
 import io.flowhouse.agent.udp.DatagramToRawFlowHandler;
 import io.flowhouse.agent.udp.UdpReceiver;
@@ -130,7 +131,10 @@ public final class CaptureAgent implements AutoCloseable {
         packetSource =
                 p.file() != null
                         ? new PcapFilePacketSource(p.file(), p.speed())
-                        : new Pcap4jPacketSource(p, metrics);
+                        : new ReopeningPacketSource(
+                                new Pcap4jPacketSource(p, metrics),
+                                () -> new Pcap4jPacketSource(p, metrics),
+                                metrics);
         PacketBatcher batcher =
                 new PacketBatcher(
                         config.kafka().packetsTopic(),

@@ -45,6 +45,7 @@ public final class AgentMetrics {
     private final LongAdder packetBatches = new LongAdder();
     private final LongAdder pcapDrops = new LongAdder();
     private final LongAdder pcapIfDrops = new LongAdder();
+    private final LongAdder captureReopens = new LongAdder();
     private volatile LongSupplier spoolRecords = () -> 0;
     private volatile LongSupplier spoolBytes = () -> 0;
     private volatile KernelUdpStats kernel = KernelUdpStats.none();
@@ -155,6 +156,11 @@ public final class AgentMetrics {
                 .callback(cb -> cb.call(packetBatches.sum()))
                 .register(registry);
         CounterWithCallback.builder()
+                .name("flowhouse_agent_capture_reopens_total")
+                .help("live captures reopened after their interface failed (went down, vanished)")
+                .callback(cb -> cb.call(captureReopens.sum()))
+                .register(registry);
+        CounterWithCallback.builder()
                 .name("flowhouse_agent_pcap_drops_total")
                 .help("packets libpcap reports dropped (kernel buffer full / interface)")
                 .labelNames("where")
@@ -213,6 +219,14 @@ public final class AgentMetrics {
 
     public void packetBatch() {
         packetBatches.increment();
+    }
+
+    public void captureReopened() {
+        captureReopens.increment();
+    }
+
+    public long captureReopens() {
+        return captureReopens.sum();
     }
 
     /** Records libpcap's cumulative drop counters (delta since the last call is added). */
