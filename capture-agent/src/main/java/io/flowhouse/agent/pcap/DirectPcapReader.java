@@ -4,6 +4,7 @@ package io.flowhouse.agent.pcap;
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
+import com.sun.jna.Platform;
 import com.sun.jna.Pointer;
 import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
@@ -25,6 +26,8 @@ final class DirectPcapReader {
     static final int PACKET = 1;
 
     private static final boolean AVAILABLE;
+
+    private static final boolean MAC = Platform.isMac();
 
     static {
         boolean ok;
@@ -95,10 +98,12 @@ final class DirectPcapReader {
             return r;
         }
         Pointer header = slots.getPointer(0);
-        // struct pcap_pkthdr { struct timeval ts; bpf_u_int32 caplen; bpf_u_int32 len; }
+        // struct pcap_pkthdr { struct timeval ts; bpf_u_int32 caplen; bpf_u_int32 len; }, timeval
+        // = {long tv_sec; long tv_usec} (macOS: a 32-bit tv_usec padded to 8 bytes)
         int longSize = Native.LONG_SIZE;
         long sec = longSize == 8 ? header.getLong(0) : header.getInt(0) & 0xffff_ffffL;
-        long frac = longSize == 8 ? header.getLong(8) : header.getInt(4) & 0xffff_ffffL;
+        long frac =
+                longSize == 8 && !MAC ? header.getLong(8) : header.getInt(longSize) & 0xffff_ffffL;
         int caplen = Math.min(header.getInt(2L * longSize), bytes.length);
         originalLength = header.getInt(2L * longSize + 4);
         timestampNanos = sec * 1_000_000_000L + (nanos ? frac : frac * 1000L);
