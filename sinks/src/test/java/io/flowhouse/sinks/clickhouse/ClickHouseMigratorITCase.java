@@ -164,7 +164,54 @@ class ClickHouseMigratorITCase {
                             stats(2055, 9, MINUTE + 60_000, 5, 40),
                             stats(2055, 10, MINUTE + 60_000, 6, 41)));
             assertThat(statsFinal(db)).contains("2055\t1\t9\t5\t40", "2055\t1\t10\t6\t41");
+            assertDocumentedQueriesWork(db, ClickHouseMigrator.detect(conn));
         }
+    }
+
+    /**
+     * The exporter statistics queries of README.md and sinks/README-clickhouse.md, as printed there
+     * but for the database name, a time filter that covers the test rows (12:00-12:01 UTC) and an
+     * ORDER BY.
+     */
+    private static void assertDocumentedQueriesWork(String db, ServerCapabilities caps) {
+        String ip = caps.ipv6Type() ? "toString" : "IPv6NumToString";
+        String since = "toDateTime(1705316400)"; // 11:00 UTC, for "now() - 3600"
+        List<String> perExporter =
+                CLICKHOUSE
+                        .service()
+                        .query(
+                                ("SELECT IPv6NumToString(exporter) AS exporter, sum(records) AS"
+                                                + " records, sum(lost_records) AS lost\n"
+                                                + "FROM flowhouse.exporter_stats FINAL WHERE minute"
+                                                + " >= now() - 3600 GROUP BY exporter")
+                                        .replace("IPv6NumToString", ip)
+                                        .replace("flowhouse.", db + ".")
+                                        .replace("now() - 3600", since));
+        // v9 and IPFIX rows of :2055 both count now: 3 + 4 + 6 + 5 datagrams of 20 records, and
+        // :2056's 2 (its later value).
+        assertThat(perExporter).containsExactly("::ffff:192.0.2.1\t400\t0");
+        List<String> perScope =
+                CLICKHOUSE
+                        .service()
+                        .query(
+                                ("SELECT IPv6NumToString(exporter) AS exporter, exporter_port,"
+                                                + " observation_domain, version,\n"
+                                                + "       sum(datagrams), sum(records),"
+                                                + " sum(lost_datagrams), sum(lost_records),"
+                                                + " sum(sequence_resets)\n"
+                                                + "FROM flowhouse.exporter_stats FINAL\n"
+                                                + "WHERE minute >= now() - 3600\n"
+                                                + "GROUP BY exporter, exporter_port,"
+                                                + " observation_domain, version"
+                                                + " ORDER BY exporter_port, version")
+                                        .replace("IPv6NumToString", ip)
+                                        .replace("flowhouse.", db + ".")
+                                        .replace("now() - 3600", since));
+        assertThat(perScope)
+                .containsExactly(
+                        "::ffff:192.0.2.1\t2055\t1\t9\t8\t160\t0\t0\t0",
+                        "::ffff:192.0.2.1\t2055\t1\t10\t10\t200\t0\t0\t0",
+                        "::ffff:192.0.2.1\t2056\t1\t9\t2\t40\t0\t0\t0");
     }
 
     /** A start that died after any statement of V005 finishes it with every row kept. */
