@@ -11,6 +11,7 @@ import io.flowhouse.jobs.PipelineSinks;
 import io.flowhouse.jobs.config.JobConfigLoader;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.rollup.FlowAnalytics;
+import io.flowhouse.jobs.rollup.RollupOptions;
 import io.flowhouse.sinks.clickhouse.ClickHouseSink;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
@@ -61,6 +62,8 @@ public final class PipelineBench {
         int loops = args.length > 0 ? Integer.parseInt(args[0]) : 40;
         int parallelism = args.length > 1 ? Integer.parseInt(args[1]) : 2;
         String modes = args.length > 2 ? args[2] : "decode,clickhouse,rollups";
+        // Optional: buckets of the rollups' local pre-aggregation (0 = off), for A/B runs.
+        String combineBuckets = args.length > 3 ? args[3] : null;
         if (loops < 1 || loops > 1000) {
             throw new IllegalArgumentException("loops " + loops + " (expected: 1..1000)");
         }
@@ -92,7 +95,7 @@ public final class PipelineBench {
 
             long flows = expectedFlows(loops);
             if (modes.contains("rollups")) {
-                runRollups(kafka, ch, parallelism, flows);
+                runRollups(kafka, ch, parallelism, flows, combineBuckets);
             }
             if (!modes.contains("decode")) {
                 return;
@@ -149,7 +152,12 @@ public final class PipelineBench {
      * interface rows of one direction count every flow.
      */
     private static void runRollups(
-            EmbeddedKafka kafka, LocalClickHouse ch, int parallelism, long flows) throws Exception {
+            EmbeddedKafka kafka,
+            LocalClickHouse ch,
+            int parallelism,
+            long flows,
+            String combineBuckets)
+            throws Exception {
         PipelineSettings s = settings(kafka.bootstrapServers(), ch, parallelism);
         ClickHouseSinkOptions o =
                 s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build();
@@ -176,7 +184,11 @@ public final class PipelineBench {
                                 PipelineConnectors.rejectedSink(s),
                                 PipelineConnectors.templatesSink(s)),
                         s);
-        FlowAnalytics.attach(env, new Configuration(), s, decoded, null, null, o);
+        Configuration jobConf = new Configuration();
+        if (combineBuckets != null) {
+            jobConf.set(RollupOptions.COMBINE_BUCKETS, Integer.parseInt(combineBuckets));
+        }
+        FlowAnalytics.attach(env, jobConf, s, decoded, null, null, o);
         long t0 = System.nanoTime();
         env.execute("bench-rollups");
         double sec = (System.nanoTime() - t0) / 1e9;
@@ -194,10 +206,11 @@ public final class PipelineBench {
                                 + ".flows_1h FINAL WHERE kind = 'interface' AND direction = 0");
         System.out.printf(
                 Locale.ROOT,
-                "with rollups  p=%d: %d flows in %.1f s = %,.0f flows/s (1m interface flows: %s,"
+                "with rollups  p=%d combine-buckets=%s: %d flows in %.1f s = %,.0f flows/s (1m interface flows: %s,"
                         + " 1h: %s, expected %d); CPU JVM %.1f s + clickhouse-server %.1f s ="
                         + " %,.0f flows per JVM CPU-second%n",
                 parallelism,
+                combineBuckets == null ? "default" : combineBuckets,
                 flows,
                 sec,
                 flows / sec,

@@ -11,8 +11,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.StringJoiner;
 
@@ -41,6 +43,9 @@ final class PipelineCollector implements Collector {
     private long expectedPackets = -1;
     private long expectedBytes = -1;
     private long sumMismatch;
+    private double targetRate;
+    private VisibilityLatency latency;
+    private final List<String> latencies = new ArrayList<>();
 
     PipelineCollector(
             String clickhouseUrl,
@@ -76,11 +81,17 @@ final class PipelineCollector implements Collector {
     }
 
     @Override
-    public void beginStep() {
-        stepStartSeconds = System.currentTimeMillis() / 1000 - 2;
+    public void beginStep() throws InterruptedException {
+        long now = System.currentTimeMillis();
+        stepStartSeconds = now / 1000 - 2;
         ports = "0";
         expectedPackets = -1;
         expectedBytes = -1;
+        targetRate = 0;
+        if (latency != null) {
+            latency.cancel();
+        }
+        latency = new VisibilityLatency(this::query, database + ".flows", now / 1000);
     }
 
     @Override
@@ -93,6 +104,7 @@ final class PipelineCollector implements Collector {
         ports = j.toString();
         expectedPackets = load.packets();
         expectedBytes = load.bytes();
+        targetRate = load.targetRate();
     }
 
     @Override
@@ -105,6 +117,20 @@ final class PipelineCollector implements Collector {
         long[] t = stepTotals();
         if (expectedPackets >= 0 && (t[1] != expectedPackets || t[2] != expectedBytes)) {
             sumMismatch++;
+        }
+        if (latency != null) {
+            VisibilityLatency.Result r = latency.finish();
+            latency = null;
+            if (r != null) {
+                String line =
+                        String.format(
+                                Locale.ROOT,
+                                "latency datagram -> visible row at %,.0f flows/s: %s",
+                                targetRate,
+                                r.describe());
+                latencies.add(line);
+                System.out.println("  " + line);
+            }
         }
         return t[0];
     }
@@ -168,17 +194,29 @@ final class PipelineCollector implements Collector {
 
     @Override
     public List<String> notes() {
-        return List.of(
+        List<String> notes = new ArrayList<>();
+        notes.add(
                 "./flowhouse up: agent UDP "
                         + port
                         + " -> Kafka -> Flink job -> ClickHouse "
                         + database
                         + ".flows; delivered = the step's rows (by exporter port), packets and"
                         + " bytes compared exactly");
+        notes.add(
+                "latency: rows per second of time_received (agent receive time) polled every "
+                        + VisibilityLatency.POLL_MILLIS
+                        + " ms; a row counts from the middle of its second to the middle of the"
+                        + " poll interval in which it appeared (+-0.5 s per row)");
+        notes.addAll(latencies);
+        return notes;
     }
 
     @Override
-    public void close() {
+    public void close() throws InterruptedException {
         // the stage stops the pipeline (./flowhouse down) if it started it
+        if (latency != null) {
+            latency.cancel();
+            latency = null;
+        }
     }
 }
