@@ -72,6 +72,8 @@ public final class BenchCommand {
                     "  --goflow2-rates LIST    ipfix: offered flows/s for goflow2 (default "
                             + IpfixBench.DEFAULT_GOFLOW2_RATES
                             + ")",
+                    "  --collector-nice N      ipfix: run the collectors under nice -n N (default 0;"
+                            + " negative needs root)",
                     "  --flows N               packets: flows in the pcap; zmq: flows per"
                             + " throughput round (default 3000000)",
                     "  --results-dir DIR       default bench/results",
@@ -96,6 +98,7 @@ public final class BenchCommand {
                                 "flows",
                                 "systems",
                                 "goflow2-rates",
+                                "collector-nice",
                                 "results-dir"));
         if (cl.helpRequested() || cl.positional().isEmpty()) {
             out.print(HELP);

@@ -119,6 +119,7 @@ final class IpfixBench {
         List<Double> rates = parseRates(cl.value("rates", DEFAULT_RATES));
         List<Double> goflow2Rates = parseRates(cl.value("goflow2-rates", DEFAULT_GOFLOW2_RATES));
         int stepSeconds = cl.intValue("step-seconds", 5, 1, 120);
+        int nice = cl.intValue("collector-nice", 0, -20, 19);
         FanoutFlows.Pool pool = FanoutFlows.load();
         out.println("bench ipfix: input " + pool.source());
         Path work = Files.createDirectories(stateDir.resolve("bench").resolve(runId));
@@ -143,10 +144,10 @@ final class IpfixBench {
             Receiver r;
             if (collector.equals("nfcapd")) {
                 Path[] nf = PeerTools.nfdump(out);
-                r = nfcapd(nf[0], nf[1]);
+                r = nfcapd(nf[0], nf[1], nice);
                 mtu = Math.min(mtu, MAX_UDP_PAYLOAD);
             } else {
-                r = goflow2(PeerTools.goflow2(out));
+                r = goflow2(PeerTools.goflow2(out), nice);
                 mtu = Math.min(mtu, GOFLOW2_MAX_DATAGRAM);
             }
             long share = (deadline - System.nanoTime()) / (systems.size() - i);
@@ -157,10 +158,12 @@ final class IpfixBench {
         String settings =
                 String.format(
                         Locale.ROOT,
-                        "{\"input\": %s, \"step_seconds\": %d, \"rates\": %s, \"goflow2_rates\":"
-                                + " %s, \"systems\": %s, \"exporter_alone\": %s}",
+                        "{\"input\": %s, \"step_seconds\": %d, \"collector_nice\": %d,"
+                                + " \"rates\": %s, \"goflow2_rates\": %s, \"systems\": %s,"
+                                + " \"exporter_alone\": %s}",
                         BenchReport.quote(pool.source()),
                         stepSeconds,
+                        nice,
                         rates,
                         goflow2Rates,
                         BenchReport.quote(cl.value("systems", DEFAULT_SYSTEMS)),
@@ -395,7 +398,24 @@ final class IpfixBench {
         }
     }
 
-    private static Receiver nfcapd(Path nfcapd, Path nfdump) {
+    /**
+     * The collector's command, under {@code nice -n N} when asked: on a shared machine the
+     * collector's scheduling, not its CPU cost, decides when its socket buffer overflows.
+     */
+    private static List<String> niced(int nice, List<String> command) {
+        if (nice == 0) {
+            return command;
+        }
+        List<String> c = new ArrayList<>(List.of("nice", "-n", Integer.toString(nice)));
+        c.addAll(command);
+        return c;
+    }
+
+    private static String niceNote(int nice) {
+        return nice == 0 ? "" : ", run under nice -n " + nice;
+    }
+
+    private static Receiver nfcapd(Path nfcapd, Path nfdump, int nice) {
         return new Receiver() {
             @Override
             public String name() {
@@ -406,18 +426,20 @@ final class IpfixBench {
             public ChildProcess start(Path dir, int port) throws IOException {
                 return ChildProcess.start(
                         "nfcapd",
-                        List.of(
-                                nfcapd.toString(),
-                                "-b",
-                                "127.0.0.1",
-                                "-p",
-                                Integer.toString(port),
-                                "-w",
-                                dir.toString(),
-                                "-B",
-                                Integer.toString(NFCAPD_BUFFER),
-                                "-t",
-                                "3600"),
+                        niced(
+                                nice,
+                                List.of(
+                                        nfcapd.toString(),
+                                        "-b",
+                                        "127.0.0.1",
+                                        "-p",
+                                        Integer.toString(port),
+                                        "-w",
+                                        dir.toString(),
+                                        "-B",
+                                        Integer.toString(NFCAPD_BUFFER),
+                                        "-t",
+                                        "3600")),
                         dir.resolve("nfcapd.log"));
             }
 
@@ -448,12 +470,13 @@ final class IpfixBench {
                         + nfcapd
                         + " -B "
                         + NFCAPD_BUFFER
-                        + " -t 3600 (one per step), counted with nfdump -r FILE -I";
+                        + " -t 3600 (one per step), counted with nfdump -r FILE -I"
+                        + niceNote(nice);
             }
         };
     }
 
-    private static Receiver goflow2(Path binary) throws IOException {
+    private static Receiver goflow2(Path binary, int nice) throws IOException {
         int metricsPort = BenchContext.freeTcpPort();
         return new Receiver() {
             @Override
@@ -465,20 +488,22 @@ final class IpfixBench {
             public ChildProcess start(Path dir, int port) throws IOException {
                 return ChildProcess.start(
                         "goflow2",
-                        List.of(
-                                binary.toString(),
-                                "-listen",
-                                "netflow://127.0.0.1:" + port + "?workers=1",
-                                "-addr",
-                                "127.0.0.1:" + metricsPort,
-                                "-format",
-                                "json",
-                                "-transport",
-                                "file",
-                                "-transport.file",
-                                dir.resolve("flows.json").toString(),
-                                "-loglevel",
-                                "warn"),
+                        niced(
+                                nice,
+                                List.of(
+                                        binary.toString(),
+                                        "-listen",
+                                        "netflow://127.0.0.1:" + port + "?workers=1",
+                                        "-addr",
+                                        "127.0.0.1:" + metricsPort,
+                                        "-format",
+                                        "json",
+                                        "-transport",
+                                        "file",
+                                        "-transport.file",
+                                        dir.resolve("flows.json").toString(),
+                                        "-loglevel",
+                                        "warn")),
                         dir.resolve("goflow2.log"));
             }
 
@@ -526,7 +551,8 @@ final class IpfixBench {
                         + binary
                         + " -format json -transport file (one per step, ?workers=1), counted as"
                         + " JSON lines; its socket keeps the kernel default receive buffer"
-                        + " (net.core.rmem_default) and it reads at most 9,000 bytes per datagram";
+                        + " (net.core.rmem_default) and it reads at most 9,000 bytes per datagram"
+                        + niceNote(nice);
             }
         };
     }
