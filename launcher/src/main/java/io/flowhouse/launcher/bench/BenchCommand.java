@@ -74,8 +74,8 @@ public final class BenchCommand {
                             + ")",
                     "  --collector-nice N      ipfix: run the collectors under nice -n N (default 0;"
                             + " negative needs root)",
-                    "  --flows N               packets: flows in the pcap; zmq: flows per"
-                            + " throughput round (default 3000000)",
+                    "  --flows N               packets: flows in the pcap (default 20000); zmq:"
+                            + " flows per throughput round (default 3000000)",
                     "  --results-dir DIR       default bench/results",
                     "");
 
