@@ -8,6 +8,7 @@ import io.flowhouse.codec.flow.RecordLayout;
 import io.flowhouse.codec.template.OptionsData;
 import io.flowhouse.codec.template.Template;
 import io.flowhouse.codec.template.TemplateCache;
+import io.flowhouse.codec.template.TemplateKey;
 import io.flowhouse.codec.template.TemplateScope;
 import io.flowhouse.codec.template.TemplateStatus;
 import java.nio.ByteBuffer;
@@ -38,6 +39,9 @@ public final class DataSetDecoder {
     private Template lastTemplate;
     private RecordLayout lastLayout;
     private byte[] copy = new byte[0];
+    // Recent scope and keys, so messages of one exporter allocate neither per message or set.
+    private TemplateScope lastScope;
+    private final TemplateKey[] keys = new TemplateKey[8];
 
     public DataSetDecoder(FlowRecordMapper mapper) {
         this.mapper = mapper;
@@ -45,6 +49,30 @@ public final class DataSetDecoder {
 
     public RecordContext context() {
         return context;
+    }
+
+    /** The template scope of a message; the previous message's instance if it is the same. */
+    public TemplateScope scope(ExporterKey exporter, int version, long observationDomainId) {
+        TemplateScope s = lastScope;
+        if (s == null
+                || s.observationDomainId() != observationDomainId
+                || s.version() != version
+                || !s.exporter().equals(exporter)) {
+            s = new TemplateScope(exporter, version, observationDomainId);
+            lastScope = s;
+        }
+        return s;
+    }
+
+    /** The key of template {@code id} in {@code scope}; recent keys are reused. */
+    public TemplateKey key(TemplateScope scope, int id) {
+        int i = id & (keys.length - 1);
+        TemplateKey k = keys[i];
+        if (k == null || k.scope() != scope || k.templateId() != id) {
+            k = scope.key(id);
+            keys[i] = k;
+        }
+        return k;
     }
 
     /** The compiled layout of a template (cached). */

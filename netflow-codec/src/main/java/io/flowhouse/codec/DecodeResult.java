@@ -5,9 +5,13 @@ import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.template.Template;
 import io.flowhouse.codec.template.TemplateKey;
 import io.flowhouse.codec.template.TemplateScope;
+import java.util.AbstractList;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
+import java.util.RandomAccess;
 
 /**
  * What one datagram decoded to: its header facts, flow records, templates learned and withdrawn,
@@ -49,7 +53,31 @@ public record DecodeResult(
     }
 
     private static <T> List<T> readOnly(List<T> l) {
+        if (l instanceof Records) {
+            return l;
+        }
         return l.isEmpty() ? List.of() : Collections.unmodifiableList(l);
+    }
+
+    /** A builder's records, read-only, without a copy or a second wrapper. */
+    private static final class Records<T> extends AbstractList<T> implements RandomAccess {
+        private final T[] elements;
+        private final int size;
+
+        Records(T[] elements, int size) {
+            this.elements = elements;
+            this.size = size;
+        }
+
+        @Override
+        public T get(int index) {
+            return elements[Objects.checkIndex(index, size)];
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
     }
 
     /**
@@ -73,14 +101,15 @@ public record DecodeResult(
         int headerCount = -1;
         long sysUptimeMillis = -1L;
         TemplateScope scope;
-        final List<FlowRecord> records;
+        private FlowRecord[] records;
+        private int recordCount;
         List<Template> learned = List.of();
         List<TemplateKey> withdrawn = List.of();
         int optionsRecords;
         List<DecodeProblem> problems = List.of();
 
         public Builder(int expectedRecords) {
-            records = new ArrayList<>(Math.max(0, Math.min(expectedRecords, 1024)));
+            records = new FlowRecord[Math.max(1, Math.min(expectedRecords, 1024))];
         }
 
         public Builder header(
@@ -105,11 +134,14 @@ public record DecodeResult(
         }
 
         public void record(FlowRecord r) {
-            records.add(r);
+            if (recordCount == records.length) {
+                records = Arrays.copyOf(records, records.length * 2);
+            }
+            records[recordCount++] = r;
         }
 
         public int recordCount() {
-            return records.size();
+            return recordCount;
         }
 
         public void learned(Template t) {
@@ -158,7 +190,7 @@ public record DecodeResult(
                     headerCount,
                     sysUptimeMillis,
                     scope,
-                    records,
+                    recordCount == 0 ? List.of() : new Records<>(records, recordCount),
                     learned,
                     withdrawn,
                     optionsRecords,

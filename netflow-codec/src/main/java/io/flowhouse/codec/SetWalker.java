@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec;
 
+import io.flowhouse.codec.template.FieldSpecifier;
 import io.flowhouse.codec.template.Template;
 import io.flowhouse.codec.template.TemplateCache;
 import io.flowhouse.codec.template.TemplateScope;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -121,7 +123,7 @@ public final class SetWalker {
             int body = pos + SET_HEADER_SIZE;
             int end = pos + len;
             if (id >= MIN_DATA_SET_ID) {
-                Optional<Template> t = cache.find(scope.key(id));
+                Optional<Template> t = cache.find(data.key(scope, id));
                 if (t.isPresent()) {
                     data.decode(b, body, end, t.get(), v9, cache, scope, out);
                 } else {
@@ -165,6 +167,51 @@ public final class SetWalker {
                     -1);
         }
         return templateRecords;
+    }
+
+    /**
+     * If the template record whose field specifiers start at {@code pos} repeats {@code known}
+     * field for field (exporters resend their templates periodically), the position after its last
+     * field specifier; otherwise -1. Lets a refresh reuse the cached template instead of allocating
+     * a new one.
+     *
+     * @param enterpriseBit true for IPFIX (the top bit of an element id announces a 4-byte PEN),
+     *     false for NetFlow v9 (16-bit field types, no PEN)
+     */
+    public static int repeats(
+            ByteBuffer b,
+            int pos,
+            int end,
+            int fieldCount,
+            int scopeFieldCount,
+            Template known,
+            boolean enterpriseBit) {
+        List<FieldSpecifier> fields = known.fields();
+        if (fields.size() != fieldCount || known.scopeFieldCount() != scopeFieldCount) {
+            return -1;
+        }
+        for (int i = 0; i < fieldCount; i++) {
+            if (end - pos < 4) {
+                return -1;
+            }
+            int id = b.getShort(pos) & 0xffff;
+            int length = b.getShort(pos + 2) & 0xffff;
+            pos += 4;
+            long pen = 0L;
+            if (enterpriseBit && (id & 0x8000) != 0) {
+                if (end - pos < 4) {
+                    return -1;
+                }
+                pen = b.getInt(pos) & 0xffff_ffffL;
+                pos += 4;
+                id &= 0x7fff;
+            }
+            FieldSpecifier f = fields.get(i);
+            if (f.id() != id || f.length() != length || f.enterpriseNumber() != pen) {
+                return -1;
+            }
+        }
+        return pos;
     }
 
     /**

@@ -200,6 +200,43 @@ class MalformedInputTest {
     }
 
     @Test
+    void resentTemplatesAreRefreshedAndChangedOnesReplaced() throws Exception {
+        Template t =
+                Template.of(
+                        600,
+                        List.of(
+                                FieldSpecifier.of(8, 4),
+                                new FieldSpecifier(1, 8, FieldSpecifier.REVERSE_PEN)));
+        Template changed =
+                Template.of(
+                        600,
+                        List.of(
+                                FieldSpecifier.of(8, 4),
+                                new FieldSpecifier(1, 4, FieldSpecifier.REVERSE_PEN)));
+        IpfixEncoder enc = new IpfixEncoder();
+        ByteBuffer b = ByteBuffer.allocate(256);
+        for (Template x : List.of(t, t, changed, changed, t)) {
+            b.clear();
+            enc.begin(b, 4, 0).template(x).finish();
+            DecodeResult r = decoder.decode(b.flip(), CTX, cache);
+            assertThat(r.problems()).isEmpty();
+            assertThat(r.learned()).containsExactly(x);
+            assertThat(cache.find(r.scope().key(600))).contains(x);
+        }
+        // NetFlow v9: 16-bit field types, no enterprise bit
+        for (int length : new int[] {4, 4, 16, 16}) {
+            DecodeResult r =
+                    decoder.decode(v9(1, flowSet(0, 16, 700, 2, 8, length, 32768, 2)), CTX, cache);
+            Template expected =
+                    Template.of(
+                            700,
+                            List.of(FieldSpecifier.of(8, length), FieldSpecifier.of(32768, 2)));
+            assertThat(r.learned()).containsExactly(expected);
+            assertThat(cache.find(r.scope().key(700))).contains(expected);
+        }
+    }
+
+    @Test
     void ipfixWithdrawalsRemoveTemplates() throws Exception {
         Template t = Template.of(500, List.of(FieldSpecifier.of(2, 8)));
         ByteBuffer b = ByteBuffer.allocate(256);

@@ -91,7 +91,7 @@ public final class IpfixDecoder {
         long exportMillis = exportSecs * 1000L;
         DecodeResult.Builder out = new DecodeResult.Builder(length / 24);
         out.header(10, domain, sequence, exportMillis, -1, -1L);
-        TemplateScope scope = new TemplateScope(ctx.exporter(), 10, domain);
+        TemplateScope scope = data.scope(ctx.exporter(), 10, domain);
         out.scope(scope);
         data.context()
                 .reset(
@@ -143,6 +143,19 @@ public final class IpfixDecoder {
             if (!SetWalker.fieldsFit(id, fieldCount, end - pos, out)) {
                 return;
             }
+            boolean valid =
+                    id >= MIN_DATA_SET_ID
+                            && !(options && (scopeCount == 0 || scopeCount > fieldCount));
+            Template known = valid ? cache.find(scope.key(id)).orElse(null) : null;
+            int after =
+                    known == null
+                            ? -1
+                            : SetWalker.repeats(b, pos, end, fieldCount, scopeCount, known, true);
+            if (after >= 0) {
+                pos = after;
+                DataSetDecoder.learn(cache, scope, known, out); // a refresh
+                continue;
+            }
             List<FieldSpecifier> fields = new ArrayList<>(fieldCount);
             for (int i = 0; i < fieldCount; i++) {
                 if (end - pos < 4) {
@@ -180,7 +193,7 @@ public final class IpfixDecoder {
                 }
                 fields.add(new FieldSpecifier(eid, flen, pen));
             }
-            if (id < MIN_DATA_SET_ID || (options && (scopeCount == 0 || scopeCount > fieldCount))) {
+            if (!valid) {
                 out.problem(
                         DecodeProblem.Kind.TEMPLATE_INVALID,
                         (options ? "options template " : "template ")

@@ -76,7 +76,7 @@ public final class V9Decoder {
         long exportMillis = unixSecs * 1000L;
         DecodeResult.Builder out = new DecodeResult.Builder(count);
         out.header(9, sourceId, sequence, exportMillis, count, sysUptime);
-        TemplateScope scope = new TemplateScope(ctx.exporter(), 9, sourceId);
+        TemplateScope scope = data.scope(ctx.exporter(), 9, sourceId);
         out.scope(scope);
         data.context()
                 .reset(
@@ -118,6 +118,16 @@ public final class V9Decoder {
             }
             if (!SetWalker.fieldsFit(id, fieldCount, end - pos, out)) {
                 break;
+            }
+            Template known =
+                    id >= MIN_DATA_FLOWSET_ID && fieldCount > 0
+                            ? cache.find(scope.key(id)).orElse(null)
+                            : null;
+            if (known != null && SetWalker.repeats(b, pos, end, fieldCount, 0, known, false) >= 0) {
+                pos += fieldCount * 4;
+                n++;
+                DataSetDecoder.learn(cache, scope, known, out); // a refresh
+                continue;
             }
             List<FieldSpecifier> fields = fields(b, pos, fieldCount);
             pos += fieldCount * 4;
@@ -169,14 +179,24 @@ public final class V9Decoder {
             }
             int scopeCount = scopeLen / 4;
             int fieldCount = scopeCount + optionLen / 4;
+            boolean valid =
+                    id >= MIN_DATA_FLOWSET_ID
+                            && scopeCount > 0
+                            && scopeLen % 4 == 0
+                            && optionLen % 4 == 0;
+            Template known = valid ? cache.find(scope.key(id)).orElse(null) : null;
+            if (known != null
+                    && SetWalker.repeats(b, pos, end, fieldCount, scopeCount, known, false) >= 0) {
+                pos += fieldCount * 4;
+                n++;
+                DataSetDecoder.learn(cache, scope, known, out); // a refresh
+                continue;
+            }
             List<FieldSpecifier> fields = fields(b, pos, fieldCount);
             pos += fieldCount * 4;
             pos += (scopeLen % 4) + (optionLen % 4);
             n++;
-            if (id < MIN_DATA_FLOWSET_ID
-                    || scopeCount == 0
-                    || scopeLen % 4 != 0
-                    || optionLen % 4 != 0) {
+            if (!valid) {
                 out.problem(
                         DecodeProblem.Kind.TEMPLATE_INVALID,
                         "options template "
