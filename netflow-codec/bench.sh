@@ -4,10 +4,11 @@
 #   netflow-codec/bench.sh jmh  [JMH args...]     JMH decode throughput (records/s, one thread)
 #   netflow-codec/bench.sh fuzz [inputs] [seed]   mutation fuzzer, default 10,000,000 inputs
 #   netflow-codec/bench.sh peer [capture...]      same-run: our decoder vs nfcapd/nfdump vs goflow2
+#   netflow-codec/bench.sh digest [inputs] [seed] SHA-256 of every decode result: compare two builds
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
-mvn -B -ntp -o -q -Pfast -pl netflow-codec -am install -DskipTests
+# The codec depends on the JDK only: compiling the module alone is enough (nothing is installed).
 mvn -B -ntp -o -q -Pfast -pl netflow-codec test-compile dependency:build-classpath \
     -Dmdep.outputFile=target/bench.cp -Dmdep.includeScope=test
 cd "$here"
@@ -20,6 +21,8 @@ case "$what" in
     exec java -cp "$cp" org.openjdk.jmh.Main DecodeBenchmark -rf text -rff target/bench/jmh.txt "$@" ;;
   fuzz)
     exec java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.FuzzMain "${1:-10000000}" "${2:-1}" ;;
+  digest)
+    exec java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.DecodeDigestMain "${1:-300000}" "${2:-7}" ;;
   peer)
     gobench=""
     if command -v go >/dev/null; then
@@ -30,5 +33,5 @@ case "$what" in
     for c in "${captures[@]}"; do
       java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.PeerBench "$c" 10 300 $gobench
     done ;;
-  *) echo "usage: $0 jmh|fuzz|peer [args]" >&2; exit 2 ;;
+  *) echo "usage: $0 jmh|fuzz|peer|digest [args]" >&2; exit 2 ;;
 esac

@@ -49,6 +49,18 @@ public final class FuzzMain {
      */
     static final long WARMUP_INPUTS = 100_000;
 
+    /** The shared captures whose datagrams seed the mutations. */
+    static final String[] CAPTURES = {
+        "netflow-v5-softflowd.pcap",
+        "netflow-v5-nfreplay.pcap",
+        "netflow-v9-softflowd.pcap",
+        "netflow-v9-pmacct.pcap",
+        "netflow-v9-nfreplay.pcap",
+        "ipfix-softflowd.pcap",
+        "ipfix-pmacct.pcap",
+        "ipfix-biflow-softflowd.pcap"
+    };
+
     private FuzzMain() {}
 
     public static void main(String[] args) throws Exception {
@@ -56,17 +68,7 @@ public final class FuzzMain {
         long seed = args.length > 1 ? Long.parseLong(args[1]) : 1L;
         long maxSeconds = args.length > 2 ? Long.parseLong(args[2]) : 3600L;
         List<SharedTestData.Datagram> seeds = new ArrayList<>();
-        for (String f :
-                new String[] {
-                    "netflow-v5-softflowd.pcap",
-                    "netflow-v5-nfreplay.pcap",
-                    "netflow-v9-softflowd.pcap",
-                    "netflow-v9-pmacct.pcap",
-                    "netflow-v9-nfreplay.pcap",
-                    "ipfix-softflowd.pcap",
-                    "ipfix-pmacct.pcap",
-                    "ipfix-biflow-softflowd.pcap"
-                }) {
+        for (String f : CAPTURES) {
             seeds.addAll(SharedTestData.datagrams(f));
         }
         com.sun.management.ThreadMXBean mx =
