@@ -5,6 +5,7 @@
 #   netflow-codec/bench.sh fuzz [inputs] [seed]   mutation fuzzer, default 10,000,000 inputs
 #   netflow-codec/bench.sh peer [capture...]      same-run: our decoder vs nfcapd/nfdump vs goflow2
 #   netflow-codec/bench.sh digest [inputs] [seed] SHA-256 of every decode result: compare two builds
+#   netflow-codec/bench.sh rate [seconds] [capture...] records per CPU-second of the decoding thread
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
@@ -21,6 +22,12 @@ case "$what" in
     exec java -cp "$cp" org.openjdk.jmh.Main DecodeBenchmark -rf text -rff target/bench/jmh.txt "$@" ;;
   fuzz)
     exec java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.FuzzMain "${1:-10000000}" "${2:-1}" ;;
+  rate)
+    secs="${1:-4}"
+    shift || true
+    captures=("$@")
+    [ ${#captures[@]} -gt 0 ] || captures=(netflow-v5-softflowd.pcap netflow-v9-softflowd.pcap netflow-v9-pmacct.pcap netflow-v9-nfreplay.pcap ipfix-softflowd.pcap ipfix-pmacct.pcap ipfix-biflow-softflowd.pcap)
+    exec java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.CpuRateMain "$secs" "load=$(cut -d' ' -f1 /proc/loadavg)" "${captures[@]}" ;;
   digest)
     exec java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.DecodeDigestMain "${1:-300000}" "${2:-7}" ;;
   peer)
@@ -33,5 +40,5 @@ case "$what" in
     for c in "${captures[@]}"; do
       java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.PeerBench "$c" 10 300 $gobench
     done ;;
-  *) echo "usage: $0 jmh|fuzz|peer|digest [args]" >&2; exit 2 ;;
+  *) echo "usage: $0 jmh|fuzz|peer|digest|rate [args]" >&2; exit 2 ;;
 esac
