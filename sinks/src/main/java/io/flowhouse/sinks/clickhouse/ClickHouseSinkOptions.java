@@ -101,7 +101,17 @@ public record ClickHouseSinkOptions(
                 || initialBackoff.isNegative()
                 || maxBackoff.isNegative()
                 || startupTimeout.isNegative()) {
-            throw new IllegalArgumentException("negative duration in " + redacted());
+            // Not redacted(): the fields are not assigned yet in a compact constructor.
+            throw new IllegalArgumentException(
+                    "negative duration: flushInterval "
+                            + flushInterval
+                            + ", initialBackoff "
+                            + initialBackoff
+                            + ", maxBackoff "
+                            + maxBackoff
+                            + ", startupTimeout "
+                            + startupTimeout
+                            + " (expected: >= 0)");
         }
     }
 

@@ -22,6 +22,7 @@ class ClickHouseSinkOptionsTest {
         assertThat(o.database()).isEqualTo("flowhouse");
         assertThat(o.batchMaxRows()).isEqualTo(100_000);
         assertThat(o.flushInterval()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(o.startupTimeout()).isEqualTo(Duration.ofMinutes(5));
         assertThat(o.toBuilder().build()).isEqualTo(o);
     }
 
@@ -60,6 +61,12 @@ class ClickHouseSinkOptionsTest {
                 .hasMessageContaining("database");
         assertThatThrownBy(() -> ClickHouseSinkOptions.builder().batchMaxRows(0).build())
                 .hasMessageContaining("batchMaxRows 0");
+        assertThatThrownBy(
+                        () ->
+                                ClickHouseSinkOptions.builder()
+                                        .startupTimeout(Duration.ofSeconds(-1))
+                                        .build())
+                .hasMessageContaining("negative duration");
     }
 
     @Test
