@@ -43,6 +43,6 @@ public final class PacketBatchDeserializationSchema
 
     @Override
     public TypeInformation<PacketSummary> getProducedType() {
-        return TypeInformation.of(PacketSummary.class);
+        return PacketSummaryTypeInfo.INSTANCE;
     }
 }

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.ageing;
+
+import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.codec.packet.PacketSummary;
+import java.io.IOException;
+import org.apache.flink.api.common.serialization.SerializerConfig;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * The type of packet summaries between the {@code packets.raw} source and the flow cache: a
+ * fixed-layout serializer instead of Flink's reflective record serializer (which built every
+ * summary through {@code Constructor.newInstance} and walked the two nested address objects field
+ * by field). Summaries cross the {@code keyBy} shuffle once per packet, so this is on the hot path;
+ * they are never kept in state.
+ *
+ * <p>Layout (83 bytes, big-endian): timestamp 8, interface 4, outer VLAN 2, inner VLAN 2, source
+ * MAC 8, destination MAC 8, IP version 1, source address 16, destination address 16, ports 2 + 2,
+ * protocol 1, ToS 1, TTL 1, TCP flags 2, IP length 4, wire length 4, fragment 1. Field widths are
+ * those of the {@code packets.raw} format, so every summary a batch decodes to round-trips exactly.
+ */
+public final class PacketSummaryTypeInfo extends TypeInformation<PacketSummary> {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final PacketSummaryTypeInfo INSTANCE = new PacketSummaryTypeInfo();
+
+    private PacketSummaryTypeInfo() {}
+
+    @Override
+    public boolean isBasicType() {
+        return false;
+    }
+
+    @Override
+    public boolean isTupleType() {
+        return false;
+    }
+
+    @Override
+    public int getArity() {
+        return 1;
+    }
+
+    @Override
+    public int getTotalFields() {
+        return 1;
+    }
+
+    @Override
+    public Class<PacketSummary> getTypeClass() {
+        return PacketSummary.class;
+    }
+
+    @Override
+    public boolean isKeyType() {
+        return false;
+    }
+
+    @Override
+    public TypeSerializer<PacketSummary> createSerializer(SerializerConfig config) {
+        return Serializer.INSTANCE;
+    }
+
+    @Override
+    public String toString() {
+        return "PacketSummary (fixed layout)";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof PacketSummaryTypeInfo;
+    }
+
+    @Override
+    public int hashCode() {
+        return PacketSummaryTypeInfo.class.hashCode();
+    }
+
+    @Override
+    public boolean canEqual(Object o) {
+        return o instanceof PacketSummaryTypeInfo;
+    }
+
+    /** The fixed-layout serializer; stateless. */
+    public static final class Serializer extends TypeSerializerSingleton<PacketSummary> {
+
+        private static final long serialVersionUID = 1L;
+
+        /** Serialized size of every summary. */
+        public static final int LENGTH = 83;
+
+        public static final Serializer INSTANCE = new Serializer();
+
+        private Serializer() {}
+
+        @Override
+        public boolean isImmutableType() {
+            return true;
+        }
+
+        @Override
+        public PacketSummary createInstance() {
+            return null;
+        }
+
+        @Override
+        public PacketSummary copy(PacketSummary from) {
+            return from;
+        }
+
+        @Override
+        public PacketSummary copy(PacketSummary from, PacketSummary reuse) {
+            return from;
+        }
+
+        @Override
+        public int getLength() {
+            return LENGTH;
+        }
+
+        @Override
+        public void serialize(PacketSummary p, DataOutputView out) throws IOException {
+            out.writeLong(p.timestampNanos());
+            out.writeInt(p.interfaceIndex());
+            out.writeShort(p.outerVlan());
+            out.writeShort(p.innerVlan());
+            out.writeLong(p.srcMac());
+            out.writeLong(p.dstMac());
+            out.writeByte(p.ipVersion());
+            out.writeLong(p.srcAddr().hi());
+            out.writeLong(p.srcAddr().lo());
+            out.writeLong(p.dstAddr().hi());
+            out.writeLong(p.dstAddr().lo());
+            out.writeShort(p.srcPort());
+            out.writeShort(p.dstPort());
+            out.writeByte(p.protocol());
+            out.writeByte(p.tos());
+            out.writeByte(p.ttl());
+            out.writeShort(p.tcpFlags());
+            out.writeInt(p.ipLength());
+            out.writeInt(p.wireLength());
+            out.writeBoolean(p.fragment());
+        }
+
+        @Override
+        public PacketSummary deserialize(DataInputView in) throws IOException {
+            long ts = in.readLong();
+            int ifIndex = in.readInt();
+            int outer = in.readUnsignedShort();
+            int inner = in.readUnsignedShort();
+            long srcMac = in.readLong();
+            long dstMac = in.readLong();
+            int ipVersion = in.readUnsignedByte();
+            IpAddress src = new IpAddress(in.readLong(), in.readLong());
+            IpAddress dst = new IpAddress(in.readLong(), in.readLong());
+            return new PacketSummary(
+                    ts,
+                    ifIndex,
+                    outer,
+                    inner,
+                    srcMac,
+                    dstMac,
+                    ipVersion,
+                    src,
+                    dst,
+                    in.readUnsignedShort(),
+                    in.readUnsignedShort(),
+                    in.readUnsignedByte(),
+                    in.readUnsignedByte(),
+                    in.readUnsignedByte(),
+                    in.readUnsignedShort(),
+                    in.readInt(),
+                    in.readInt(),
+                    in.readBoolean());
+        }
+
+        @Override
+        public PacketSummary deserialize(PacketSummary reuse, DataInputView in) throws IOException {
+            return deserialize(in);
+        }
+
+        @Override
+        public void copy(DataInputView in, DataOutputView out) throws IOException {
+            out.write(in, LENGTH);
+        }
+
+        @Override
+        public TypeSerializerSnapshot<PacketSummary> snapshotConfiguration() {
+            return new Snapshot();
+        }
+    }
+
+    /** Serializer snapshot: the layout has one version. */
+    public static final class Snapshot extends SimpleTypeSerializerSnapshot<PacketSummary> {
+        public Snapshot() {
+            super(() -> Serializer.INSTANCE);
+        }
+    }
+}
