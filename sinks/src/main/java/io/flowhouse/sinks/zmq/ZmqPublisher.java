@@ -85,8 +85,6 @@ public final class ZmqPublisher implements AutoCloseable {
     private final AtomicLong eventsSent = new AtomicLong();
     private final AtomicLong templatesSent = new AtomicLong();
     private final AtomicLong subscriptions = new AtomicLong();
-    private final AtomicLong flowOctets = new AtomicLong();
-    private final AtomicLong flowPackets = new AtomicLong();
 
     /**
      * A snapshot of the publisher's counters.
@@ -116,6 +114,8 @@ public final class ZmqPublisher implements AutoCloseable {
 
     // Socket thread state.
     private long nextMsgId;
+    private long flowOctets;
+    private long flowPackets;
     private volatile long lastMsgId = -1;
 
     /**
@@ -403,8 +403,8 @@ public final class ZmqPublisher implements AutoCloseable {
                     FlowRecord f = chunk.get(i);
                     len = TlvFlowEncoder.encode(f, payload, len);
                     flows++;
-                    flowOctets.addAndGet(f.bytes() + f.reverseBytes());
-                    flowPackets.addAndGet(f.packets() + f.reversePackets());
+                    flowOctets += f.bytes() + f.reverseBytes();
+                    flowPackets += f.packets() + f.reversePackets();
                 }
                 chunk.clear();
             }
@@ -505,8 +505,8 @@ public final class ZmqPublisher implements AutoCloseable {
     private record EventWindow(long startNanos, long octets, long packets) {}
 
     private EventWindow sendEvent(ZMQ.Socket socket, EventWindow window, long now) {
-        long octets = flowOctets.get();
-        long packets = flowPackets.get();
+        long octets = flowOctets;
+        long packets = flowPackets;
         double seconds = Math.max(1e-3, (now - window.startNanos()) / 1e9);
         ZmqJsonMessages.EventStats stats =
                 new ZmqJsonMessages.EventStats(
