@@ -11,6 +11,7 @@ import io.flowhouse.codec.packet.PacketSummary;
 import io.flowhouse.codec.packet.ParseResult;
 import io.flowhouse.testkit.SharedTestData;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
+import io.flowhouse.testkit.kafka.TopicReader;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -60,7 +61,7 @@ class PcapFileToKafkaITCase {
             assertThat(agent.metrics().packetCount(ParseResult.OK)).isEqualTo(PACKETS);
         }
         List<ConsumerRecord<byte[], byte[]>> records =
-                AgentKafkaSupport.readAll(
+                TopicReader.readAll(
                         KAFKA.bootstrapServers(),
                         "packets.raw",
                         Duration.ofSeconds(120),

@@ -9,6 +9,7 @@ import io.flowhouse.codec.envelope.ExporterPartitionKey;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
+import io.flowhouse.testkit.kafka.TopicReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -132,7 +133,7 @@ class SpoolBrokerRestartITCase {
 
                 int total = EXPORTERS * PER_EXPORTER;
                 List<ConsumerRecord<byte[], byte[]>> records =
-                        AgentKafkaSupport.readAll(
+                        TopicReader.readAll(
                                 kafka.bootstrapServers(),
                                 "flows.raw",
                                 Duration.ofSeconds(180),

@@ -10,6 +10,7 @@ import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
 import io.flowhouse.testkit.SharedTestData;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
+import io.flowhouse.testkit.kafka.TopicReader;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -86,7 +87,7 @@ class UdpReplayToKafkaITCase {
             }
             int total = sent;
             List<ConsumerRecord<byte[], byte[]>> records =
-                    AgentKafkaSupport.readAll(
+                    TopicReader.readAll(
                             KAFKA.bootstrapServers(),
                             "flows.raw",
                             Duration.ofSeconds(120),

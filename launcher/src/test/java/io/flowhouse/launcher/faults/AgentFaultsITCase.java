@@ -4,6 +4,7 @@ package io.flowhouse.launcher.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
+import io.flowhouse.testkit.kafka.TopicReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,7 +57,7 @@ class AgentFaultsITCase {
 
     private static FaultSupport.Stored readRaw(EmbeddedKafka kafka, int expected) {
         List<ConsumerRecord<byte[], byte[]>> records =
-                FaultSupport.readAll(
+                TopicReader.readAll(
                         Map.of("bootstrap.servers", kafka.bootstrapServers()),
                         "flows.raw",
                         READ_TIMEOUT,

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flowhouse.testkit.kafka.TlsKafka;
+import io.flowhouse.testkit.kafka.TopicReader;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
@@ -107,7 +108,7 @@ class AgentKafkaTlsITCase {
                     }
                 }
                 List<ConsumerRecord<byte[], byte[]>> records =
-                        FaultSupport.readAll(
+                        TopicReader.readAll(
                                 kafka.clientProperties(password),
                                 "flows.raw",
                                 Duration.ofSeconds(90),

@@ -14,6 +14,7 @@ import io.flowhouse.codec.envelope.RejectedDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.template.InMemoryTemplateCache;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
+import io.flowhouse.testkit.kafka.TopicReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -91,14 +92,14 @@ class BadInputITCase {
                 long rawAcked =
                         agent.metric("flowhouse_agent_kafka_records_total{topic=\"flows.raw\"}");
                 List<ConsumerRecord<byte[], byte[]>> raw =
-                        FaultSupport.readAll(
+                        TopicReader.readAll(
                                 Map.of("bootstrap.servers", kafka.bootstrapServers()),
                                 "flows.raw",
                                 Duration.ofSeconds(90),
                                 got -> got.size() >= rawAcked);
                 long rejectedMetric = agent.metricSum("flowhouse_agent_rejected_datagrams_total");
                 List<ConsumerRecord<byte[], byte[]>> rejected =
-                        FaultSupport.readAll(
+                        TopicReader.readAll(
                                 Map.of("bootstrap.servers", kafka.bootstrapServers()),
                                 "flows.rejected",
                                 Duration.ofSeconds(30),

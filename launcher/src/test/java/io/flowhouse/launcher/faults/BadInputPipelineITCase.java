@@ -23,6 +23,7 @@ import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
+import io.flowhouse.testkit.kafka.TopicReader;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -330,7 +331,7 @@ class BadInputPipelineITCase {
                 int badPort,
                 int flooderPort) {
             List<ConsumerRecord<byte[], byte[]>> rejected =
-                    FaultSupport.readAll(
+                    TopicReader.readAll(
                             Map.of("bootstrap.servers", kafka.bootstrapServers()),
                             "flows.rejected",
                             Duration.ofSeconds(30),

@@ -14,19 +14,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
-import java.util.function.Predicate;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /** Datagrams with known totals, topic read-back and the fault table, for the fault suite. */
 final class FaultSupport {
@@ -91,49 +83,6 @@ final class FaultSupport {
         try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0))) {
             return s.getLocalPort();
         }
-    }
-
-    /**
-     * Reads every partition of {@code topic} from the beginning until {@code done} holds or the
-     * timeout passes, then polls once more so that extras (duplicates) show.
-     */
-    static List<ConsumerRecord<byte[], byte[]>> readAll(
-            Map<String, String> client,
-            String topic,
-            Duration timeout,
-            Predicate<List<ConsumerRecord<byte[], byte[]>>> done) {
-        Properties p = new Properties();
-        p.putAll(client);
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
-                ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
-        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-        long deadline = System.nanoTime() + timeout.toNanos();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
-            List<TopicPartition> parts = new ArrayList<>();
-            while (parts.isEmpty() && System.nanoTime() < deadline) {
-                List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(5));
-                if (infos != null) {
-                    for (PartitionInfo i : infos) {
-                        parts.add(new TopicPartition(topic, i.partition()));
-                    }
-                }
-            }
-            consumer.assign(parts);
-            consumer.seekToBeginning(parts);
-            while (System.nanoTime() < deadline && !done.test(out)) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    out.add(r);
-                }
-            }
-            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(1_500))) {
-                out.add(r);
-            }
-        }
-        return out;
     }
 
     /** Totals of v5 datagrams read back from the raw topic, with duplicates counted apart. */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.flowhouse.agent;
+package io.flowhouse.testkit.kafka;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -13,28 +14,47 @@ import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
-/** Reads a topic back from the start, for integration tests. */
-final class AgentKafkaSupport {
+/**
+ * Reads a whole topic back from its beginning, for integration tests that check what reached Kafka:
+ * every partition, partition order kept, no consumer group.
+ */
+public final class TopicReader {
 
-    private AgentKafkaSupport() {}
+    private static final Duration POLL = Duration.ofMillis(500);
 
-    /**
-     * Reads every partition of {@code topic} from the beginning until {@code done} holds for what
-     * was read, or {@code timeout} passes; then returns what was read (partition order kept).
-     */
-    static List<ConsumerRecord<byte[], byte[]>> readAll(
+    /** After {@code done} holds, one more poll this long so that extras (duplicates) show. */
+    private static final Duration LAST_POLL = Duration.ofMillis(1_500);
+
+    private TopicReader() {}
+
+    /** {@link #readAll(Map, String, Duration, Predicate)} with only a bootstrap address. */
+    public static List<ConsumerRecord<byte[], byte[]>> readAll(
             String bootstrap,
             String topic,
             Duration timeout,
             Predicate<List<ConsumerRecord<byte[], byte[]>>> done) {
+        return readAll(
+                Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), topic, timeout, done);
+    }
+
+    /**
+     * Reads every partition of {@code topic} from the beginning until {@code done} holds for what
+     * was read or {@code timeout} passes, then polls once more; returns everything read.
+     *
+     * @param client consumer properties: at least the bootstrap address, plus any security settings
+     */
+    public static List<ConsumerRecord<byte[], byte[]>> readAll(
+            Map<String, String> client,
+            String topic,
+            Duration timeout,
+            Predicate<List<ConsumerRecord<byte[], byte[]>>> done) {
         Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.putAll(client);
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
                 ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
         List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -51,12 +71,11 @@ final class AgentKafkaSupport {
             consumer.assign(parts);
             consumer.seekToBeginning(parts);
             while (System.nanoTime() < deadline && !done.test(out)) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
                     out.add(r);
                 }
             }
-            // One more poll: anything beyond what was expected shows up as a failure.
-            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(1_000))) {
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(LAST_POLL)) {
                 out.add(r);
             }
         }
