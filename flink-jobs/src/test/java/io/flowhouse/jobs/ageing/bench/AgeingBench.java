@@ -50,9 +50,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * kafka PACKETS FLOWS      packets.raw on an embedded broker -> MiniCluster (parallelism 1):
  *                    source + deserialize + keyBy + ageing; packets/s per core of process CPU,
  *                    measured on a second job in the same JVM (the first, of at most 500 k
- *                    packets, warms up). Packet i belongs to flow i % FLOWS at T0 + i/1000 ms:
- *                    with the 30 s idle timeout, FLOWS=100000 makes every packet a new flow
- *                    (worst case), FLOWS=10000 about 12 packets per flow
+ *                    packets, warms up). Packet i belongs to flow i % FLOWS at T0 + i/1000 ms,
+ *                    so FLOWS flows are open at once, each with PACKETS / FLOWS packets, and all
+ *                    end at the end of the input (timeouts 120 s / 30 s)
  * reprocess PACKETS FLOWS  packets.raw on an embedded broker -> ReprocessJob in BATCH mode on a
  *                    MiniCluster (parallelism 2) -> a local clickhouse-server: raw flows and
  *                    1 m + 1 h rollups; flows/s of wall time
