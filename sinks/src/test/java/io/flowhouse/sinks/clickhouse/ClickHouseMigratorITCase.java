@@ -181,7 +181,9 @@ class ClickHouseMigratorITCase {
                         .service()
                         .query(
                                 ("SELECT IPv6NumToString(exporter) AS exporter, sum(records) AS"
-                                                + " records, sum(lost_records) AS lost\n"
+                                                + " records,\n"
+                                                + "       sum(lost_datagrams) AS lost_datagrams,"
+                                                + " sum(lost_records) AS lost_records\n"
                                                 + "FROM flowhouse.exporter_stats FINAL WHERE minute"
                                                 + " >= now() - 3600 GROUP BY exporter")
                                         .replace("IPv6NumToString", ip)
@@ -189,7 +191,7 @@ class ClickHouseMigratorITCase {
                                         .replace("now() - 3600", since));
         // v9 and IPFIX rows of :2055 both count now: 3 + 4 + 6 + 5 datagrams of 20 records, and
         // :2056's 2 (its later value).
-        assertThat(perExporter).containsExactly("::ffff:192.0.2.1\t400\t0");
+        assertThat(perExporter).containsExactly("::ffff:192.0.2.1\t400\t0\t0");
         List<String> perScope =
                 CLICKHOUSE
                         .service()
