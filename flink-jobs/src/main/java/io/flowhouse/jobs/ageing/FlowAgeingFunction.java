@@ -57,11 +57,19 @@ public class FlowAgeingFunction
 
     private transient IpAddress exporter;
     private transient ValueState<ActiveFlow> state;
+
+    /**
+     * Flows cached by this instance, for the memory bound. It starts at zero after a restore
+     * (restored flows count only as they end, never below zero), so after a restart the bound is
+     * loose for one flow lifetime, never tight.
+     */
     private transient long activeFlows;
+
     private transient Counter flowsOut;
     private transient Counter forcedFlows;
     private transient Counter packetsIn;
     private transient Counter latePackets;
+    private transient Counter ttlExpiredFlows;
 
     public FlowAgeingFunction(AgeingSettings settings) {
         this.settings = settings;
@@ -94,6 +102,7 @@ public class FlowAgeingFunction
         forcedFlows = group.counter("packet_flows_lack_of_resources_total");
         packetsIn = group.counter("packets_total");
         latePackets = group.counter("packets_late_total");
+        ttlExpiredFlows = group.counter("packet_flows_ttl_expired_total");
         activeFlows = 0;
         group.gauge("packet_flows_active", () -> activeFlows);
     }
@@ -160,7 +169,15 @@ public class FlowAgeingFunction
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<FlowRecord> out)
             throws Exception {
         ActiveFlow f = state.value();
-        if (f == null) {
+        if (f == null || f.timerMillis != timestamp) {
+            // Every path that ends or re-arms a flow deletes its timer, so a timer without its
+            // flow belongs to one the state TTL backstop dropped (the watermark stalled for longer
+            // than the TTL): its packets are gone; count it, and give its place in the memory
+            // bound back, or the instance would stay in lack-of-resources mode.
+            ttlExpiredFlows.inc();
+            if (activeFlows > 0) {
+                activeFlows--;
+            }
             return;
         }
         long deadline = deadline(f);

@@ -202,6 +202,33 @@ class FlowAgeingFunctionTest {
     }
 
     @Test
+    void aFlowTheStateTtlDroppedGivesItsPlaceInTheMemoryBoundBack() throws Exception {
+        AgeingSettings s = settings().withMaxActiveFlows(1);
+        var h = harness(s);
+        try {
+            h.setStateTtlProcessingTime(0);
+            push(h, udp(T0, "192.0.2.1", 1, "198.51.100.1", 53, 60));
+            // The watermark stalls for longer than the TTL: the backstop drops the cached flow.
+            h.setStateTtlProcessingTime(s.stateTtl().toMillis() + 1);
+            h.processWatermark(T0 + 31_000);
+            assertThat(h.extractOutputValues()).isEmpty();
+            assertThat(h.numEventTimeTimers()).isZero();
+            // The next flow is cached again, not exported at once for lack of resources.
+            push(h, udp(T0 + 40_000, "192.0.2.2", 1, "198.51.100.1", 53, 70));
+            assertThat(h.extractOutputValues()).isEmpty();
+            assertThat(h.numEventTimeTimers()).isEqualTo(1);
+            h.processWatermark(Long.MAX_VALUE);
+            List<FlowRecord> out = h.extractOutputValues();
+            assertThat(out).hasSize(1);
+            assertThat(out.get(0).srcAddr()).isEqualTo(IpAddress.parse("192.0.2.2"));
+            assertThat(out.get(0).flowEndReason()).isEqualTo(FlowAgeingFunction.END_IDLE);
+            assertThat(h.numEventTimeTimers()).isZero();
+        } finally {
+            h.close();
+        }
+    }
+
+    @Test
     void biflowPutsTheAnswerInTheReverseCountersOfTheInitiatorsFlow() throws Exception {
         var h = harness(settings().withBiflow(true));
         try {
