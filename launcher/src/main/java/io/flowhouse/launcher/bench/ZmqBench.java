@@ -88,9 +88,12 @@ final class ZmqBench {
         out.println("bench zmq: slow subscriber: " + slow);
 
         BenchReport.print(out, "zmq", List.of(search));
-        double[] rs = rounds.stream().mapToDouble(Round::rate).sorted().toArray();
+        // A round whose subscriber missed messages has no rate: it is reported, not counted.
+        double[] rs =
+                rounds.stream().filter(Round::complete).mapToDouble(Round::rate).sorted().toArray();
         double[] cs =
                 rounds.stream()
+                        .filter(Round::complete)
                         .mapToDouble(r -> r.publishingSide() / (double) r.flows())
                         .sorted()
                         .toArray();
@@ -125,7 +128,7 @@ final class ZmqBench {
                         BenchReport.quote(slow));
         Path json = BenchReport.write(results, "zmq", runId, settings, List.of(search));
         out.println("bench: results in " + json + " (+ .csv, .png)");
-        return search.steps().isEmpty() || rounds.isEmpty() ? 1 : 0;
+        return search.steps().isEmpty() || rs.length < rounds.size() || rounds.isEmpty() ? 1 : 0;
     }
 
     /** The ntopng stand-in: counts flow messages and checks msg_id continuity. */
@@ -141,6 +144,9 @@ final class ZmqBench {
         Subscriber(int port, long delayNanosPerMessage) throws InterruptedException {
             ZMQ.Socket s = ctx.createSocket(SocketType.SUB);
             s.setReceiveTimeOut(100);
+            // JeroMQ 0.6.0 can lose a just-connected channel; a short handshake interval drops
+            // and re-dials such a connection instead of leaving it silent (as ZmqTestSubscriber).
+            s.setHandshakeIvl(1_000);
             s.subscribe(new byte[0]);
             s.connect("tcp://127.0.0.1:" + port);
             this.thread =
@@ -254,9 +260,21 @@ final class ZmqBench {
         return pub;
     }
 
-    private Subscriber subscriber(int port, long delayNanos) throws InterruptedException {
-        Subscriber sub = new Subscriber(port, delayNanos);
+    /**
+     * Opens the subscriber and waits until the publisher has its subscription, so that no round
+     * starts against a connection that is not there yet.
+     */
+    private Subscriber subscriber(ZmqPublisher pub, long delayNanos) throws Exception {
+        Subscriber sub = new Subscriber(pub.boundPort(), delayNanos);
         claimNewThreads("subscriber");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (pub.metrics().subscriptions() <= 0) {
+            if (System.nanoTime() - deadline > 0) {
+                sub.close();
+                throw new java.io.IOException("the subscriber did not subscribe within 20 s");
+            }
+            LockSupport.parkNanos(10_000_000);
+        }
         return sub;
     }
 
@@ -350,7 +368,7 @@ final class ZmqBench {
 
     Round throughput(long flows, long deadline) throws Exception {
         try (ZmqPublisher pub = publisher(ZmqSinkOptions.Overflow.BLOCK);
-                Subscriber sub = subscriber(pub.boundPort(), 0)) {
+                Subscriber sub = subscriber(pub, 0)) {
             Map<String, Long> cpu0 = cpuByGroup();
             long proc0 = processCpuNanos();
             long start = System.nanoTime();
@@ -411,7 +429,10 @@ final class ZmqBench {
         String error = null;
         long budget = (stepSeconds + 40L) * 1_000_000_000L;
         double lastAchieved = 0;
+        boolean limited = false;
         try {
+            double lastClean = 0;
+            double firstLossy = 0;
             for (double rate : rates) {
                 if (System.nanoTime() + budget > deadline) {
                     error = "stopped at the time bound";
@@ -420,19 +441,38 @@ final class ZmqBench {
                 StepResult s = step(name, rate, stepSeconds);
                 steps.add(s);
                 if (!s.clean()) {
+                    firstLossy = rate;
                     break;
                 }
                 boolean ceiling = !s.rateHeld() && s.achievedRate() < lastAchieved * CEILING_GROWTH;
+                lastClean = rate;
                 lastAchieved = Math.max(lastAchieved, s.achievedRate());
                 if (ceiling) {
                     break;
+                }
+            }
+            limited = !steps.isEmpty() && steps.get(steps.size() - 1).clean();
+            // As in bench agent: once between the last clean and the first lossy rate, or
+            // halving (at most three times) when the first step already lost.
+            if (firstLossy > 0 && lastClean > 0 && System.nanoTime() + budget < deadline) {
+                steps.add(step(name, Math.round((lastClean + firstLossy) / 2), stepSeconds));
+            }
+            double down = firstLossy;
+            for (int i = 0; i < 3 && lastClean == 0 && down > 0; i++) {
+                down = Math.round(down / 2);
+                if (down < 500 || System.nanoTime() + budget > deadline) {
+                    break;
+                }
+                StepResult s = step(name, down, stepSeconds);
+                steps.add(0, s);
+                if (s.clean()) {
+                    lastClean = down;
                 }
             }
         } catch (Exception e) {
             error = e.toString();
             out.printf(Locale.ROOT, "bench zmq: %s failed: %s%n", name, e);
         }
-        boolean limited = !steps.isEmpty() && steps.get(steps.size() - 1).clean();
         return new SystemResult(
                 name,
                 steps,
@@ -450,7 +490,7 @@ final class ZmqBench {
 
     private StepResult step(String name, double rate, int seconds) throws Exception {
         try (ZmqPublisher pub = publisher(ZmqSinkOptions.Overflow.DROP);
-                Subscriber sub = subscriber(pub.boundPort(), 0)) {
+                Subscriber sub = subscriber(pub, 0)) {
             Map<String, Long> cpu0 = cpuByGroup();
             long t0 = System.nanoTime();
             long offered = offer(pub, rate, seconds);
@@ -567,7 +607,7 @@ final class ZmqBench {
      */
     SlowResult slowSubscriber(int seconds) throws Exception {
         try (ZmqPublisher pub = publisher(ZmqSinkOptions.Overflow.DROP);
-                Subscriber sub = subscriber(pub.boundPort(), 2_000_000)) {
+                Subscriber sub = subscriber(pub, 2_000_000)) {
             long offered = offer(pub, 1_000_000, seconds);
             int depth = pub.metrics().queueDepth();
             pub.flush(Duration.ofSeconds(30));
