@@ -63,6 +63,12 @@ final class VisibilityLatency {
      * @param fromSeconds first second of {@code time_received} that belongs to the step
      */
     VisibilityLatency(Query query, String table, long fromSeconds) {
+        this(query, table, fromSeconds, System.currentTimeMillis(), true);
+    }
+
+    /** With {@code poller} false nothing polls by itself: tests call {@link #poll} with times. */
+    VisibilityLatency(
+            Query query, String table, long fromSeconds, long startMillis, boolean poller) {
         this.query = query;
         this.sql =
                 "SELECT toUnixTimestamp(time_received) AS s, count() FROM "
@@ -70,10 +76,12 @@ final class VisibilityLatency {
                         + " WHERE time_received >= toDateTime("
                         + fromSeconds
                         + ") GROUP BY s";
-        this.lastPollMillis = System.currentTimeMillis();
+        this.lastPollMillis = startMillis;
         this.thread = new Thread(this::run, "bench-e2e-latency");
         thread.setDaemon(true);
-        thread.start();
+        if (poller) {
+            thread.start();
+        }
     }
 
     private void run() {
@@ -95,7 +103,8 @@ final class VisibilityLatency {
         }
     }
 
-    private void poll(long now) throws Exception {
+    /** One poll at wall-clock time {@code now} (ms). */
+    void poll(long now) throws Exception {
         String answer = query.run(sql);
         synchronized (this) {
             long visibleAt = (lastPollMillis + now) / 2;
@@ -130,12 +139,15 @@ final class VisibilityLatency {
             }
         }
         poll(System.currentTimeMillis());
-        synchronized (this) {
-            if (rows == 0) {
-                return null;
-            }
-            return new Result(rows, quantile(0.50), quantile(0.99), quantile(1.0));
+        return result();
+    }
+
+    /** The percentiles of what the polls saw so far, or null when no row. */
+    synchronized Result result() {
+        if (rows == 0) {
+            return null;
         }
+        return new Result(rows, quantile(0.50), quantile(0.99), quantile(1.0));
     }
 
     /** The upper edge of the bucket that holds the q-quantile, in seconds. */
