@@ -3,6 +3,7 @@ package io.flowhouse.jobs.rollup;
 
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
+import org.apache.flink.api.common.typeinfo.TypeInfo;
 import org.apache.flink.api.java.functions.KeySelector;
 
 /**
@@ -19,6 +20,7 @@ import org.apache.flink.api.java.functions.KeySelector;
  * @param srcAddr talker / conversation source
  * @param dstAddr conversation destination
  */
+@TypeInfo(RollupKeyTypeInfo.Factory.class)
 public record RollupKey(
         int kind,
         IpAddress exporter,

@@ -37,8 +37,7 @@ public final class RollupTopology {
     /** Pieces later than the allowed lateness, per resolution (the tag name ends in the label). */
     public static OutputTag<RollupRow> lateTag(Duration resolution) {
         return new OutputTag<>(
-                "rollup-late-" + RollupTables.label(resolution),
-                TypeInformation.of(RollupRow.class));
+                "rollup-late-" + RollupTables.label(resolution), RollupRowTypeInfo.INSTANCE);
     }
 
     /** Where the rows of one resolution go. */
@@ -93,7 +92,7 @@ public final class RollupTopology {
             wm = wm.withIdleness(s.idleness());
         }
         DataStream<RollupRow> pieces =
-                flows.flatMap(new FlowSplitter(resolution.toMillis()))
+                flows.flatMap(new FlowSplitter(resolution.toMillis()), RollupRowTypeInfo.INSTANCE)
                         .uid("rollup-split-" + label)
                         .name("split " + label)
                         .assignTimestampsAndWatermarks(wm)
@@ -107,24 +106,21 @@ public final class RollupTopology {
                             s.allowedLateness().toMillis(),
                             s.combineBuckets());
             pieces =
-                    pieces.transform(
-                                    "combine " + label,
-                                    TypeInformation.of(RollupRow.class),
-                                    combiner)
+                    pieces.transform("combine " + label, RollupRowTypeInfo.INSTANCE, combiner)
                             .uid("rollup-combine-" + label);
         }
         OutputTag<RollupRow> late = lateTag(resolution);
         SingleOutputStreamOperator<RollupRow> sums =
-                pieces.keyBy(new RollupKey.OfRow())
+                pieces.keyBy(new RollupKey.OfRow(), RollupKeyTypeInfo.INSTANCE)
                         .window(TumblingEventTimeWindows.of(resolution))
                         .allowedLateness(s.allowedLateness())
                         .sideOutputLateData(late)
                         .aggregate(
                                 new SumCounters(),
                                 new EmitRollup(),
-                                TypeInformation.of(RollupCounters.class),
-                                TypeInformation.of(RollupCounters.class),
-                                TypeInformation.of(RollupRow.class))
+                                RollupCountersTypeInfo.INSTANCE,
+                                RollupCountersTypeInfo.INSTANCE,
+                                RollupRowTypeInfo.INSTANCE)
                         .uid("rollup-sum-" + label)
                         .name("rollup " + label);
         DataStream<RollupRow> latePieces = sums.getSideOutput(late);
@@ -132,12 +128,12 @@ public final class RollupTopology {
                 .process(new CountLatePieces())
                 .uid("rollup-late-" + label)
                 .name("late pieces " + label);
-        TypeInformation<List<RollupRow>> topType = Types.LIST(TypeInformation.of(RollupRow.class));
+        TypeInformation<List<RollupRow>> topType = Types.LIST(RollupRowTypeInfo.INSTANCE);
         DataStream<RollupRow> ranked =
                 sums.filter(RollupTopology::isAddressSum)
                         .uid("rollup-address-sums-" + label)
                         .name("address sums " + label)
-                        .keyBy(new RollupKey.OfRanking())
+                        .keyBy(new RollupKey.OfRanking(), RollupKeyTypeInfo.INSTANCE)
                         .window(TumblingEventTimeWindows.of(resolution))
                         .allowedLateness(s.allowedLateness())
                         .aggregate(
@@ -145,7 +141,7 @@ public final class RollupTopology {
                                 new EmitRanking(),
                                 topType,
                                 topType,
-                                TypeInformation.of(RollupRow.class))
+                                RollupRowTypeInfo.INSTANCE)
                         .uid("rollup-top-" + label)
                         .name("top " + s.topN() + " " + label);
         DataStream<RollupRow> plain =

@@ -83,7 +83,7 @@ class RollupLatenessITCase {
                                                 r.bytes(),
                                                 r.packets(),
                                                 r.flows()))
-                        .returns(RollupRow.class);
+                        .returns(RollupRowTypeInfo.INSTANCE);
         List<RollupRow> out = new ArrayList<>();
         CloseableIterator<RollupRow> it = st.rows().union(marked).executeAndCollect("lateness");
         try {
