@@ -3,13 +3,11 @@ package io.flowhouse.jobs.ageing;
 
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.packet.PacketSummary;
+import io.flowhouse.jobs.serde.FixedLayoutTypeInfo;
 import java.io.IOException;
 import org.apache.flink.api.common.serialization.SerializerConfig;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
@@ -25,42 +23,14 @@ import org.apache.flink.core.memory.DataOutputView;
  * protocol 1, ToS 1, TTL 1, TCP flags 2, IP length 4, wire length 4, fragment 1. Field widths are
  * those of the {@code packets.raw} format, so every summary a batch decodes to round-trips exactly.
  */
-public final class PacketSummaryTypeInfo extends TypeInformation<PacketSummary> {
+public final class PacketSummaryTypeInfo extends FixedLayoutTypeInfo<PacketSummary> {
 
     private static final long serialVersionUID = 1L;
 
     public static final PacketSummaryTypeInfo INSTANCE = new PacketSummaryTypeInfo();
 
-    private PacketSummaryTypeInfo() {}
-
-    @Override
-    public boolean isBasicType() {
-        return false;
-    }
-
-    @Override
-    public boolean isTupleType() {
-        return false;
-    }
-
-    @Override
-    public int getArity() {
-        return 1;
-    }
-
-    @Override
-    public int getTotalFields() {
-        return 1;
-    }
-
-    @Override
-    public Class<PacketSummary> getTypeClass() {
-        return PacketSummary.class;
-    }
-
-    @Override
-    public boolean isKeyType() {
-        return false;
+    private PacketSummaryTypeInfo() {
+        super(PacketSummary.class, false);
     }
 
     @Override
@@ -68,28 +38,8 @@ public final class PacketSummaryTypeInfo extends TypeInformation<PacketSummary> 
         return Serializer.INSTANCE;
     }
 
-    @Override
-    public String toString() {
-        return "PacketSummary (fixed layout)";
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof PacketSummaryTypeInfo;
-    }
-
-    @Override
-    public int hashCode() {
-        return PacketSummaryTypeInfo.class.hashCode();
-    }
-
-    @Override
-    public boolean canEqual(Object o) {
-        return o instanceof PacketSummaryTypeInfo;
-    }
-
     /** The fixed-layout serializer; stateless. */
-    public static final class Serializer extends TypeSerializerSingleton<PacketSummary> {
+    public static final class Serializer extends FixedLayoutTypeInfo.Serializer<PacketSummary> {
 
         private static final long serialVersionUID = 1L;
 
@@ -98,7 +48,9 @@ public final class PacketSummaryTypeInfo extends TypeInformation<PacketSummary> 
 
         public static final Serializer INSTANCE = new Serializer();
 
-        private Serializer() {}
+        private Serializer() {
+            super(LENGTH);
+        }
 
         @Override
         public boolean isImmutableType() {
@@ -121,11 +73,6 @@ public final class PacketSummaryTypeInfo extends TypeInformation<PacketSummary> 
         }
 
         @Override
-        public int getLength() {
-            return LENGTH;
-        }
-
-        @Override
         public void serialize(PacketSummary p, DataOutputView out) throws IOException {
             out.writeLong(p.timestampNanos());
             out.writeInt(p.interfaceIndex());
@@ -134,10 +81,8 @@ public final class PacketSummaryTypeInfo extends TypeInformation<PacketSummary> 
             out.writeLong(p.srcMac());
             out.writeLong(p.dstMac());
             out.writeByte(p.ipVersion());
-            out.writeLong(p.srcAddr().hi());
-            out.writeLong(p.srcAddr().lo());
-            out.writeLong(p.dstAddr().hi());
-            out.writeLong(p.dstAddr().lo());
+            writeAddress(p.srcAddr(), out);
+            writeAddress(p.dstAddr(), out);
             out.writeShort(p.srcPort());
             out.writeShort(p.dstPort());
             out.writeByte(p.protocol());
@@ -158,8 +103,8 @@ public final class PacketSummaryTypeInfo extends TypeInformation<PacketSummary> 
             long srcMac = in.readLong();
             long dstMac = in.readLong();
             int ipVersion = in.readUnsignedByte();
-            IpAddress src = new IpAddress(in.readLong(), in.readLong());
-            IpAddress dst = new IpAddress(in.readLong(), in.readLong());
+            IpAddress src = readAddress(in);
+            IpAddress dst = readAddress(in);
             return new PacketSummary(
                     ts,
                     ifIndex,
@@ -182,25 +127,15 @@ public final class PacketSummaryTypeInfo extends TypeInformation<PacketSummary> 
         }
 
         @Override
-        public PacketSummary deserialize(PacketSummary reuse, DataInputView in) throws IOException {
-            return deserialize(in);
-        }
-
-        @Override
-        public void copy(DataInputView in, DataOutputView out) throws IOException {
-            out.write(in, LENGTH);
-        }
-
-        @Override
         public TypeSerializerSnapshot<PacketSummary> snapshotConfiguration() {
             return new Snapshot();
         }
     }
 
     /** Serializer snapshot: the layout has one version. */
-    public static final class Snapshot extends SimpleTypeSerializerSnapshot<PacketSummary> {
+    public static final class Snapshot extends LayoutSnapshot<PacketSummary> {
         public Snapshot() {
-            super(() -> Serializer.INSTANCE);
+            super(1, () -> Serializer.INSTANCE);
         }
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.rollup;
 
+import io.flowhouse.jobs.serde.FixedLayoutTypeInfo;
 import java.io.IOException;
 import java.lang.reflect.Type;
 import java.util.Map;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.rollup;
 
+import io.flowhouse.jobs.serde.FixedLayoutTypeInfo;
 import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
 import java.io.IOException;
 import org.apache.flink.api.common.serialization.SerializerConfig;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.flowhouse.jobs.rollup;
+package io.flowhouse.jobs.serde;
 
 import io.flowhouse.codec.flow.IpAddress;
 import java.io.IOException;
@@ -14,17 +14,18 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * The common part of the rollup types' {@link TypeInformation}: one class, one stateless
- * fixed-length serializer, no nested fields. Subclasses are singletons, so equality is by class.
+ * The common part of the job's hand-written {@link TypeInformation}s (packet summaries, rollup
+ * rows, keys and counters): one class, one stateless fixed-length serializer, no nested fields.
+ * Subclasses are singletons, so equality is by class.
  */
-abstract class FixedLayoutTypeInfo<T> extends TypeInformation<T> {
+public abstract class FixedLayoutTypeInfo<T> extends TypeInformation<T> {
 
     private static final long serialVersionUID = 1L;
 
     private final Class<T> type;
     private final boolean keyType;
 
-    FixedLayoutTypeInfo(Class<T> type, boolean keyType) {
+    protected FixedLayoutTypeInfo(Class<T> type, boolean keyType) {
         this.type = type;
         this.keyType = keyType;
     }
@@ -83,13 +84,13 @@ abstract class FixedLayoutTypeInfo<T> extends TypeInformation<T> {
     }
 
     /** A stateless serializer of a fixed number of bytes per value (never null). */
-    abstract static class Serializer<T> extends TypeSerializerSingleton<T> {
+    public abstract static class Serializer<T> extends TypeSerializerSingleton<T> {
 
         private static final long serialVersionUID = 1L;
 
         private final int length;
 
-        Serializer(int length) {
+        protected Serializer(int length) {
             this.length = length;
         }
 
@@ -108,13 +109,13 @@ abstract class FixedLayoutTypeInfo<T> extends TypeInformation<T> {
             return deserialize(in);
         }
 
-        static void writeAddress(IpAddress a, DataOutputView out) throws IOException {
+        protected static void writeAddress(IpAddress a, DataOutputView out) throws IOException {
             out.writeLong(a.hi());
             out.writeLong(a.lo());
         }
 
         /** Reads an address; {@code ::} (absent in most pieces) is the shared constant. */
-        static IpAddress readAddress(DataInputView in) throws IOException {
+        protected static IpAddress readAddress(DataInputView in) throws IOException {
             long hi = in.readLong();
             long lo = in.readLong();
             return hi == 0 && lo == 0 ? IpAddress.UNSPECIFIED : new IpAddress(hi, lo);
@@ -126,13 +127,13 @@ abstract class FixedLayoutTypeInfo<T> extends TypeInformation<T> {
      * of another layout version is incompatible (there is no migration between layouts yet), and a
      * snapshot newer than this code cannot be read.
      */
-    abstract static class LayoutSnapshot<T> implements TypeSerializerSnapshot<T> {
+    public abstract static class LayoutSnapshot<T> implements TypeSerializerSnapshot<T> {
 
         private final int layoutVersion;
         private final Supplier<TypeSerializer<T>> serializer;
         private int readVersion;
 
-        LayoutSnapshot(int layoutVersion, Supplier<TypeSerializer<T>> serializer) {
+        protected LayoutSnapshot(int layoutVersion, Supplier<TypeSerializer<T>> serializer) {
             this.layoutVersion = layoutVersion;
             this.serializer = serializer;
             this.readVersion = layoutVersion;
