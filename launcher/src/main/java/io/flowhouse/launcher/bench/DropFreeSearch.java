@@ -14,8 +14,8 @@ import java.util.Map;
 /**
  * Steps the offered rate up until a system loses anything anywhere (missing output, kernel socket
  * drops, its own drop/reject counters), then tries once between the last clean and the first lossy
- * rate. The load comes from loadgen in this JVM, over loopback UDP. Bounded: a step takes its load
- * time plus at most the drain time, and the search stops at its deadline.
+ * rate ({@link RateLadder}). The load comes from loadgen in this JVM, over loopback UDP. Bounded: a
+ * step takes its load time plus at most the drain time, and the search stops at its deadline.
  */
 final class DropFreeSearch {
 
@@ -35,9 +35,6 @@ final class DropFreeSearch {
             long drainMillis,
             int replayPool) {}
 
-    /** A step must send this much more than the previous one, or loadgen is at its ceiling. */
-    private static final double CEILING_GROWTH = 1.1;
-
     private final Settings settings;
     private final PrintStream log;
     private final Map<String, Long> sharedProcesses;
@@ -53,63 +50,12 @@ final class DropFreeSearch {
     }
 
     SystemResult run(Collector c, long deadlineNanos) {
-        List<StepResult> steps = new ArrayList<>();
-        boolean limited = false;
-        String error = null;
+        RateLadder.Outcome o;
         try {
-            c.open();
-            warmUp(c);
-            double lastClean = 0;
-            double firstLossy = 0;
-            double lastAchieved = 0;
-            for (double rate : settings.rates()) {
-                if (System.nanoTime() + stepBudgetNanos() > deadlineNanos) {
-                    error = "stopped at the time bound";
-                    break;
-                }
-                StepResult s = step(c, rate);
-                steps.add(s);
-                if (!s.clean()) {
-                    firstLossy = rate;
-                    break;
-                }
-                // Loadgen short of the offered rate and no faster than at the previous step:
-                // this is the generator's ceiling on this machine, not the system's.
-                boolean ceiling = !s.rateHeld() && s.achievedRate() < lastAchieved * CEILING_GROWTH;
-                lastClean = rate;
-                lastAchieved = Math.max(lastAchieved, s.achievedRate());
-                if (ceiling) {
-                    limited = true;
-                    break;
-                }
+            o = search(c, deadlineNanos);
+            if (o.failure() != null) {
+                log.printf(Locale.ROOT, "bench: %s failed: %s%n", c.name(), o.failure());
             }
-            if (!steps.isEmpty() && steps.get(steps.size() - 1).clean()) {
-                // Ended clean: on a step loadgen could not fully offer, or on the highest rate
-                // asked for. Either way the highest clean rate is a lower bound.
-                limited = true;
-            }
-            if (firstLossy > 0
-                    && lastClean > 0
-                    && System.nanoTime() + stepBudgetNanos() < deadlineNanos) {
-                StepResult s = step(c, Math.round((lastClean + firstLossy) / 2));
-                steps.add(s);
-            }
-            // Lossy from the first step: halve the rate (at most three times) to find a clean one.
-            double down = firstLossy;
-            for (int i = 0; i < 3 && lastClean == 0 && down > 0; i++) {
-                down = Math.round(down / 2);
-                if (down < 500 || System.nanoTime() + stepBudgetNanos() > deadlineNanos) {
-                    break;
-                }
-                StepResult s = step(c, down);
-                steps.add(0, s);
-                if (s.clean()) {
-                    lastClean = down;
-                }
-            }
-        } catch (Exception e) {
-            error = e.toString();
-            log.printf(Locale.ROOT, "bench: %s failed: %s%n", c.name(), e);
         } finally {
             try {
                 c.close();
@@ -117,7 +63,18 @@ final class DropFreeSearch {
                 log.printf(Locale.ROOT, "bench: closing %s: %s%n", c.name(), e);
             }
         }
-        return new SystemResult(c.name(), steps, limited, error, c.notes());
+        return new SystemResult(c.name(), o.steps(), o.limited(), o.error(), c.notes());
+    }
+
+    private RateLadder.Outcome search(Collector c, long deadlineNanos) {
+        try {
+            c.open();
+            warmUp(c);
+        } catch (Exception e) {
+            return RateLadder.Outcome.failed(e);
+        }
+        return new RateLadder(settings.rates(), stepBudgetNanos(), deadlineNanos)
+                .climb(rate -> step(c, rate), StepResult::clean);
     }
 
     /**

@@ -55,7 +55,6 @@ final class IpfixBench {
     static final int MAX_UDP_PAYLOAD = 65_507;
 
     private static final long DRAIN_MILLIS = 15_000;
-    private static final double CEILING_GROWTH = 1.1;
 
     private final List<FlowRecord> pool;
     private final int[] recordsPerFlow;
@@ -267,51 +266,12 @@ final class IpfixBench {
     /** The drop-free search of {@code bench agent}, with this exporter as the load. */
     SystemResult search(Receiver r, int mtu, List<Double> rates, long deadlineNanos, String alone) {
         String name = r.name() + "/" + mtu;
-        List<StepResult> steps = new ArrayList<>();
-        boolean limited = false;
-        String error = null;
         long budget = (stepSeconds * 1000L + DRAIN_MILLIS + 20_000L) * 1_000_000L;
-        try {
-            double lastClean = 0;
-            double firstLossy = 0;
-            double lastAchieved = 0;
-            for (double rate : rates) {
-                if (System.nanoTime() + budget > deadlineNanos) {
-                    error = "stopped at the time bound";
-                    break;
-                }
-                StepResult s = step(r, name, mtu, rate);
-                steps.add(s);
-                if (!s.clean()) {
-                    firstLossy = rate;
-                    break;
-                }
-                boolean ceiling = !s.rateHeld() && s.achievedRate() < lastAchieved * CEILING_GROWTH;
-                lastClean = rate;
-                lastAchieved = Math.max(lastAchieved, s.achievedRate());
-                if (ceiling) {
-                    break;
-                }
-            }
-            limited = !steps.isEmpty() && steps.get(steps.size() - 1).clean();
-            if (firstLossy > 0 && lastClean > 0 && System.nanoTime() + budget < deadlineNanos) {
-                steps.add(step(r, name, mtu, Math.round((lastClean + firstLossy) / 2)));
-            }
-            double down = firstLossy;
-            for (int i = 0; i < 3 && lastClean == 0 && down > 0; i++) {
-                down = Math.round(down / 2);
-                if (down < 500 || System.nanoTime() + budget > deadlineNanos) {
-                    break;
-                }
-                StepResult s = step(r, name, mtu, down);
-                steps.add(0, s);
-                if (s.clean()) {
-                    lastClean = down;
-                }
-            }
-        } catch (Exception e) {
-            error = e.toString();
-            out.printf(Locale.ROOT, "bench ipfix: %s failed: %s%n", name, e);
+        RateLadder.Outcome o =
+                new RateLadder(rates, budget, deadlineNanos)
+                        .climb(rate -> step(r, name, mtu, rate), StepResult::clean);
+        if (o.failure() != null) {
+            out.printf(Locale.ROOT, "bench ipfix: %s failed: %s%n", name, o.failure());
         }
         List<String> notes = new ArrayList<>();
         notes.add(
@@ -321,7 +281,7 @@ final class IpfixBench {
                         + " thread");
         notes.add(r.note());
         notes.add(alone);
-        return new SystemResult(name, steps, limited, error, notes);
+        return new SystemResult(name, o.steps(), o.limited(), o.error(), notes);
     }
 
     private StepResult step(Receiver r, String name, int mtu, double rate) throws Exception {

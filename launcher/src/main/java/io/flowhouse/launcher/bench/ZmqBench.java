@@ -48,7 +48,6 @@ final class ZmqBench {
     private static final int MAX_MESSAGE_BYTES = 65_536;
     private static final int QUEUE = 65_536;
     private static final long DRAIN_NANOS = TimeUnit.SECONDS.toNanos(30);
-    private static final double CEILING_GROWTH = 1.1;
 
     private final List<FlowRecord> pool;
     private final PrintStream out;
@@ -425,59 +424,18 @@ final class ZmqBench {
 
     SystemResult search(List<Double> rates, int stepSeconds, long deadline) {
         String name = "zmq->SUB";
-        List<StepResult> steps = new ArrayList<>();
-        String error = null;
         long budget = (stepSeconds + 40L) * 1_000_000_000L;
-        double lastAchieved = 0;
-        boolean limited = false;
-        try {
-            double lastClean = 0;
-            double firstLossy = 0;
-            for (double rate : rates) {
-                if (System.nanoTime() + budget > deadline) {
-                    error = "stopped at the time bound";
-                    break;
-                }
-                StepResult s = step(name, rate, stepSeconds);
-                steps.add(s);
-                if (!s.clean()) {
-                    firstLossy = rate;
-                    break;
-                }
-                boolean ceiling = !s.rateHeld() && s.achievedRate() < lastAchieved * CEILING_GROWTH;
-                lastClean = rate;
-                lastAchieved = Math.max(lastAchieved, s.achievedRate());
-                if (ceiling) {
-                    break;
-                }
-            }
-            limited = !steps.isEmpty() && steps.get(steps.size() - 1).clean();
-            // As in bench agent: once between the last clean and the first lossy rate, or
-            // halving (at most three times) when the first step already lost.
-            if (firstLossy > 0 && lastClean > 0 && System.nanoTime() + budget < deadline) {
-                steps.add(step(name, Math.round((lastClean + firstLossy) / 2), stepSeconds));
-            }
-            double down = firstLossy;
-            for (int i = 0; i < 3 && lastClean == 0 && down > 0; i++) {
-                down = Math.round(down / 2);
-                if (down < 500 || System.nanoTime() + budget > deadline) {
-                    break;
-                }
-                StepResult s = step(name, down, stepSeconds);
-                steps.add(0, s);
-                if (s.clean()) {
-                    lastClean = down;
-                }
-            }
-        } catch (Exception e) {
-            error = e.toString();
-            out.printf(Locale.ROOT, "bench zmq: %s failed: %s%n", name, e);
+        RateLadder.Outcome o =
+                new RateLadder(rates, budget, deadline)
+                        .climb(rate -> step(name, rate, stepSeconds), StepResult::clean);
+        if (o.failure() != null) {
+            out.printf(Locale.ROOT, "bench zmq: %s failed: %s%n", name, o.failure());
         }
         return new SystemResult(
                 name,
-                steps,
-                limited,
-                error,
+                o.steps(),
+                o.limited(),
+                o.error(),
                 List.of(
                         "ZmqPublisher (flowhouse sinks) bound on 127.0.0.1, overflow=drop, queue "
                                 + QUEUE
