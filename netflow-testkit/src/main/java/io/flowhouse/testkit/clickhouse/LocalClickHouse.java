@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.testkit.clickhouse;
 
+import io.flowhouse.codec.clickhouse.ClickHouseServerConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -20,10 +21,11 @@ import java.util.stream.Stream;
 /**
  * A real {@code clickhouse-server} (the Debian package, 18.16 on the CI machine) run as a child
  * process in its own temporary directory: generated minimal {@code config.xml} and {@code
- * users.xml}, free random HTTP and native ports on 127.0.0.1 only, its own data, tmp and user files
- * paths, logs to files. {@link #stop()} and {@link #start()} keep the ports and the data directory,
- * so a test can take ClickHouse away for a while and bring the same server back; {@link #kill()} is
- * {@code kill -9}.
+ * users.xml} ({@link ClickHouseServerConfig}, as {@code ./flowhouse services} writes them), free
+ * random HTTP and native ports on 127.0.0.1 only, its own data, tmp and user files paths, logs to
+ * files. {@link #stop()} and {@link #start()} keep the ports and the data directory, so a test can
+ * take ClickHouse away for a while and bring the same server back; {@link #kill()} is {@code kill
+ * -9}.
  *
  * <pre>{@code
  * try (LocalClickHouse ch = LocalClickHouse.launch()) {
@@ -43,7 +45,7 @@ public final class LocalClickHouse implements ClickHouseService {
     /** System property naming the server binary. */
     public static final String BINARY_PROPERTY = "flowhouse.clickhouse.server";
 
-    private static final String HOST = "127.0.0.1";
+    private static final String HOST = ClickHouseServerConfig.LISTEN_HOST;
     private static final String USER = "default";
 
     /**
@@ -327,83 +329,20 @@ public final class LocalClickHouse implements ClickHouseService {
 
     private void writeConfig() {
         try {
-            for (String sub : List.of("data", "tmp", "user_files", "format_schemas", "log")) {
-                Files.createDirectories(dir.resolve(sub));
-            }
-            Files.writeString(dir.resolve("config.xml"), configXml(), StandardCharsets.UTF_8);
-            Files.writeString(dir.resolve("users.xml"), usersXml(), StandardCharsets.UTF_8);
+            new ClickHouseServerConfig(
+                            dir.toAbsolutePath(),
+                            dir.toAbsolutePath().resolve("log"),
+                            "server",
+                            2,
+                            httpPort,
+                            nativePort,
+                            options.memoryLimitBytes(),
+                            "",
+                            "")
+                    .write();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    private String configXml() {
-        // <yandex> is the root element every ClickHouse version accepts (newer ones also take
-        // <clickhouse>). No interserver port and one listen_host: nothing but loopback is opened.
-        return """
-                <?xml version="1.0"?>
-                <yandex>
-                  <logger>
-                    <level>information</level>
-                    <log>%1$s/log/server.log</log>
-                    <errorlog>%1$s/log/server.err.log</errorlog>
-                    <size>50M</size>
-                    <count>2</count>
-                    <console>0</console>
-                  </logger>
-                  <http_port>%2$d</http_port>
-                  <tcp_port>%3$d</tcp_port>
-                  <listen_host>%4$s</listen_host>
-                  <path>%1$s/data/</path>
-                  <tmp_path>%1$s/tmp/</tmp_path>
-                  <user_files_path>%1$s/user_files/</user_files_path>
-                  <format_schema_path>%1$s/format_schemas/</format_schema_path>
-                  <users_config>users.xml</users_config>
-                  <default_profile>default</default_profile>
-                  <default_database>default</default_database>
-                  <timezone>UTC</timezone>
-                  <mark_cache_size>268435456</mark_cache_size>
-                  <uncompressed_cache_size>268435456</uncompressed_cache_size>
-                  <max_concurrent_queries>100</max_concurrent_queries>
-                  <keep_alive_timeout>10</keep_alive_timeout>
-                  <mlock_executable>false</mlock_executable>
-                </yandex>
-                """
-                .formatted(dir.toAbsolutePath(), httpPort, nativePort, HOST);
-    }
-
-    private String usersXml() {
-        return """
-                <?xml version="1.0"?>
-                <yandex>
-                  <profiles>
-                    <default>
-                      <max_memory_usage>%d</max_memory_usage>
-                    </default>
-                  </profiles>
-                  <users>
-                    <default>
-                      <password></password>
-                      <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
-                      <profile>default</profile>
-                      <quota>default</quota>
-                    </default>
-                  </users>
-                  <quotas>
-                    <default>
-                      <interval>
-                        <duration>3600</duration>
-                        <queries>0</queries>
-                        <errors>0</errors>
-                        <result_rows>0</result_rows>
-                        <read_rows>0</read_rows>
-                        <execution_time>0</execution_time>
-                      </interval>
-                    </default>
-                  </quotas>
-                </yandex>
-                """
-                .formatted(options.memoryLimitBytes());
     }
 
     /** Distinct free TCP ports on 127.0.0.1, all held open until every one is chosen. */
