@@ -13,6 +13,7 @@ import io.flowhouse.codec.template.TemplateScope;
 import io.flowhouse.codec.template.TemplateStatus;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -28,6 +29,9 @@ public final class DataSetDecoder {
     /** Compiled layouts kept per decoder; cleared when full (templates change rarely). */
     static final int MAX_LAYOUTS = 4096;
 
+    /** Slots of the per-template memos below, direct-mapped by a hash of the template id. */
+    private static final int SLOT_BITS = 6;
+
     private final FlowRecordMapper mapper;
     private final Map<Template, RecordLayout> layouts = new HashMap<>();
     private final Map<Template, RecordLayout> v9OptionLayouts = new HashMap<>();
@@ -41,7 +45,15 @@ public final class DataSetDecoder {
     private byte[] copy = new byte[0];
     // Recent scope and keys, so messages of one exporter allocate neither per message or set.
     private TemplateScope lastScope;
-    private final TemplateKey[] keys = new TemplateKey[8];
+    private final TemplateKey[] keys = new TemplateKey[1 << SLOT_BITS];
+    // Templates seen resent, with the raw bytes of their field specifiers: an exporter resending a
+    // template (nfreplay: in every datagram) costs one array comparison, no field-by-field walk.
+    private final Template[] wireTemplates = new Template[1 << SLOT_BITS];
+    private final boolean[] wireEnterprise = new boolean[1 << SLOT_BITS];
+    private final byte[][] wireBytes = new byte[1 << SLOT_BITS][];
+    private final int[] wireLengths = new int[1 << SLOT_BITS];
+    // Templates already checked to describe records of at least one byte.
+    private final Template[] nonEmpty = new Template[1 << SLOT_BITS];
 
     public DataSetDecoder(FlowRecordMapper mapper) {
         this.mapper = mapper;
@@ -64,9 +76,17 @@ public final class DataSetDecoder {
         return s;
     }
 
+    /**
+     * The memo slot of template {@code id}: a multiplicative hash, as exporters number templates
+     * both consecutively (256, 257) and in round steps (pmacct: 1024, 2048).
+     */
+    private static int slot(int id) {
+        return (id * 0x9e37_79b1) >>> (32 - SLOT_BITS);
+    }
+
     /** The key of template {@code id} in {@code scope}; recent keys are reused. */
     public TemplateKey key(TemplateScope scope, int id) {
-        int i = id & (keys.length - 1);
+        int i = slot(id);
         TemplateKey k = keys[i];
         if (k == null || k.scope() != scope || k.templateId() != id) {
             k = scope.key(id);
@@ -105,17 +125,63 @@ public final class DataSetDecoder {
         return l;
     }
 
-    /** Stores a learned template and reports it; a full cache is a TEMPLATE_FLOOD problem. */
-    public static void learn(
-            TemplateCache cache, TemplateScope scope, Template t, DecodeResult.Builder out) {
-        if (t.minRecordLength() == 0) {
-            out.problem(
-                    DecodeProblem.Kind.TEMPLATE_INVALID,
-                    "template " + t.templateId() + " describes zero-length records",
-                    t.templateId());
-            return;
+    /**
+     * If the template record whose field specifiers start at {@code pos} repeats {@code known}
+     * field for field, the position after its last field specifier; otherwise -1 (see {@link
+     * SetWalker#repeats}). A template seen resent before is compared as raw bytes.
+     */
+    public int repeats(
+            ByteBuffer b,
+            int pos,
+            int end,
+            int fieldCount,
+            int scopeFieldCount,
+            Template known,
+            boolean enterpriseBit) {
+        if (known.fields().size() != fieldCount || known.scopeFieldCount() != scopeFieldCount) {
+            return -1;
         }
-        TemplateStatus s = cache.put(scope.key(t.templateId()), t);
+        int slot = slot(known.templateId());
+        boolean heap = b.hasArray();
+        if (heap && wireTemplates[slot] == known && wireEnterprise[slot] == enterpriseBit) {
+            int n = wireLengths[slot];
+            int from = b.arrayOffset() + pos;
+            if (end - pos >= n && Arrays.equals(b.array(), from, from + n, wireBytes[slot], 0, n)) {
+                return pos + n;
+            }
+        }
+        int after =
+                SetWalker.repeats(b, pos, end, fieldCount, scopeFieldCount, known, enterpriseBit);
+        if (after >= 0 && heap) {
+            int n = after - pos;
+            byte[] w = wireBytes[slot];
+            if (w == null || w.length < n) {
+                w = new byte[Math.max(n, 64)];
+                wireBytes[slot] = w;
+            }
+            b.get(pos, w, 0, n);
+            wireLengths[slot] = n;
+            wireTemplates[slot] = known;
+            wireEnterprise[slot] = enterpriseBit;
+        }
+        return after;
+    }
+
+    /** Stores a learned template and reports it; a full cache is a TEMPLATE_FLOOD problem. */
+    public void learn(
+            TemplateCache cache, TemplateScope scope, Template t, DecodeResult.Builder out) {
+        int slot = slot(t.templateId());
+        if (nonEmpty[slot] != t) {
+            if (t.minRecordLength() == 0) {
+                out.problem(
+                        DecodeProblem.Kind.TEMPLATE_INVALID,
+                        "template " + t.templateId() + " describes zero-length records",
+                        t.templateId());
+                return;
+            }
+            nonEmpty[slot] = t;
+        }
+        TemplateStatus s = cache.put(key(scope, t.templateId()), t);
         if (s == TemplateStatus.REJECTED_LIMIT) {
             out.problem(
                     DecodeProblem.Kind.TEMPLATE_FLOOD,

@@ -59,7 +59,7 @@ public record DecodeResult(
         return l.isEmpty() ? List.of() : Collections.unmodifiableList(l);
     }
 
-    /** A builder's records, read-only, without a copy or a second wrapper. */
+    /** A builder's records (or templates), read-only, without a copy or a second wrapper. */
     private static final class Records<T> extends AbstractList<T> implements RandomAccess {
         private final T[] elements;
         private final int size;
@@ -103,7 +103,8 @@ public record DecodeResult(
         TemplateScope scope;
         private FlowRecord[] records;
         private int recordCount;
-        List<Template> learned = List.of();
+        private Template[] learned;
+        private int learnedCount;
         List<TemplateKey> withdrawn = List.of();
         int optionsRecords;
         List<DecodeProblem> problems = List.of();
@@ -145,14 +146,16 @@ public record DecodeResult(
         }
 
         public void learned(Template t) {
-            if (learned.isEmpty()) {
-                learned = new ArrayList<>(4);
+            if (learned == null) {
+                learned = new Template[4];
+            } else if (learnedCount == learned.length) {
+                learned = Arrays.copyOf(learned, learnedCount * 2);
             }
-            learned.add(t);
+            learned[learnedCount++] = t;
         }
 
         public int learnedCount() {
-            return learned.size();
+            return learnedCount;
         }
 
         public void withdrawn(TemplateKey k) {
@@ -191,7 +194,7 @@ public record DecodeResult(
                     sysUptimeMillis,
                     scope,
                     recordCount == 0 ? List.of() : new Records<>(records, recordCount),
-                    learned,
+                    learnedCount == 0 ? List.of() : new Records<>(learned, learnedCount),
                     withdrawn,
                     optionsRecords,
                     problems);

@@ -21,6 +21,22 @@ public record ExporterKey(IpAddress address, int port) {
         }
     }
 
+    /** As the record's, checking identity first (cache keys are usually the same instance). */
+    @Override
+    public boolean equals(Object o) {
+        return o == this
+                || (o instanceof ExporterKey k && port == k.port && address.equals(k.address));
+    }
+
+    /**
+     * The value the record would compute (31 * address hash + port), written out: it is hashed for
+     * every template and options look-up, and the generated method-handle chain inlines poorly.
+     */
+    @Override
+    public int hashCode() {
+        return 31 * address.hashCode() + port;
+    }
+
     /** {@code addr:port}, IPv6 in brackets. */
     @Override
     public String toString() {

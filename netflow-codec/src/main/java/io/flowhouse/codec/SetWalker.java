@@ -37,6 +37,7 @@ public final class SetWalker {
                 int pos,
                 int end,
                 boolean options,
+                DataSetDecoder data,
                 TemplateScope scope,
                 TemplateCache cache,
                 DecodeResult.Builder out);
@@ -144,7 +145,8 @@ public final class SetWalker {
                 }
             } else if (id == templateSetId || id == optionsTemplateSetId) {
                 templateRecords +=
-                        templates.read(b, body, end, id == optionsTemplateSetId, scope, cache, out);
+                        templates.read(
+                                b, body, end, id == optionsTemplateSetId, data, scope, cache, out);
             } else {
                 out.problem(
                         DecodeProblem.Kind.RESERVED_SET_ID,

@@ -237,6 +237,91 @@ class MalformedInputTest {
     }
 
     @Test
+    void resentTemplatesStayTheCachedInstanceUntilTheirBytesChange() throws Exception {
+        // 100 templates in one message: more than the decoder's per-template memo slots, so
+        // slots are shared; every resend must still be told apart by its own bytes.
+        List<Template> ts = new java.util.ArrayList<>();
+        for (int id = 256; id < 356; id++) {
+            ts.add(
+                    Template.of(
+                            id,
+                            List.of(
+                                    FieldSpecifier.of(8, 4),
+                                    new FieldSpecifier(id, 2, 9), // enterprise element
+                                    FieldSpecifier.of(2, 8))));
+        }
+        Template options =
+                new Template(400, List.of(FieldSpecifier.of(144, 4), FieldSpecifier.of(34, 4)), 1);
+        Template optionsTwoScopes =
+                new Template(400, List.of(FieldSpecifier.of(144, 4), FieldSpecifier.of(34, 4)), 2);
+        IpfixEncoder enc = new IpfixEncoder();
+        ByteBuffer b = ByteBuffer.allocate(4096);
+        Template[] first = new Template[ts.size()];
+        Template firstOptions = null;
+        for (int round = 0; round < 4; round++) {
+            b.clear();
+            IpfixEncoder.Message m = enc.begin(b, 5, 0);
+            ts.forEach(m::template);
+            m.template(round < 3 ? options : optionsTwoScopes).finish();
+            DecodeResult r = decoder.decode(b.flip(), CTX, cache);
+            assertThat(r.problems()).isEmpty();
+            assertThat(r.learned()).hasSize(ts.size() + 1);
+            for (int i = 0; i < ts.size(); i++) {
+                Template learned = r.learned().get(i);
+                assertThat(learned).isEqualTo(ts.get(i));
+                if (round == 0) {
+                    first[i] = learned;
+                } else {
+                    assertThat(learned).isSameAs(first[i]);
+                }
+                assertThat(cache.find(r.scope().key(256 + i)).orElseThrow()).isSameAs(first[i]);
+            }
+            Template o = r.learned().get(ts.size());
+            if (round == 0) {
+                firstOptions = o;
+            } else if (round < 3) {
+                assertThat(o).isSameAs(firstOptions);
+            } else {
+                // same field bytes, another scope count: a new template, not a refresh
+                assertThat(o).isEqualTo(optionsTwoScopes).isNotSameAs(firstOptions);
+            }
+        }
+        // one field changed after several identical resends: replaced, and its data decodes
+        Template changed =
+                Template.of(300, List.of(FieldSpecifier.of(8, 4), FieldSpecifier.of(2, 4)));
+        b.clear();
+        enc.begin(b, 5, 0).template(changed).data(300).u32(0x0a000001L).u32(7).finish();
+        DecodeResult r = decoder.decode(b.flip(), CTX, cache);
+        assertThat(r.problems()).isEmpty();
+        assertThat(r.learned()).containsExactly(changed);
+        assertThat(cache.find(r.scope().key(300))).contains(changed);
+        assertThat(r.records())
+                .singleElement()
+                .satisfies(f -> assertThat(f.packets()).isEqualTo(7));
+        // NetFlow v9: the same template three times, then one field longer
+        Template v9First = null;
+        for (int length : new int[] {4, 4, 4, 16}) {
+            DecodeResult v =
+                    decoder.decode(v9(1, flowSet(0, 16, 701, 2, 8, length, 32768, 2)), CTX, cache);
+            Template t = v.learned().get(0);
+            assertThat(t)
+                    .isEqualTo(
+                            Template.of(
+                                    701,
+                                    List.of(
+                                            FieldSpecifier.of(8, length),
+                                            FieldSpecifier.of(32768, 2))));
+            if (v9First == null) {
+                v9First = t;
+            } else if (length == 4) {
+                assertThat(t).isSameAs(v9First);
+            } else {
+                assertThat(t).isNotSameAs(v9First);
+            }
+        }
+    }
+
+    @Test
     void ipfixWithdrawalsRemoveTemplates() throws Exception {
         Template t = Template.of(500, List.of(FieldSpecifier.of(2, 8)));
         ByteBuffer b = ByteBuffer.allocate(256);

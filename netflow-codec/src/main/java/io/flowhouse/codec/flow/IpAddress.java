@@ -63,6 +63,20 @@ public record IpAddress(long hi, long lo) implements Comparable<IpAddress> {
         throw new IllegalArgumentException("not an IP address literal: " + literal);
     }
 
+    @Override
+    public boolean equals(Object o) {
+        return o == this || (o instanceof IpAddress a && hi == a.hi && lo == a.lo);
+    }
+
+    /**
+     * The value the record would compute (31 * hash of hi + hash of lo), written out: addresses key
+     * template and options look-ups on every message. Flink key groups depend on it: keep it.
+     */
+    @Override
+    public int hashCode() {
+        return 31 * Long.hashCode(hi) + Long.hashCode(lo);
+    }
+
     public boolean isIpv4() {
         return hi == 0L && (lo >>> 32) == 0xffffL;
     }

@@ -41,8 +41,8 @@ public final class IpfixDecoder {
                     TEMPLATE_SET_ID,
                     OPTIONS_TEMPLATE_SET_ID,
                     false,
-                    (b, pos, end, options, scope, cache, out) -> {
-                        templates(b, pos, end, options, scope, cache, out);
+                    (b, pos, end, options, data, scope, cache, out) -> {
+                        templates(b, pos, end, options, data, scope, cache, out);
                         return 0;
                     });
 
@@ -120,6 +120,7 @@ public final class IpfixDecoder {
             int pos,
             int end,
             boolean options,
+            DataSetDecoder data,
             TemplateScope scope,
             TemplateCache cache,
             DecodeResult.Builder out) {
@@ -146,14 +147,14 @@ public final class IpfixDecoder {
             boolean valid =
                     id >= MIN_DATA_SET_ID
                             && !(options && (scopeCount == 0 || scopeCount > fieldCount));
-            Template known = valid ? cache.find(scope.key(id)).orElse(null) : null;
+            Template known = valid ? cache.find(data.key(scope, id)).orElse(null) : null;
             int after =
                     known == null
                             ? -1
-                            : SetWalker.repeats(b, pos, end, fieldCount, scopeCount, known, true);
+                            : data.repeats(b, pos, end, fieldCount, scopeCount, known, true);
             if (after >= 0) {
                 pos = after;
-                DataSetDecoder.learn(cache, scope, known, out); // a refresh
+                data.learn(cache, scope, known, out); // a refresh
                 continue;
             }
             List<FieldSpecifier> fields = new ArrayList<>(fieldCount);
@@ -207,7 +208,7 @@ public final class IpfixDecoder {
                         id);
                 continue;
             }
-            DataSetDecoder.learn(cache, scope, new Template(id, fields, scopeCount), out);
+            data.learn(cache, scope, new Template(id, fields, scopeCount), out);
         }
     }
 

@@ -41,7 +41,14 @@ public final class InMemoryTemplateCache implements TemplateCache {
     }
 
     @Override
-    public synchronized TemplateStatus put(TemplateKey key, Template template) {
+    public TemplateStatus put(TemplateKey key, Template template) {
+        if (templates.get(key) == template) {
+            return TemplateStatus.REFRESHED; // the cached instance resent: nothing to change
+        }
+        return putLocked(key, template);
+    }
+
+    private synchronized TemplateStatus putLocked(TemplateKey key, Template template) {
         Template old = templates.get(key);
         if (old == null) {
             ExporterKey exporter = key.scope().exporter();

@@ -19,6 +19,22 @@ public record TemplateScope(ExporterKey exporter, int version, long observationD
         }
     }
 
+    /** As the record's, checking identity first (cache keys are usually the same instance). */
+    @Override
+    public boolean equals(Object o) {
+        return o == this
+                || (o instanceof TemplateScope s
+                        && observationDomainId == s.observationDomainId
+                        && version == s.version
+                        && exporter.equals(s.exporter));
+    }
+
+    /** The value the record would compute, written out (hashed on every cache look-up). */
+    @Override
+    public int hashCode() {
+        return (31 * exporter.hashCode() + version) * 31 + Long.hashCode(observationDomainId);
+    }
+
     public TemplateKey key(int templateId) {
         return new TemplateKey(this, templateId);
     }

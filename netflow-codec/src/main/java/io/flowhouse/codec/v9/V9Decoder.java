@@ -41,10 +41,10 @@ public final class V9Decoder {
                     TEMPLATE_FLOWSET_ID,
                     OPTIONS_TEMPLATE_FLOWSET_ID,
                     true,
-                    (b, pos, end, options, scope, cache, out) ->
+                    (b, pos, end, options, data, scope, cache, out) ->
                             options
-                                    ? optionsTemplates(b, pos, end, scope, cache, out)
-                                    : templates(b, pos, end, scope, cache, out));
+                                    ? optionsTemplates(b, pos, end, data, scope, cache, out)
+                                    : templates(b, pos, end, data, scope, cache, out));
 
     private final DataSetDecoder data;
 
@@ -105,6 +105,7 @@ public final class V9Decoder {
             ByteBuffer b,
             int pos,
             int end,
+            DataSetDecoder data,
             TemplateScope scope,
             TemplateCache cache,
             DecodeResult.Builder out) {
@@ -121,12 +122,12 @@ public final class V9Decoder {
             }
             Template known =
                     id >= MIN_DATA_FLOWSET_ID && fieldCount > 0
-                            ? cache.find(scope.key(id)).orElse(null)
+                            ? cache.find(data.key(scope, id)).orElse(null)
                             : null;
-            if (known != null && SetWalker.repeats(b, pos, end, fieldCount, 0, known, false) >= 0) {
+            if (known != null && data.repeats(b, pos, end, fieldCount, 0, known, false) >= 0) {
                 pos += fieldCount * 4;
                 n++;
-                DataSetDecoder.learn(cache, scope, known, out); // a refresh
+                data.learn(cache, scope, known, out); // a refresh
                 continue;
             }
             List<FieldSpecifier> fields = fields(b, pos, fieldCount);
@@ -143,7 +144,7 @@ public final class V9Decoder {
                         id);
                 continue;
             }
-            DataSetDecoder.learn(cache, scope, Template.of(id, fields), out);
+            data.learn(cache, scope, Template.of(id, fields), out);
         }
         return n;
     }
@@ -152,6 +153,7 @@ public final class V9Decoder {
             ByteBuffer b,
             int pos,
             int end,
+            DataSetDecoder data,
             TemplateScope scope,
             TemplateCache cache,
             DecodeResult.Builder out) {
@@ -184,12 +186,12 @@ public final class V9Decoder {
                             && scopeCount > 0
                             && scopeLen % 4 == 0
                             && optionLen % 4 == 0;
-            Template known = valid ? cache.find(scope.key(id)).orElse(null) : null;
+            Template known = valid ? cache.find(data.key(scope, id)).orElse(null) : null;
             if (known != null
-                    && SetWalker.repeats(b, pos, end, fieldCount, scopeCount, known, false) >= 0) {
+                    && data.repeats(b, pos, end, fieldCount, scopeCount, known, false) >= 0) {
                 pos += fieldCount * 4;
                 n++;
-                DataSetDecoder.learn(cache, scope, known, out); // a refresh
+                data.learn(cache, scope, known, out); // a refresh
                 continue;
             }
             List<FieldSpecifier> fields = fields(b, pos, fieldCount);
@@ -209,7 +211,7 @@ public final class V9Decoder {
                         id);
                 continue;
             }
-            DataSetDecoder.learn(cache, scope, new Template(id, fields, scopeCount), out);
+            data.learn(cache, scope, new Template(id, fields, scopeCount), out);
         }
         return n;
     }
