@@ -40,8 +40,10 @@ public final class DataSetDecoder {
     private final Map<Template, RecordLayout> v9OptionsByIdentity = new IdentityHashMap<>();
     private final long[] scratch = new long[FlowRecordMapper.SCRATCH_SIZE];
     private final RecordContext context = new RecordContext();
-    private Template lastTemplate;
-    private RecordLayout lastLayout;
+    // Layouts of recent templates by slot: exporters interleave sets of several templates
+    // (pmacct: IPv4 and IPv6 in one message), so one "last template" would miss every other set.
+    private final Template[] layoutTemplates = new Template[1 << SLOT_BITS];
+    private final RecordLayout[] slotLayouts = new RecordLayout[1 << SLOT_BITS];
     private byte[] copy = new byte[0];
     // Recent scope and keys, so messages of one exporter allocate neither per message or set.
     private TemplateScope lastScope;
@@ -98,8 +100,9 @@ public final class DataSetDecoder {
     /** The compiled layout of a template (cached). */
     public RecordLayout layout(Template t, boolean v9) {
         boolean v9Options = v9 && t.isOptions();
-        if (t == lastTemplate && !v9Options) {
-            return lastLayout;
+        int slot = slot(t.templateId());
+        if (layoutTemplates[slot] == t && !v9Options) {
+            return slotLayouts[slot];
         }
         Map<Template, RecordLayout> ids = v9Options ? v9OptionsByIdentity : byIdentity;
         RecordLayout l = ids.get(t);
@@ -119,8 +122,8 @@ public final class DataSetDecoder {
             ids.put(t, l);
         }
         if (!v9Options) {
-            lastTemplate = t;
-            lastLayout = l;
+            layoutTemplates[slot] = t;
+            slotLayouts[slot] = l;
         }
         return l;
     }

@@ -113,6 +113,28 @@ public record DecodeResult(
             records = new FlowRecord[Math.max(1, Math.min(expectedRecords, 1024))];
         }
 
+        /**
+         * Empties this builder for the next message, so a decoder can keep one per thread instead
+         * of allocating one per datagram. The lists handed to a built result are never reused.
+         */
+        public Builder reset(int expectedRecords) {
+            version = 0;
+            observationDomainId = 0L;
+            sequenceNumber = 0L;
+            exportTimeMillis = 0L;
+            headerCount = -1;
+            sysUptimeMillis = -1L;
+            scope = null;
+            records = new FlowRecord[Math.max(1, Math.min(expectedRecords, 1024))];
+            recordCount = 0;
+            learned = null;
+            learnedCount = 0;
+            withdrawn = List.of();
+            optionsRecords = 0;
+            problems = List.of();
+            return this;
+        }
+
         public Builder header(
                 int version,
                 long observationDomainId,

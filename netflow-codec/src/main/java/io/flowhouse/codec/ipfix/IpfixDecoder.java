@@ -47,6 +47,7 @@ public final class IpfixDecoder {
                     });
 
     private final DataSetDecoder data;
+    private final DecodeResult.Builder builder = new DecodeResult.Builder(1);
 
     public IpfixDecoder(DataSetDecoder data) {
         this.data = data;
@@ -89,7 +90,7 @@ public final class IpfixDecoder {
         long sequence = b.getInt(start + 8) & 0xffff_ffffL; // uint32
         long domain = b.getInt(start + 12) & 0xffff_ffffL; // uint32
         long exportMillis = exportSecs * 1000L;
-        DecodeResult.Builder out = new DecodeResult.Builder(length / 24);
+        DecodeResult.Builder out = builder.reset(length / 24);
         out.header(10, domain, sequence, exportMillis, -1, -1L);
         TemplateScope scope = data.scope(ctx.exporter(), 10, domain);
         out.scope(scope);

@@ -9,7 +9,10 @@ import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import java.nio.ByteBuffer;
 
-/** Decodes NetFlow v5 export packets: a 24-byte header and up to 30 48-byte records. Stateless. */
+/**
+ * Decodes NetFlow v5 export packets: a 24-byte header and up to 30 48-byte records. Holds a
+ * reusable result builder: one instance per thread.
+ */
 public final class V5Decoder {
 
     public static final int HEADER_SIZE = 24;
@@ -17,6 +20,8 @@ public final class V5Decoder {
 
     /** The most records a v5 packet may carry (Cisco's definition). */
     public static final int MAX_RECORDS = 30;
+
+    private final DecodeResult.Builder builder = new DecodeResult.Builder(1);
 
     /** Decodes one packet from {@code b}'s position; does not move the position. */
     public DecodeResult decode(ByteBuffer b, DecodeContext ctx) throws TruncatedMessageException {
@@ -46,7 +51,7 @@ public final class V5Decoder {
         long domain = ((long) engineType << 8) | engineId;
         long exportMillis = unixSecs * 1000L + unixNsecs / 1_000_000L;
         int fit = (available - HEADER_SIZE) / RECORD_SIZE;
-        DecodeResult.Builder out = new DecodeResult.Builder(Math.min(count, fit));
+        DecodeResult.Builder out = builder.reset(Math.min(count, fit));
         out.header(5, domain, sequence, exportMillis, count, sysUptime);
         if (count == 0 || count > MAX_RECORDS) {
             out.problem(

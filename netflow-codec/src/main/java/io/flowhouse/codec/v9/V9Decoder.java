@@ -47,6 +47,7 @@ public final class V9Decoder {
                                     : templates(b, pos, end, data, scope, cache, out));
 
     private final DataSetDecoder data;
+    private final DecodeResult.Builder builder = new DecodeResult.Builder(1);
 
     public V9Decoder(DataSetDecoder data) {
         this.data = data;
@@ -74,7 +75,7 @@ public final class V9Decoder {
         long sequence = b.getInt(start + 12) & 0xffff_ffffL; // uint32
         long sourceId = b.getInt(start + 16) & 0xffff_ffffL; // uint32
         long exportMillis = unixSecs * 1000L;
-        DecodeResult.Builder out = new DecodeResult.Builder(count);
+        DecodeResult.Builder out = builder.reset(count);
         out.header(9, sourceId, sequence, exportMillis, count, sysUptime);
         TemplateScope scope = data.scope(ctx.exporter(), 9, sourceId);
         out.scope(scope);
