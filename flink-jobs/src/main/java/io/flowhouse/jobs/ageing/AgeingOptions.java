@@ -108,5 +108,30 @@ public final class AgeingOptions {
                             "A packets partition silent this long stops holding back the"
                                     + " watermark.");
 
+    public static final ConfigOption<String> FLOW_TABLE =
+            ConfigOptions.key("flowhouse.packets.flow-table")
+                    .stringType()
+                    .defaultValue("bucketed")
+                    .withDescription(
+                            "bucketed: packets keyed by a hash bucket of their flow key, one keyed"
+                                    + " state entry per bucket holding a compact open-addressing"
+                                    + " table of its flows and one event-time timer per bucket"
+                                    + " (less CPU and memory per flow); keyed: one keyed state"
+                                    + " entry and one timer per flow. Both end flows identically;"
+                                    + " their state is not compatible (a savepoint of one does not"
+                                    + " restore into the other).");
+
+    public static final ConfigOption<Integer> FLOW_TABLE_BUCKETS =
+            ConfigOptions.key("flowhouse.packets.flow-table-buckets")
+                    .intType()
+                    .defaultValue(4096)
+                    .withDescription(
+                            "Buckets of the bucketed flow table, over all parallel instances (a"
+                                    + " multiple of the max parallelism spreads them evenly over"
+                                    + " key groups). More buckets: smaller tables to scan when a"
+                                    + " bucket's timer fires; fewer: less per-bucket overhead."
+                                    + " Changing it moves flows between buckets, so change it only"
+                                    + " without restoring packet-flow state.");
+
     private AgeingOptions() {}
 }

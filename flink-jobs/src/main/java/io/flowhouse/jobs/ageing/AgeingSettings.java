@@ -21,6 +21,8 @@ import org.apache.flink.configuration.Configuration;
  * @param exporterAddress exporter address of packet flows
  * @param maxOutOfOrderness out-of-orderness of packet times
  * @param idleness idleness of a partition
+ * @param bucketedTable the bucketed flow table (true) or one keyed state entry per flow
+ * @param flowTableBuckets buckets of the bucketed flow table
  */
 public record AgeingSettings(
         boolean enabled,
@@ -33,7 +35,9 @@ public record AgeingSettings(
         Duration stateTtl,
         String exporterAddress,
         Duration maxOutOfOrderness,
-        Duration idleness)
+        Duration idleness,
+        boolean bucketedTable,
+        int flowTableBuckets)
         implements Serializable {
 
     private static final long serialVersionUID = 1L;
@@ -56,6 +60,10 @@ public record AgeingSettings(
                             + " (expected: >= 0)");
         }
         IpAddress.parse(exporterAddress);
+        if (flowTableBuckets < 1) {
+            throw new IllegalArgumentException(
+                    "flow table buckets " + flowTableBuckets + " (expected: >= 1)");
+        }
         if (stateTtl.compareTo(activeTimeout.plus(idleTimeout)) <= 0) {
             throw new IllegalArgumentException(
                     "state TTL "
@@ -79,6 +87,11 @@ public record AgeingSettings(
             throw new IllegalArgumentException(
                     "flow mode " + mode + " (expected: uniflow or biflow)");
         }
+        String table = conf.get(AgeingOptions.FLOW_TABLE).trim().toLowerCase(Locale.ROOT);
+        if (!table.equals("bucketed") && !table.equals("keyed")) {
+            throw new IllegalArgumentException(
+                    "flow table " + table + " (expected: bucketed or keyed)");
+        }
         return new AgeingSettings(
                 conf.get(AgeingOptions.ENABLED),
                 conf.get(AgeingOptions.TOPIC),
@@ -90,7 +103,9 @@ public record AgeingSettings(
                 conf.get(AgeingOptions.STATE_TTL),
                 conf.get(AgeingOptions.EXPORTER_ADDRESS).trim(),
                 conf.get(AgeingOptions.MAX_OUT_OF_ORDERNESS),
-                conf.get(AgeingOptions.IDLENESS));
+                conf.get(AgeingOptions.IDLENESS),
+                table.equals("bucketed"),
+                conf.get(AgeingOptions.FLOW_TABLE_BUCKETS));
     }
 
     /** A copy with other timeouts (tests, benchmarks). */
@@ -108,7 +123,9 @@ public record AgeingSettings(
                         : active.plus(idle).multipliedBy(2),
                 exporterAddress,
                 maxOutOfOrderness,
-                idleness);
+                idleness,
+                bucketedTable,
+                flowTableBuckets);
     }
 
     public AgeingSettings withBiflow(boolean bi) {
@@ -123,7 +140,9 @@ public record AgeingSettings(
                 stateTtl,
                 exporterAddress,
                 maxOutOfOrderness,
-                idleness);
+                idleness,
+                bucketedTable,
+                flowTableBuckets);
     }
 
     public AgeingSettings withMaxActiveFlows(int max) {
@@ -138,6 +157,26 @@ public record AgeingSettings(
                 stateTtl,
                 exporterAddress,
                 maxOutOfOrderness,
-                idleness);
+                idleness,
+                bucketedTable,
+                flowTableBuckets);
+    }
+
+    /** A copy with the other flow table (tests run both). */
+    public AgeingSettings withFlowTable(boolean bucketed, int buckets) {
+        return new AgeingSettings(
+                enabled,
+                topic,
+                biflow,
+                activeTimeout,
+                idleTimeout,
+                tcpEndTimeout,
+                maxActiveFlows,
+                stateTtl,
+                exporterAddress,
+                maxOutOfOrderness,
+                idleness,
+                bucketed,
+                buckets);
     }
 }

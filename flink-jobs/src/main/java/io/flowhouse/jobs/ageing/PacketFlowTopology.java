@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
@@ -24,6 +25,9 @@ public final class PacketFlowTopology {
     public static final String UID_SOURCE_PACKETS = "source-packets-raw";
     public static final String UID_AGEING = "age-packet-flows";
 
+    /** The bucketed flow table's operator: its state does not restore from {@link #UID_AGEING}. */
+    public static final String UID_AGEING_BUCKETED = "age-packet-flows-bucketed";
+
     private PacketFlowTopology() {}
 
     /** Packet flows from a source of summaries (Kafka in production, bounded data in tests). */
@@ -35,8 +39,19 @@ public final class PacketFlowTopology {
         return age(summaries, s);
     }
 
-    /** Keys packets by flow and ages them. */
+    /**
+     * Keys packets by flow (or by flow-table bucket, {@code flowhouse.packets.flow-table}) and ages
+     * them.
+     */
     public static DataStream<FlowRecord> age(DataStream<PacketSummary> packets, AgeingSettings s) {
+        if (s.bucketedTable()) {
+            return packets.keyBy(
+                            new PacketBucketSelector(s.biflow(), s.flowTableBuckets()), Types.INT)
+                    .process(
+                            new BucketedFlowAgeingFunction(s), TypeInformation.of(FlowRecord.class))
+                    .uid(UID_AGEING_BUCKETED)
+                    .name("packet flow ageing");
+        }
         return packets.keyBy(new PacketFlowKeySelector(s.biflow()))
                 .process(new FlowAgeingFunction(s), TypeInformation.of(FlowRecord.class))
                 .uid(UID_AGEING)

@@ -7,13 +7,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
-import io.flowhouse.codec.packet.PacketSummary;
 import java.time.Duration;
 import java.util.List;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
-import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Harness tests: every way a flow ends, and state and timers back to zero after each. */
 class FlowAgeingFunctionTest {
@@ -30,36 +27,24 @@ class FlowAgeingFunctionTest {
                         Duration.ofSeconds(120), Duration.ofSeconds(30), Duration.ofSeconds(10));
     }
 
-    private static KeyedOneInputStreamOperatorTestHarness<PacketFlowKey, PacketSummary, FlowRecord>
-            harness(AgeingSettings s) throws Exception {
-        var h =
-                ProcessFunctionTestHarnesses.forKeyedProcessFunction(
-                        new FlowAgeingFunction(s),
-                        new PacketFlowKeySelector(s.biflow()),
-                        TypeInformation.of(PacketFlowKey.class));
-        h.open();
-        return h;
+    /** The keyed or the bucketed table; 8 buckets, so that flows share them. */
+    static AgeingHarness harness(AgeingSettings s, boolean bucketed) throws Exception {
+        return AgeingHarness.open(s.withFlowTable(bucketed, 8));
     }
 
-    private static void push(
-            KeyedOneInputStreamOperatorTestHarness<PacketFlowKey, PacketSummary, FlowRecord> h,
-            PacketSummary p)
-            throws Exception {
-        h.processElement(p, p.timestampNanos() / 1_000_000L);
-    }
-
-    @Test
-    void idleTimeoutEndsTheFlowAndClearsStateAndTimer() throws Exception {
-        var h = harness(settings());
+    @ParameterizedTest(name = "bucketed table: {0}")
+    @ValueSource(booleans = {false, true})
+    void idleTimeoutEndsTheFlowAndClearsStateAndTimer(boolean bucketed) throws Exception {
+        var h = harness(settings(), bucketed);
         try {
-            push(h, udp(T0, "192.0.2.1", 5000, "198.51.100.1", 53, 60));
-            push(h, udp(T0 + 1_000, "192.0.2.1", 5000, "198.51.100.1", 53, 80));
-            assertThat(h.numKeyedStateEntries()).isEqualTo(1);
-            assertThat(h.numEventTimeTimers()).isEqualTo(1);
-            h.processWatermark(T0 + 30_999);
-            assertThat(h.extractOutputValues()).isEmpty();
-            h.processWatermark(T0 + 31_000);
-            List<FlowRecord> out = h.extractOutputValues();
+            h.push(udp(T0, "192.0.2.1", 5000, "198.51.100.1", 53, 60));
+            h.push(udp(T0 + 1_000, "192.0.2.1", 5000, "198.51.100.1", 53, 80));
+            assertThat(h.flows()).isEqualTo(1);
+            assertThat(h.timers()).isEqualTo(1);
+            h.watermark(T0 + 30_999);
+            assertThat(h.output()).isEmpty();
+            h.watermark(T0 + 31_000);
+            List<FlowRecord> out = h.output();
             assertThat(out).hasSize(1);
             FlowRecord f = out.get(0);
             assertThat(f.packets()).isEqualTo(2);
@@ -75,169 +60,179 @@ class FlowAgeingFunctionTest {
             assertThat(f.inputInterface()).isEqualTo(1);
             assertThat(f.observationDomainId()).isEqualTo(1);
             assertThat(f.exporterAddress()).isEqualTo(IpAddress.parse("127.0.0.1"));
-            assertThat(h.numKeyedStateEntries()).isZero();
-            assertThat(h.numEventTimeTimers()).isZero();
+            assertThat(h.stateEntries()).isZero();
+            assertThat(h.timers()).isZero();
         } finally {
             h.close();
         }
     }
 
-    @Test
-    void activeTimeoutCutsALongFlowAndTheRestStartsANewOne() throws Exception {
+    @ParameterizedTest(name = "bucketed table: {0}")
+    @ValueSource(booleans = {false, true})
+    void activeTimeoutCutsALongFlowAndTheRestStartsANewOne(boolean bucketed) throws Exception {
         AgeingSettings s =
                 settings()
                         .withTimeouts(Duration.ofSeconds(3), Duration.ofSeconds(10), Duration.ZERO);
-        var h = harness(s);
+        var h = harness(s, bucketed);
         try {
             for (int i = 0; i < 5; i++) {
-                push(h, udp(T0 + i * 1_000L, "192.0.2.1", 5000, "198.51.100.1", 514, 100));
-                h.processWatermark(T0 + i * 1_000L);
+                h.push(udp(T0 + i * 1_000L, "192.0.2.1", 5000, "198.51.100.1", 514, 100));
+                h.watermark(T0 + i * 1_000L);
             }
             // Packets at 0, 1, 2 s form the first flow (active timeout at 3 s); 3 and 4 the next.
-            List<FlowRecord> first = h.extractOutputValues();
+            List<FlowRecord> first = h.output();
             assertThat(first).hasSize(1);
             assertThat(first.get(0).packets()).isEqualTo(3);
             assertThat(first.get(0).flowEndReason()).isEqualTo(FlowAgeingFunction.END_ACTIVE);
-            h.processWatermark(Long.MAX_VALUE);
-            List<FlowRecord> all = h.extractOutputValues();
+            h.watermark(Long.MAX_VALUE);
+            List<FlowRecord> all = h.output();
             assertThat(all).hasSize(2);
             assertThat(all.get(1).packets()).isEqualTo(2);
             assertThat(all.get(1).flowStartMillis()).isEqualTo(T0 + 3_000);
             assertThat(all.stream().mapToLong(FlowRecord::bytes).sum()).isEqualTo(500);
-            assertThat(h.numKeyedStateEntries()).isZero();
-            assertThat(h.numEventTimeTimers()).isZero();
+            assertThat(h.stateEntries()).isZero();
+            assertThat(h.timers()).isZero();
         } finally {
             h.close();
         }
     }
 
-    @Test
-    void aPacketPastTheDeadlineEndsTheFlowWithoutWaitingForTheTimer() throws Exception {
+    @ParameterizedTest(name = "bucketed table: {0}")
+    @ValueSource(booleans = {false, true})
+    void aPacketPastTheDeadlineEndsTheFlowWithoutWaitingForTheTimer(boolean bucketed)
+            throws Exception {
         // What BATCH execution relies on: timers of a key fire only after all its packets.
-        var h = harness(settings());
+        var h = harness(settings(), bucketed);
         try {
-            push(h, udp(T0, "192.0.2.1", 5000, "198.51.100.1", 53, 60));
-            push(h, udp(T0 + 45_000, "192.0.2.1", 5000, "198.51.100.1", 53, 60));
-            List<FlowRecord> out = h.extractOutputValues();
+            h.push(udp(T0, "192.0.2.1", 5000, "198.51.100.1", 53, 60));
+            h.push(udp(T0 + 45_000, "192.0.2.1", 5000, "198.51.100.1", 53, 60));
+            List<FlowRecord> out = h.output();
             assertThat(out).hasSize(1);
             assertThat(out.get(0).flowEndReason()).isEqualTo(FlowAgeingFunction.END_IDLE);
-            assertThat(h.numKeyedStateEntries()).isEqualTo(1);
-            assertThat(h.numEventTimeTimers()).isEqualTo(1);
-            h.processWatermark(Long.MAX_VALUE);
-            assertThat(h.extractOutputValues()).hasSize(2);
-            assertThat(h.numKeyedStateEntries()).isZero();
-            assertThat(h.numEventTimeTimers()).isZero();
+            assertThat(h.flows()).isEqualTo(1);
+            assertThat(h.timers()).isEqualTo(1);
+            h.watermark(Long.MAX_VALUE);
+            assertThat(h.output()).hasSize(2);
+            assertThat(h.stateEntries()).isZero();
+            assertThat(h.timers()).isZero();
         } finally {
             h.close();
         }
     }
 
-    @Test
-    void finEndsTheFlowAfterTheLingerWithTheClosingPackets() throws Exception {
-        var h = harness(settings());
+    @ParameterizedTest(name = "bucketed table: {0}")
+    @ValueSource(booleans = {false, true})
+    void finEndsTheFlowAfterTheLingerWithTheClosingPackets(boolean bucketed) throws Exception {
+        var h = harness(settings(), bucketed);
         try {
-            push(h, tcp(T0, "192.0.2.1", 40000, "198.51.100.1", 443, SYN, 60));
-            push(h, tcp(T0 + 100, "192.0.2.1", 40000, "198.51.100.1", 443, ACK, 1500));
-            push(h, tcp(T0 + 200, "192.0.2.1", 40000, "198.51.100.1", 443, FIN | ACK, 52));
-            push(h, tcp(T0 + 300, "192.0.2.1", 40000, "198.51.100.1", 443, ACK, 52));
-            h.processWatermark(T0 + 10_199);
-            assertThat(h.extractOutputValues()).isEmpty();
-            h.processWatermark(T0 + 10_200);
-            List<FlowRecord> out = h.extractOutputValues();
+            h.push(tcp(T0, "192.0.2.1", 40000, "198.51.100.1", 443, SYN, 60));
+            h.push(tcp(T0 + 100, "192.0.2.1", 40000, "198.51.100.1", 443, ACK, 1500));
+            h.push(tcp(T0 + 200, "192.0.2.1", 40000, "198.51.100.1", 443, FIN | ACK, 52));
+            h.push(tcp(T0 + 300, "192.0.2.1", 40000, "198.51.100.1", 443, ACK, 52));
+            h.watermark(T0 + 10_199);
+            assertThat(h.output()).isEmpty();
+            h.watermark(T0 + 10_200);
+            List<FlowRecord> out = h.output();
             assertThat(out).hasSize(1);
             assertThat(out.get(0).packets()).isEqualTo(4);
             assertThat(out.get(0).tcpFlags()).isEqualTo(SYN | ACK | FIN);
             assertThat(out.get(0).flowEndReason()).isEqualTo(FlowAgeingFunction.END_OF_FLOW);
-            assertThat(h.numKeyedStateEntries()).isZero();
-            assertThat(h.numEventTimeTimers()).isZero();
+            assertThat(h.stateEntries()).isZero();
+            assertThat(h.timers()).isZero();
         } finally {
             h.close();
         }
     }
 
-    @Test
-    void rstWithoutLingerEndsTheFlowAtOnce() throws Exception {
+    @ParameterizedTest(name = "bucketed table: {0}")
+    @ValueSource(booleans = {false, true})
+    void rstWithoutLingerEndsTheFlowAtOnce(boolean bucketed) throws Exception {
         AgeingSettings s =
                 settings()
                         .withTimeouts(
                                 Duration.ofSeconds(120), Duration.ofSeconds(30), Duration.ZERO);
-        var h = harness(s);
+        var h = harness(s, bucketed);
         try {
-            push(h, tcp(T0, "192.0.2.1", 40000, "198.51.100.1", 22, SYN, 60));
-            push(h, tcp(T0 + 5, "192.0.2.1", 40000, "198.51.100.1", 22, RST, 40));
-            List<FlowRecord> out = h.extractOutputValues();
+            h.push(tcp(T0, "192.0.2.1", 40000, "198.51.100.1", 22, SYN, 60));
+            h.push(tcp(T0 + 5, "192.0.2.1", 40000, "198.51.100.1", 22, RST, 40));
+            List<FlowRecord> out = h.output();
             assertThat(out).hasSize(1);
             assertThat(out.get(0).packets()).isEqualTo(2);
             assertThat(out.get(0).flowEndReason()).isEqualTo(FlowAgeingFunction.END_OF_FLOW);
-            assertThat(h.numKeyedStateEntries()).isZero();
-            assertThat(h.numEventTimeTimers()).isZero();
+            assertThat(h.stateEntries()).isZero();
+            assertThat(h.timers()).isZero();
         } finally {
             h.close();
         }
     }
 
-    @Test
-    void memoryBoundExportsNewFlowsAtOnceWhenTheCacheIsFull() throws Exception {
-        var h = harness(settings().withMaxActiveFlows(2));
+    @ParameterizedTest(name = "bucketed table: {0}")
+    @ValueSource(booleans = {false, true})
+    void memoryBoundExportsNewFlowsAtOnceWhenTheCacheIsFull(boolean bucketed) throws Exception {
+        var h = harness(settings().withMaxActiveFlows(2), bucketed);
         try {
-            push(h, udp(T0, "192.0.2.1", 1, "198.51.100.1", 53, 60));
-            push(h, udp(T0, "192.0.2.2", 1, "198.51.100.1", 53, 60));
-            push(h, udp(T0 + 1, "192.0.2.3", 1, "198.51.100.1", 53, 70));
-            List<FlowRecord> out = h.extractOutputValues();
+            h.push(udp(T0, "192.0.2.1", 1, "198.51.100.1", 53, 60));
+            h.push(udp(T0, "192.0.2.2", 1, "198.51.100.1", 53, 60));
+            h.push(udp(T0 + 1, "192.0.2.3", 1, "198.51.100.1", 53, 70));
+            List<FlowRecord> out = h.output();
             assertThat(out).hasSize(1);
             assertThat(out.get(0).srcAddr()).isEqualTo(IpAddress.parse("192.0.2.3"));
             assertThat(out.get(0).flowEndReason())
                     .isEqualTo(FlowAgeingFunction.END_LACK_OF_RESOURCES);
-            assertThat(h.numKeyedStateEntries()).isEqualTo(2);
-            h.processWatermark(Long.MAX_VALUE);
-            assertThat(h.extractOutputValues()).hasSize(3);
-            assertThat(h.numKeyedStateEntries()).isZero();
-            assertThat(h.numEventTimeTimers()).isZero();
+            assertThat(h.flows()).isEqualTo(2);
+            h.watermark(Long.MAX_VALUE);
+            assertThat(h.output()).hasSize(3);
+            assertThat(h.stateEntries()).isZero();
+            assertThat(h.timers()).isZero();
             // Room again once the cached flows ended.
-            push(h, udp(T0 + 100_000, "192.0.2.4", 1, "198.51.100.1", 53, 60));
-            assertThat(h.numKeyedStateEntries()).isEqualTo(1);
+            h.push(udp(T0 + 100_000, "192.0.2.4", 1, "198.51.100.1", 53, 60));
+            assertThat(h.flows()).isEqualTo(1);
         } finally {
             h.close();
         }
     }
 
-    @Test
-    void aFlowTheStateTtlDroppedGivesItsPlaceInTheMemoryBoundBack() throws Exception {
+    @ParameterizedTest(name = "bucketed table: {0}")
+    @ValueSource(booleans = {false, true})
+    void aFlowTheStateTtlDroppedGivesItsPlaceInTheMemoryBoundBack(boolean bucketed)
+            throws Exception {
         AgeingSettings s = settings().withMaxActiveFlows(1);
-        var h = harness(s);
+        var h = harness(s, bucketed);
         try {
             h.setStateTtlProcessingTime(0);
-            push(h, udp(T0, "192.0.2.1", 1, "198.51.100.1", 53, 60));
+            h.push(udp(T0, "192.0.2.1", 1, "198.51.100.1", 53, 60));
             // The watermark stalls for longer than the TTL: the backstop drops the cached flow.
             h.setStateTtlProcessingTime(s.stateTtl().toMillis() + 1);
-            h.processWatermark(T0 + 31_000);
-            assertThat(h.extractOutputValues()).isEmpty();
-            assertThat(h.numEventTimeTimers()).isZero();
+            h.watermark(T0 + 31_000);
+            assertThat(h.output()).isEmpty();
+            assertThat(h.timers()).isZero();
             // The next flow is cached again, not exported at once for lack of resources.
-            push(h, udp(T0 + 40_000, "192.0.2.2", 1, "198.51.100.1", 53, 70));
-            assertThat(h.extractOutputValues()).isEmpty();
-            assertThat(h.numEventTimeTimers()).isEqualTo(1);
-            h.processWatermark(Long.MAX_VALUE);
-            List<FlowRecord> out = h.extractOutputValues();
+            h.push(udp(T0 + 40_000, "192.0.2.2", 1, "198.51.100.1", 53, 70));
+            assertThat(h.output()).isEmpty();
+            assertThat(h.timers()).isEqualTo(1);
+            h.watermark(Long.MAX_VALUE);
+            List<FlowRecord> out = h.output();
             assertThat(out).hasSize(1);
             assertThat(out.get(0).srcAddr()).isEqualTo(IpAddress.parse("192.0.2.2"));
             assertThat(out.get(0).flowEndReason()).isEqualTo(FlowAgeingFunction.END_IDLE);
-            assertThat(h.numEventTimeTimers()).isZero();
+            assertThat(h.timers()).isZero();
         } finally {
             h.close();
         }
     }
 
-    @Test
-    void biflowPutsTheAnswerInTheReverseCountersOfTheInitiatorsFlow() throws Exception {
-        var h = harness(settings().withBiflow(true));
+    @ParameterizedTest(name = "bucketed table: {0}")
+    @ValueSource(booleans = {false, true})
+    void biflowPutsTheAnswerInTheReverseCountersOfTheInitiatorsFlow(boolean bucketed)
+            throws Exception {
+        var h = harness(settings().withBiflow(true), bucketed);
         try {
-            push(h, udp(T0, "198.51.100.9", 5353, "192.0.2.1", 53, 60));
-            push(h, udp(T0 + 10, "192.0.2.1", 53, "198.51.100.9", 5353, 200));
-            push(h, udp(T0 + 20, "198.51.100.9", 5353, "192.0.2.1", 53, 61));
-            assertThat(h.numKeyedStateEntries()).isEqualTo(1);
-            h.processWatermark(Long.MAX_VALUE);
-            List<FlowRecord> out = h.extractOutputValues();
+            h.push(udp(T0, "198.51.100.9", 5353, "192.0.2.1", 53, 60));
+            h.push(udp(T0 + 10, "192.0.2.1", 53, "198.51.100.9", 5353, 200));
+            h.push(udp(T0 + 20, "198.51.100.9", 5353, "192.0.2.1", 53, 61));
+            assertThat(h.flows()).isEqualTo(1);
+            h.watermark(Long.MAX_VALUE);
+            List<FlowRecord> out = h.output();
             assertThat(out).hasSize(1);
             FlowRecord f = out.get(0);
             assertThat(f.srcAddr()).isEqualTo(IpAddress.parse("198.51.100.9"));
@@ -247,24 +242,25 @@ class FlowAgeingFunctionTest {
             assertThat(f.bytes()).isEqualTo(121);
             assertThat(f.reversePackets()).isEqualTo(1);
             assertThat(f.reverseBytes()).isEqualTo(200);
-            assertThat(h.numKeyedStateEntries()).isZero();
-            assertThat(h.numEventTimeTimers()).isZero();
+            assertThat(h.stateEntries()).isZero();
+            assertThat(h.timers()).isZero();
         } finally {
             h.close();
         }
     }
 
-    @Test
-    void uniflowKeepsEachDirectionApart() throws Exception {
-        var h = harness(settings());
+    @ParameterizedTest(name = "bucketed table: {0}")
+    @ValueSource(booleans = {false, true})
+    void uniflowKeepsEachDirectionApart(boolean bucketed) throws Exception {
+        var h = harness(settings(), bucketed);
         try {
-            push(h, udp(T0, "198.51.100.9", 5353, "192.0.2.1", 53, 60));
-            push(h, udp(T0 + 10, "192.0.2.1", 53, "198.51.100.9", 5353, 200));
-            assertThat(h.numKeyedStateEntries()).isEqualTo(2);
-            h.processWatermark(Long.MAX_VALUE);
-            assertThat(h.extractOutputValues()).hasSize(2);
-            assertThat(h.numKeyedStateEntries()).isZero();
-            assertThat(h.numEventTimeTimers()).isZero();
+            h.push(udp(T0, "198.51.100.9", 5353, "192.0.2.1", 53, 60));
+            h.push(udp(T0 + 10, "192.0.2.1", 53, "198.51.100.9", 5353, 200));
+            assertThat(h.flows()).isEqualTo(2);
+            h.watermark(Long.MAX_VALUE);
+            assertThat(h.output()).hasSize(2);
+            assertThat(h.stateEntries()).isZero();
+            assertThat(h.timers()).isZero();
         } finally {
             h.close();
         }

@@ -7,9 +7,8 @@ import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.packet.PacketSummary;
 import java.time.Duration;
 import java.util.List;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The shared synthetic trace ({@code packets-synthetic.pcap}, 42,173 packets, 600 s) through the
@@ -49,8 +48,9 @@ class SyntheticTraceAgeingTest {
     private static final int ICMP_ECHO_EXCHANGES = 88 + 42;
 
     /** softflowd 1.1.0 defaults with -t maxlife=120: tcp 3600, tcp.fin 300, udp/icmp 300. */
-    private static AgeingSettings softflowd(boolean biflow) {
+    private static AgeingSettings softflowd(boolean biflow, boolean bucketed) {
         return AgeingSettings.defaults()
+                .withFlowTable(bucketed, 4096)
                 .withTimeouts(
                         Duration.ofSeconds(120), Duration.ofSeconds(300), Duration.ofSeconds(300))
                 .withBiflow(biflow)
@@ -58,59 +58,53 @@ class SyntheticTraceAgeingTest {
     }
 
     /** pmacct nfprobe_timeouts: tcp=60, tcp.fin/rst=10, udp/icmp=30, maxlife=120. */
-    private static AgeingSettings pmacct() {
+    private static AgeingSettings pmacct(boolean bucketed) {
         return AgeingSettings.defaults()
+                .withFlowTable(bucketed, 4096)
                 .withTimeouts(
                         Duration.ofSeconds(120), Duration.ofSeconds(30), Duration.ofSeconds(10))
                 .withMaxActiveFlows(0);
     }
 
     static List<FlowRecord> age(List<PacketSummary> packets, AgeingSettings s) throws Exception {
-        var h =
-                ProcessFunctionTestHarnesses.forKeyedProcessFunction(
-                        new FlowAgeingFunction(s),
-                        new PacketFlowKeySelector(s.biflow()),
-                        TypeInformation.of(PacketFlowKey.class));
-        try {
-            h.open();
+        try (AgeingHarness h = AgeingHarness.open(s)) {
             long maxSeen = Long.MIN_VALUE;
             int n = 0;
             for (PacketSummary p : packets) {
-                long ts = p.timestampNanos() / 1_000_000L;
-                h.processElement(p, ts);
-                maxSeen = Math.max(maxSeen, ts);
+                h.push(p);
+                maxSeen = Math.max(maxSeen, p.timestampNanos() / 1_000_000L);
                 if (++n % 500 == 0) {
-                    h.processWatermark(maxSeen - 1_000);
+                    h.watermark(maxSeen - 1_000);
                 }
             }
-            h.processWatermark(Long.MAX_VALUE);
-            assertThat(h.numKeyedStateEntries()).isZero();
-            assertThat(h.numEventTimeTimers()).isZero();
-            return h.extractOutputValues();
-        } finally {
-            h.close();
+            h.watermark(Long.MAX_VALUE);
+            assertThat(h.stateEntries()).isZero();
+            assertThat(h.timers()).isZero();
+            assertThat(h.flows()).isZero();
+            return h.output();
         }
     }
 
-    @Test
-    void traceTotalsAreExactAndFlowCountsNearThePeers() throws Exception {
+    @ParameterizedTest(name = "bucketed table: {0}")
+    @ValueSource(booleans = {false, true})
+    void traceTotalsAreExactAndFlowCountsNearThePeers(boolean bucketed) throws Exception {
         List<PacketSummary> packets = Packets.trace();
         assertThat(packets).hasSize((int) Packets.TRACE_PACKETS);
 
-        List<FlowRecord> uni = age(packets, softflowd(false));
+        List<FlowRecord> uni = age(packets, softflowd(false, bucketed));
         assertThat(uni.stream().mapToLong(FlowRecord::packets).sum())
                 .isEqualTo(Packets.TRACE_PACKETS);
         assertThat(uni.stream().mapToLong(FlowRecord::bytes).sum()).isEqualTo(Packets.TRACE_BYTES);
         assertThat((double) uni.size()).isBetween(2_991 * (1 - MARGIN), 2_991 * (1 + MARGIN));
 
-        List<FlowRecord> bi = age(packets, softflowd(true));
+        List<FlowRecord> bi = age(packets, softflowd(true, bucketed));
         assertThat(bi.stream().mapToLong(f -> f.packets() + f.reversePackets()).sum())
                 .isEqualTo(Packets.TRACE_PACKETS);
         assertThat(bi.stream().mapToLong(f -> f.bytes() + f.reverseBytes()).sum())
                 .isEqualTo(Packets.TRACE_BYTES);
         assertThat((double) bi.size()).isBetween(1_673 * (1 - MARGIN), 1_673 * (1 + MARGIN));
 
-        List<FlowRecord> pm = age(packets, pmacct());
+        List<FlowRecord> pm = age(packets, pmacct(bucketed));
         assertThat(pm.stream().mapToLong(FlowRecord::packets).sum())
                 .isEqualTo(Packets.TRACE_PACKETS);
         assertThat(pm.stream().mapToLong(FlowRecord::bytes).sum()).isEqualTo(Packets.TRACE_BYTES);

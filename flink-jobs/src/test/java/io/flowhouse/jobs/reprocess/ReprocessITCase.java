@@ -56,7 +56,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * streaming topology on a MiniCluster into ClickHouse (raw flows + 1 m and 1 h rollups); then
  * {@link ReprocessJob} in BATCH mode over the same Kafka time range writes a separate database with
  * a 5 m rollup. Raw totals, row ids and rollup totals match the streamed ones exactly, and the
- * packet totals equal the trace; running the reprocessing again changes nothing.
+ * packet totals equal the trace; running the reprocessing again changes nothing, and so does
+ * reprocessing with the keyed flow table instead of the default bucketed one.
  */
 class ReprocessITCase {
 
@@ -192,6 +193,25 @@ class ReprocessITCase {
         assertThat(rowIds(ch, "rp_batch")).isEqualTo(rowIds(ch, "rp_stream"));
         assertThat(rollupRows(ch, "rp_batch", "flows_5m")).isEqualTo(before5m);
         assertThat(rollup(ch, "rp_batch", "flows_5m")).isEqualTo(rawAsRollup(streamedRaw));
+
+        // 4. The keyed flow table (one state entry per flow; the runs above used the default
+        // bucketed table) ages the packets into the very same rows.
+        runReprocess(
+                ch,
+                new String[] {
+                    "--from",
+                    Long.toString(range[0]),
+                    "--to",
+                    Long.toString(range[1]),
+                    "--target-database",
+                    "rp_keyed",
+                    "--resolutions",
+                    "5m",
+                    "--flowhouse.packets.flow-table",
+                    "keyed"
+                });
+        assertThat(raw(ch, "rp_keyed")).isEqualTo(streamedRaw);
+        assertThat(rowIds(ch, "rp_keyed")).isEqualTo(rowIds(ch, "rp_stream"));
     }
 
     private static void runReprocess(LocalClickHouse ch, String[] flags) throws Exception {

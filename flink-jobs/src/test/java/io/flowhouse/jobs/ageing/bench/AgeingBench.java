@@ -8,7 +8,9 @@ import io.flowhouse.codec.packet.FlowHash;
 import io.flowhouse.codec.packet.PacketBatchCodec;
 import io.flowhouse.codec.packet.PacketSummary;
 import io.flowhouse.jobs.ageing.AgeingSettings;
+import io.flowhouse.jobs.ageing.BucketedFlowAgeingFunction;
 import io.flowhouse.jobs.ageing.FlowAgeingFunction;
+import io.flowhouse.jobs.ageing.PacketBucketSelector;
 import io.flowhouse.jobs.ageing.PacketFlowKey;
 import io.flowhouse.jobs.ageing.PacketFlowKeySelector;
 import io.flowhouse.jobs.ageing.PacketFlowTopology;
@@ -28,6 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import javax.management.NotificationEmitter;
 import javax.management.openmbean.CompositeData;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -57,17 +60,30 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *                    MiniCluster (parallelism 2) -> a local clickhouse-server: raw flows and
  *                    1 m + 1 h rollups; flows/s of wall time
  * </pre>
+ *
+ * <p>A last argument {@code keyed} or {@code bucketed} (the default) picks the flow table ({@code
+ * flowhouse.packets.flow-table}), so one build measures both back to back.
  */
 public final class AgeingBench {
 
     private static final long T0 = 1_705_320_000_000L;
 
+    /** The flow table measured: bucketed (default) or keyed. */
+    private static boolean bucketed = true;
+
     private AgeingBench() {}
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] argv) throws Exception {
+        String[] args = argv;
+        String last = args.length > 0 ? args[args.length - 1] : "";
+        if (last.equals("keyed") || last.equals("bucketed")) {
+            bucketed = last.equals("bucketed");
+            args = java.util.Arrays.copyOf(args, args.length - 1);
+        }
         String mode = args.length > 0 ? args[0] : "state";
         long a = args.length > 1 ? Long.parseLong(args[1]) : 1_000_000L;
         long b = args.length > 2 ? Long.parseLong(args[2]) : 100_000L;
+        System.out.println("flow table: " + (bucketed ? "bucketed" : "keyed"));
         switch (mode) {
             case "state" -> state((int) a);
             case "operator" -> operator(a, (int) b);
@@ -100,21 +116,31 @@ public final class AgeingBench {
                 false);
     }
 
-    private static KeyedOneInputStreamOperatorTestHarness<PacketFlowKey, PacketSummary, FlowRecord>
-            harness(AgeingSettings s) throws Exception {
-        var h =
-                ProcessFunctionTestHarnesses.forKeyedProcessFunction(
-                        new FlowAgeingFunction(s),
-                        new PacketFlowKeySelector(false),
-                        TypeInformation.of(PacketFlowKey.class));
+    private static KeyedOneInputStreamOperatorTestHarness<?, PacketSummary, FlowRecord> harness(
+            AgeingSettings s) throws Exception {
+        KeyedOneInputStreamOperatorTestHarness<?, PacketSummary, FlowRecord> h;
+        if (s.bucketedTable()) {
+            h =
+                    ProcessFunctionTestHarnesses.forKeyedProcessFunction(
+                            new BucketedFlowAgeingFunction(s),
+                            new PacketBucketSelector(false, s.flowTableBuckets()),
+                            Types.INT);
+        } else {
+            h =
+                    ProcessFunctionTestHarnesses.forKeyedProcessFunction(
+                            new FlowAgeingFunction(s),
+                            new PacketFlowKeySelector(false),
+                            TypeInformation.of(PacketFlowKey.class));
+        }
         h.open();
         return h;
     }
 
     private static AgeingSettings settings() {
-        return AgeingSettings.defaults()
-                .withTimeouts(Duration.ofHours(1), Duration.ofHours(1), Duration.ofSeconds(10))
-                .withMaxActiveFlows(0);
+        AgeingSettings d = AgeingSettings.defaults();
+        return d.withTimeouts(Duration.ofHours(1), Duration.ofHours(1), Duration.ofSeconds(10))
+                .withMaxActiveFlows(0)
+                .withFlowTable(bucketed, d.flowTableBuckets());
     }
 
     static void state(int flows) throws Exception {
