@@ -39,7 +39,9 @@ public final class RecordLayout {
     private final int[] u16;
     private final int[] u32;
     private final int[] u64;
-    // The rest (MACs, IPv6, times in seconds or NTP, strings, odd widths): entry as above, plus
+    private final int[] u48; // MAC addresses
+    private final int[] v6; // IPv6 addresses: two scratch slots each
+    // The rest (times in seconds or NTP, strings, odd widths): entry as above, plus
     // (opcode << 16 | length).
     private final int[] rest;
     private final int[] restOps;
@@ -116,7 +118,7 @@ public final class RecordLayout {
             int slot = slots[i];
             if (slot >= 0 && lastWriter[slot] == i) {
                 int op = op(kinds[i], lengths[i]);
-                int g = op <= OP_U64 ? op : OP_UNSIGNED;
+                int g = op <= OP_U64 || op == OP_U48 || op == OP_V6 ? op : OP_UNSIGNED;
                 if (g == OP_UNSIGNED) {
                     restOpsAll[counts[g]] = (op << 16) | lengths[i];
                 }
@@ -129,6 +131,8 @@ public final class RecordLayout {
         u16 = Arrays.copyOf(groups[OP_U16], counts[OP_U16]);
         u32 = Arrays.copyOf(groups[OP_U32], counts[OP_U32]);
         u64 = Arrays.copyOf(groups[OP_U64], counts[OP_U64]);
+        u48 = Arrays.copyOf(groups[OP_U48], counts[OP_U48]);
+        v6 = Arrays.copyOf(groups[OP_V6], counts[OP_V6]);
         rest = Arrays.copyOf(groups[OP_UNSIGNED], counts[OP_UNSIGNED]);
         restOps = Arrays.copyOf(restOpsAll, counts[OP_UNSIGNED]);
         fixedPresent = presentBits;
@@ -247,6 +251,16 @@ public final class RecordLayout {
         }
         for (int e : u64) {
             v[e & 0xff] = s64(b, pos + (e >>> 8));
+        }
+        for (int e : u48) {
+            int at = pos + (e >>> 8);
+            v[e & 0xff] = ((long) u16(b, at) << 32) | u32(b, at + 2);
+        }
+        for (int e : v6) {
+            int at = pos + (e >>> 8);
+            int slot = e & 0xff;
+            v[slot] = s64(b, at);
+            v[slot + 1] = s64(b, at + 8);
         }
         int[] r = rest;
         for (int i = 0; i < r.length; i++) {
