@@ -50,7 +50,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * state FLOWS        FLOWS concurrent flows in the heap backend: bytes per flow (heap after GC,
  *                    before and after), then every flow updated again; longest GC pause seen
  * operator PACKETS FLOWS   packets/s of FlowAgeingFunction alone on one thread (CPU time)
- * kafka PACKETS FLOWS      packets.raw on an embedded broker -> MiniCluster (parallelism 1):
+ * kafka PACKETS FLOWS [WARMUP]  packets.raw on an embedded broker -> MiniCluster (parallelism 1):
  *                    source + deserialize + keyBy + ageing; packets/s per core of process CPU,
  *                    measured on a second job in the same JVM (the first, of at most 500 k
  *                    packets, warms up). Packet i belongs to flow i % FLOWS at T0 + i/1000 ms,
@@ -71,6 +71,9 @@ public final class AgeingBench {
     /** The flow table measured: bucketed (default) or keyed. */
     private static boolean bucketed = true;
 
+    /** Packets of the warm-up job of the kafka mode; 0: min(packets, 500 k). */
+    private static long warmupPackets;
+
     private AgeingBench() {}
 
     public static void main(String[] argv) throws Exception {
@@ -83,6 +86,7 @@ public final class AgeingBench {
         String mode = args.length > 0 ? args[0] : "state";
         long a = args.length > 1 ? Long.parseLong(args[1]) : 1_000_000L;
         long b = args.length > 2 ? Long.parseLong(args[2]) : 100_000L;
+        warmupPackets = args.length > 3 ? Long.parseLong(args[3]) : 0;
         System.out.println("flow table: " + (bucketed ? "bucketed" : "keyed"));
         switch (mode) {
             case "state" -> state((int) a);
@@ -225,7 +229,9 @@ public final class AgeingBench {
         try (EmbeddedKafka kafka = EmbeddedKafka.builder().partitions(1).build().start()) {
             // A first, small run loads the classes and warms the JIT, so the measured run shows
             // the per-packet cost rather than the MiniCluster's start.
-            long warmup = Math.min(packets, 500_000L);
+            // A fourth argument sets a longer warm-up (the JIT compilers stay busy for seconds of
+            // the measured run after 500 k packets, and after 5 M as well).
+            long warmup = warmupPackets > 0 ? warmupPackets : Math.min(packets, 500_000L);
             double[] cold = kafkaRun(kafka, "packets.warmup", warmup, flows);
             double[] warm = kafkaRun(kafka, "packets.bench", packets, flows);
             System.out.printf(
@@ -234,7 +240,8 @@ public final class AgeingBench {
                             + " broker in the same JVM): %.2f s wall, %.2f s process CPU;"
                             + " %.0f packets/s wall, %.0f packets/s per core"
                             + " (cold first run of %d packets: %.2f s CPU, %.0f packets/s per"
-                            + " core)%n",
+                            + " core); of the measured CPU, %.2f s in the JIT compiler threads:"
+                            + " %.0f packets/s per core of the rest%n",
                     packets,
                     flows,
                     warm[0],
@@ -243,11 +250,13 @@ public final class AgeingBench {
                     packets / warm[1],
                     warmup,
                     cold[1],
-                    warmup / cold[1]);
+                    warmup / cold[1],
+                    warm[2],
+                    packets / (warm[1] - warm[2]));
         }
     }
 
-    /** One job over a fresh topic: {wall seconds, process CPU seconds}. */
+    /** One job over a fresh topic: {wall seconds, process CPU seconds, JIT compile seconds}. */
     private static double[] kafkaRun(EmbeddedKafka kafka, String topic, long packets, int flows)
             throws Exception {
         kafka.createTopic(topic, 1);
@@ -275,10 +284,45 @@ public final class AgeingBench {
                 (com.sun.management.OperatingSystemMXBean)
                         ManagementFactory.getOperatingSystemMXBean();
         System.gc();
+        double jit0 = compilerCpuSeconds();
         long cpu0 = os.getProcessCpuTime();
         long t0 = System.nanoTime();
         env.execute("ageing bench " + topic);
-        return new double[] {(System.nanoTime() - t0) / 1e9, (os.getProcessCpuTime() - cpu0) / 1e9};
+        return new double[] {
+            (System.nanoTime() - t0) / 1e9,
+            (os.getProcessCpuTime() - cpu0) / 1e9,
+            compilerCpuSeconds() - jit0
+        };
+    }
+
+    /**
+     * CPU seconds of the JIT compiler threads so far (Linux: /proc/self/task/N/stat, clock ticks of
+     * 10 ms), so that the report can tell compiling from processing. A new job in the same JVM
+     * still keeps C1/C2 busy for seconds, however long the warm-up; a long-running job pays it
+     * once.
+     */
+    private static double compilerCpuSeconds() throws java.io.IOException {
+        double ticks = 0;
+        java.nio.file.Path tasks = java.nio.file.Path.of("/proc/self/task");
+        if (!java.nio.file.Files.isDirectory(tasks)) {
+            return 0;
+        }
+        try (var dirs = java.nio.file.Files.list(tasks)) {
+            for (java.nio.file.Path d : (Iterable<java.nio.file.Path>) dirs::iterator) {
+                try {
+                    String comm = java.nio.file.Files.readString(d.resolve("comm")).trim();
+                    if (!comm.startsWith("C1 Compiler") && !comm.startsWith("C2 Compiler")) {
+                        continue;
+                    }
+                    String stat = java.nio.file.Files.readString(d.resolve("stat"));
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                } catch (java.io.IOException | RuntimeException e) {
+                    // The thread ended meanwhile (compiler threads come and go).
+                }
+            }
+        }
+        return ticks / 100.0;
     }
 
     static void reprocess(long packets, int flows) throws Exception {
