@@ -9,6 +9,7 @@ import static io.flowhouse.jobs.ageing.FlowAgeingFunction.END_OF_FLOW;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.packet.PacketSummary;
+import java.util.Arrays;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueState;
@@ -235,12 +236,16 @@ public class BucketedFlowAgeingFunction
         } else {
             state.update(t);
         }
+        if (bucket >= bucketFlows.length) {
+            // A bucket restored from a run with more buckets (flow-table-buckets lowered).
+            bucketFlows = Arrays.copyOf(bucketFlows, bucket + 1);
+        }
         bucketFlows[bucket] = t.size;
     }
 
     /** The bucket's table is gone (state TTL): its flows are lost; count them. */
     private void dropped(int bucket) {
-        int n = bucketFlows[bucket];
+        int n = bucket < bucketFlows.length ? bucketFlows[bucket] : 0;
         if (n > 0) {
             ttlExpiredFlows.inc(n);
             activeFlows = Math.max(0, activeFlows - n);
