@@ -7,18 +7,27 @@ import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
 import io.flowhouse.sinks.clickhouse.rollup.RollupTables;
 import java.io.Serializable;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.datastream.WindowedStream;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.OutputTag;
 
 /**
- * The windowed rollups of a flow stream, per resolution:
+ * The windowed rollups of a flow stream. The finest resolution (and any resolution that no finer
+ * one divides) is computed from the flows:
  *
  * <pre>
  * flows -> FlowSplitter (pieces per window, exact split) -> event time = piece's window
@@ -30,7 +39,25 @@ import org.apache.flink.util.OutputTag;
  *   -> sink (flows_&lt;resolution&gt;)
  * </pre>
  *
- * Every window keeps only counters (three longs per bucket, N rows per ranking), never the flows.
+ * A coarser resolution that a finer one divides exactly (1 h from 1 min) is derived from the finer
+ * one's window results instead of from the flows again: the finer bucket window also emits a
+ * <em>delta</em> per firing (first firing: its counts; a late re-firing: only what it added, see
+ * {@link EmitRollup}), and the deltas go through the coarser resolution's {@code keyBy(bucket)},
+ * window and top N as above. A delta's event time is the end of its finer window, inside the
+ * coarser window; the coarser window re-fires with its complete new counts and a higher version, as
+ * with pieces. Sums stay exact: each coarser bucket is the sum of its finer buckets' deltas, and a
+ * finer bucket's deltas add up to its final counts.
+ *
+ * <p>Lateness: a delta is never late for the coarser window. The finer window accepts a piece only
+ * while {@code watermark < finer end - 1 + allowed lateness}, the coarser window ends at or after
+ * the finer one, and the coarser operator's watermark (the least of the finer subtasks') is never
+ * ahead of the finer one's; so while a finer bucket is still open, the coarser one is too. The one
+ * difference to computing from the flows: a piece later than the finer resolution's allowed
+ * lateness is dropped (counted as late) for the derived resolutions as well, where from the flows a
+ * coarser window would still have taken it.
+ *
+ * <p>Every window keeps only counters (three longs per bucket, plus three for the counts already
+ * sent where a coarser resolution derives from it; N rows per ranking), never the flows.
  */
 public final class RollupTopology {
 
@@ -38,6 +65,12 @@ public final class RollupTopology {
     public static OutputTag<RollupRow> lateTag(Duration resolution) {
         return new OutputTag<>(
                 "rollup-late-" + RollupTables.label(resolution), RollupRowTypeInfo.INSTANCE);
+    }
+
+    /** What the bucket windows of a resolution add, per firing, for coarser resolutions. */
+    static OutputTag<RollupRow> deltaTag(Duration resolution) {
+        return new OutputTag<>(
+                "rollup-delta-" + RollupTables.label(resolution), RollupRowTypeInfo.INSTANCE);
     }
 
     /** Where the rows of one resolution go. */
@@ -51,38 +84,114 @@ public final class RollupTopology {
     /** Adds the rollups of every resolution; returns the rows of each (same order as settings). */
     public static List<DataStream<RollupRow>> attach(
             DataStream<FlowRecord> flows, RollupSettings s, SinkFactory sinks) {
-        return s.resolutions().stream()
-                .map(
-                        r -> {
-                            DataStream<RollupRow> rows = rollup(flows, r, s);
-                            if (sinks != null) {
-                                String label = RollupTables.label(r);
-                                rows.sinkTo(sinks.sinkFor(r))
-                                        .uid("sink-clickhouse-rollup-" + label)
-                                        .name("clickhouse " + RollupTables.tableName(r));
-                            }
-                            return rows;
-                        })
-                .toList();
+        List<Streams> all = streams(flows, s);
+        List<DataStream<RollupRow>> rows = new ArrayList<>();
+        for (int i = 0; i < all.size(); i++) {
+            Duration r = s.resolutions().get(i);
+            DataStream<RollupRow> out = all.get(i).rows();
+            if (sinks != null) {
+                String label = RollupTables.label(r);
+                out.sinkTo(sinks.sinkFor(r))
+                        .uid("sink-clickhouse-rollup-" + label)
+                        .name("clickhouse " + RollupTables.tableName(r));
+            }
+            rows.add(out);
+        }
+        return rows;
     }
 
     /**
      * The streams of one resolution.
      *
      * @param rows bucket and top-N rows for the table
-     * @param late pieces that came after the allowed lateness (already counted)
+     * @param late pieces that came after the allowed lateness (already counted); for a derived
+     *     resolution, those of the resolution computed from the flows that it derives from
      */
     public record Streams(DataStream<RollupRow> rows, DataStream<RollupRow> late) {}
 
-    /** The rows of one resolution. */
+    /**
+     * The finer resolution that {@code resolution} is derived from: the coarsest of the others that
+     * divides it exactly, or null (computed from the flows).
+     */
+    static Duration source(Duration resolution, List<Duration> resolutions) {
+        long r = resolution.toMillis();
+        Duration best = null;
+        for (Duration f : resolutions) {
+            long m = f.toMillis();
+            if (m < r && r % m == 0 && (best == null || m > best.toMillis())) {
+                best = f;
+            }
+        }
+        return best;
+    }
+
+    /** The streams of every resolution (same order as settings), coarser ones derived. */
+    public static List<Streams> streams(DataStream<FlowRecord> flows, RollupSettings s) {
+        List<Duration> ascending = new ArrayList<>(s.resolutions());
+        ascending.sort(Comparator.naturalOrder());
+        Set<Duration> sources = new HashSet<>();
+        for (Duration r : ascending) {
+            Duration from = source(r, ascending);
+            if (from != null) {
+                sources.add(from);
+            }
+        }
+        Map<Duration, Level> built = new HashMap<>();
+        for (Duration r : ascending) {
+            Duration from = source(r, ascending);
+            OutputTag<RollupRow> deltas = sources.contains(r) ? deltaTag(r) : null;
+            Level level;
+            if (from == null) {
+                level = fromFlows(flows, r, s, deltas);
+            } else {
+                Level finer = built.get(from);
+                DataStream<RollupRow> in = finer.sums().getSideOutput(deltaTag(from));
+                level = new Level(sum(in, r, s, deltas, DERIVED, null), finer.late(), DERIVED);
+            }
+            built.put(r, level);
+        }
+        List<Streams> out = new ArrayList<>();
+        for (Duration r : s.resolutions()) {
+            Level level = built.get(r);
+            out.add(new Streams(rows(level, r, s), level.late()));
+        }
+        return out;
+    }
+
+    /** The rows of one resolution, computed from the flows. */
     public static DataStream<RollupRow> rollup(
             DataStream<FlowRecord> flows, Duration resolution, RollupSettings s) {
         return streams(flows, resolution, s).rows();
     }
 
-    /** The rows and the late pieces of one resolution. */
+    /** The rows and the late pieces of one resolution, computed from the flows. */
     public static Streams streams(
             DataStream<FlowRecord> flows, Duration resolution, RollupSettings s) {
+        Level level = fromFlows(flows, resolution, s, null);
+        return new Streams(rows(level, resolution, s), level.late());
+    }
+
+    /** A resolution's bucket sums and the pieces that came too late for it. */
+    private record Level(
+            SingleOutputStreamOperator<RollupRow> sums,
+            DataStream<RollupRow> late,
+            String uidPrefix) {}
+
+    /** Uid prefix of the operators that compute a resolution from the flows. */
+    private static final String FROM_FLOWS = "rollup-";
+
+    /**
+     * Uid prefix of the operators of a derived resolution: their input and state differ from those
+     * that computed it from the flows, so a savepoint's state of the latter is not restored in
+     * them.
+     */
+    private static final String DERIVED = "rollup-derived-";
+
+    private static Level fromFlows(
+            DataStream<FlowRecord> flows,
+            Duration resolution,
+            RollupSettings s,
+            OutputTag<RollupRow> deltas) {
         String label = RollupTables.label(resolution);
         long delay = s.maxOutOfOrderness().toMillis();
         WatermarkStrategy<RollupRow> wm =
@@ -111,27 +220,57 @@ public final class RollupTopology {
         }
         OutputTag<RollupRow> late = lateTag(resolution);
         SingleOutputStreamOperator<RollupRow> sums =
-                pieces.keyBy(new RollupKey.OfRow(), RollupKeyTypeInfo.INSTANCE)
-                        .window(TumblingEventTimeWindows.of(resolution))
-                        .allowedLateness(s.allowedLateness())
-                        .sideOutputLateData(late)
-                        .aggregate(
-                                new SumCounters(),
-                                new EmitRollup(),
-                                RollupCountersTypeInfo.INSTANCE,
-                                RollupCountersTypeInfo.INSTANCE,
-                                RollupRowTypeInfo.INSTANCE)
-                        .uid("rollup-sum-" + label)
-                        .name("rollup " + label);
+                sum(pieces, resolution, s, deltas, FROM_FLOWS, late);
         DataStream<RollupRow> latePieces = sums.getSideOutput(late);
         latePieces
                 .process(new CountLatePieces())
                 .uid("rollup-late-" + label)
                 .name("late pieces " + label);
+        return new Level(sums, latePieces, FROM_FLOWS);
+    }
+
+    /**
+     * The bucket windows of a resolution over pieces or a finer resolution's deltas.
+     *
+     * @param deltas side output for a coarser resolution, or null
+     * @param uidPrefix {@link #FROM_FLOWS} or {@link #DERIVED}
+     * @param late side output of pieces beyond the allowed lateness, or null (deltas are never
+     *     late)
+     */
+    private static SingleOutputStreamOperator<RollupRow> sum(
+            DataStream<RollupRow> in,
+            Duration resolution,
+            RollupSettings s,
+            OutputTag<RollupRow> deltas,
+            String uidPrefix,
+            OutputTag<RollupRow> late) {
+        String label = RollupTables.label(resolution);
+        WindowedStream<RollupRow, RollupKey, TimeWindow> w =
+                in.keyBy(new RollupKey.OfRow(), RollupKeyTypeInfo.INSTANCE)
+                        .window(TumblingEventTimeWindows.of(resolution))
+                        .allowedLateness(s.allowedLateness());
+        if (late != null) {
+            w = w.sideOutputLateData(late);
+        }
+        return w.aggregate(
+                        new SumCounters(),
+                        new EmitRollup(deltas),
+                        RollupCountersTypeInfo.INSTANCE,
+                        RollupCountersTypeInfo.INSTANCE,
+                        RollupRowTypeInfo.INSTANCE)
+                .uid(uidPrefix + "sum-" + label)
+                .name((late == null ? "rollup (derived) " : "rollup ") + label);
+    }
+
+    /** Bucket rows plus the top N of the talker and conversation sums. */
+    private static DataStream<RollupRow> rows(Level level, Duration resolution, RollupSettings s) {
+        SingleOutputStreamOperator<RollupRow> sums = level.sums();
+        String prefix = level.uidPrefix();
+        String label = RollupTables.label(resolution);
         TypeInformation<List<RollupRow>> topType = Types.LIST(RollupRowTypeInfo.INSTANCE);
         DataStream<RollupRow> ranked =
                 sums.filter(RollupTopology::isAddressSum)
-                        .uid("rollup-address-sums-" + label)
+                        .uid(prefix + "address-sums-" + label)
                         .name("address sums " + label)
                         .keyBy(new RollupKey.OfRanking(), RollupKeyTypeInfo.INSTANCE)
                         .window(TumblingEventTimeWindows.of(resolution))
@@ -142,13 +281,13 @@ public final class RollupTopology {
                                 topType,
                                 topType,
                                 RollupRowTypeInfo.INSTANCE)
-                        .uid("rollup-top-" + label)
+                        .uid(prefix + "top-" + label)
                         .name("top " + s.topN() + " " + label);
         DataStream<RollupRow> plain =
                 sums.filter(r -> !isAddressSum(r))
-                        .uid("rollup-plain-" + label)
+                        .uid(prefix + "plain-" + label)
                         .name("buckets " + label);
-        return new Streams(plain.union(ranked), latePieces);
+        return plain.union(ranked);
     }
 
     static boolean isAddressSum(RollupRow r) {

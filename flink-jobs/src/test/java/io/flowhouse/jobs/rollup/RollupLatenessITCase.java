@@ -115,4 +115,128 @@ class RollupLatenessITCase {
         assertThat(top).allMatch(r -> r.rank() == 1);
         assertThat(top).extracting(RollupRow::bytes).contains(100L, 150L, 10L);
     }
+
+    /** Marks a row with its resolution: rank + 1000 * (index + 1). */
+    private static DataStream<RollupRow> marked(DataStream<RollupRow> rows, int index) {
+        return rows.map(
+                        r ->
+                                r.withCounters(
+                                        r.kind(),
+                                        r.windowStart(),
+                                        r.rank() + 1000 * (index + 1),
+                                        r.bytes(),
+                                        r.packets(),
+                                        r.flows()))
+                .returns(RollupRowTypeInfo.INSTANCE);
+    }
+
+    /**
+     * 2 min derived from 1 min, 10 min from 2 min: a late piece within the allowance re-fires the
+     * finer bucket, whose delta re-fires the 2-minute bucket with its complete new counts and a
+     * higher version; a piece beyond the 1-minute allowance is dropped for every resolution, also
+     * for the 10-minute bucket that is still open (the one difference to computing it from the
+     * flows), and counted once.
+     */
+    @Test
+    void derivedResolutionsFollowTheFinestBucketsExactly() throws Exception {
+        RollupSettings s =
+                new RollupSettings(
+                        true,
+                        List.of(
+                                Duration.ofMinutes(10),
+                                Duration.ofMinutes(1),
+                                Duration.ofMinutes(2)),
+                        5,
+                        Duration.ZERO,
+                        Duration.ofMinutes(2),
+                        Duration.ZERO,
+                        Map.of());
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        // One subtask: the watermark follows the order of the flows (as in the test above).
+        env.setParallelism(1);
+        DataStream<FlowRecord> flows =
+                env.fromData(
+                        List.of(
+                                flow(T0 + 4 * MINUTE + 20_000, 100), // 12:04 bucket
+                                flow(T0 + 6 * MINUTE + 30_000, 10), // 12:04-12:06 fire
+                                flow(T0 + 4 * MINUTE + 40_000, 50), // late, within 2 min
+                                flow(T0 + 10_000, 7)), // 12:00: past the 1 min allowance
+                        TypeInformation.of(FlowRecord.class));
+        List<RollupTopology.Streams> st = RollupTopology.streams(flows, s);
+        DataStream<RollupRow> all =
+                marked(st.get(0).rows(), 0)
+                        .union(marked(st.get(1).rows(), 1), marked(st.get(2).rows(), 2));
+        DataStream<RollupRow> late =
+                st.get(1)
+                        .late()
+                        .map(
+                                r ->
+                                        r.withCounters(
+                                                LATE_MARK,
+                                                r.windowStart(),
+                                                0,
+                                                r.bytes(),
+                                                r.packets(),
+                                                r.flows()))
+                        .returns(RollupRowTypeInfo.INSTANCE);
+        List<RollupRow> out = new ArrayList<>();
+        CloseableIterator<RollupRow> it = all.union(late).executeAndCollect("derived");
+        try {
+            it.forEachRemaining(out::add);
+        } finally {
+            it.close();
+        }
+        // Index 0 = 10 min, 1 = 1 min, 2 = 2 min (the order of the settings).
+        assertThat(interfaceIn(out, 1))
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple(T0 + 4 * MINUTE, 100L, 1L),
+                        org.assertj.core.groups.Tuple.tuple(T0 + 4 * MINUTE, 150L, 2L),
+                        org.assertj.core.groups.Tuple.tuple(T0 + 6 * MINUTE, 10L, 1L));
+        assertThat(interfaceIn(out, 2))
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple(T0 + 4 * MINUTE, 100L, 1L),
+                        org.assertj.core.groups.Tuple.tuple(T0 + 4 * MINUTE, 150L, 2L),
+                        org.assertj.core.groups.Tuple.tuple(T0 + 6 * MINUTE, 10L, 1L));
+        assertThat(interfaceIn(out, 0))
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(T0, 160L, 3L));
+        List<RollupRow> twoMinutes =
+                out.stream()
+                        .filter(
+                                r ->
+                                        r.kind() == RollupKind.INTERFACE.code()
+                                                && r.direction() == 0
+                                                && r.rank() == 3000
+                                                && r.windowStart() == T0 + 4 * MINUTE)
+                        .toList();
+        assertThat(twoMinutes).hasSize(2);
+        RollupRow first = twoMinutes.stream().filter(r -> r.bytes() == 100).findFirst().get();
+        RollupRow again = twoMinutes.stream().filter(r -> r.bytes() == 150).findFirst().get();
+        assertThat(again.version()).isGreaterThan(first.version());
+        assertThat(out.stream().filter(r -> r.kind() == LATE_MARK))
+                .hasSize(6)
+                .allMatch(r -> r.windowStart() == T0 && r.bytes() == 7);
+        // Top talker of the 10-minute window: the sum of the derived buckets, rank 1.
+        assertThat(
+                        out.stream()
+                                .filter(
+                                        r ->
+                                                r.kind() == RollupKind.TOP_TALKER.code()
+                                                        && r.rank() == 1001))
+                .extracting(RollupRow::windowStart, RollupRow::bytes, RollupRow::flows)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(T0, 160L, 3L));
+    }
+
+    private static List<org.assertj.core.groups.Tuple> interfaceIn(List<RollupRow> out, int index) {
+        return out.stream()
+                .filter(
+                        r ->
+                                r.kind() == RollupKind.INTERFACE.code()
+                                        && r.direction() == 0
+                                        && r.rank() == 1000 * (index + 1))
+                .map(
+                        r ->
+                                org.assertj.core.groups.Tuple.tuple(
+                                        r.windowStart(), r.bytes(), r.flows()))
+                .toList();
+    }
 }
