@@ -11,10 +11,8 @@ import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.packet.PacketSummary;
 import java.util.Arrays;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
@@ -68,11 +66,7 @@ public class BucketedFlowAgeingFunction
      */
     private transient int[] bucketFlows;
 
-    private transient Counter flowsOut;
-    private transient Counter forcedFlows;
-    private transient Counter packetsIn;
-    private transient Counter latePackets;
-    private transient Counter ttlExpiredFlows;
+    private transient AgeingMetrics metrics;
 
     public BucketedFlowAgeingFunction(AgeingSettings settings) {
         this.settings = settings;
@@ -85,13 +79,7 @@ public class BucketedFlowAgeingFunction
     static ValueStateDescriptor<FlowTable> descriptor(AgeingSettings s) {
         ValueStateDescriptor<FlowTable> d =
                 new ValueStateDescriptor<>("flow-table", FlowTableSerializer.INSTANCE);
-        // One entry per bucket: the incremental cleanup's sweep is short, as in the keyed table.
-        d.enableTimeToLive(
-                StateTtlConfig.newBuilder(s.stateTtl())
-                        .setUpdateType(StateTtlConfig.UpdateType.OnCreateAndWrite)
-                        .setStateVisibility(StateTtlConfig.StateVisibility.NeverReturnExpired)
-                        .cleanupIncrementally(1, false)
-                        .build());
+        d.enableTimeToLive(AgeingMetrics.ttl(s.stateTtl()));
         return d;
     }
 
@@ -101,14 +89,8 @@ public class BucketedFlowAgeingFunction
         state = getRuntimeContext().getState(descriptor(settings));
         key = new FlowTable.Key();
         bucketFlows = new int[settings.flowTableBuckets()];
-        var group = getRuntimeContext().getMetricGroup().addGroup("flowhouse");
-        flowsOut = group.counter("packet_flows_total");
-        forcedFlows = group.counter("packet_flows_lack_of_resources_total");
-        packetsIn = group.counter("packets_total");
-        latePackets = group.counter("packets_late_total");
-        ttlExpiredFlows = group.counter("packet_flows_ttl_expired_total");
         activeFlows = 0;
-        group.gauge("packet_flows_active", () -> activeFlows);
+        metrics = new AgeingMetrics(getRuntimeContext().getMetricGroup(), () -> activeFlows);
     }
 
     /** Flows cached by this instance (tests). */
@@ -119,12 +101,12 @@ public class BucketedFlowAgeingFunction
     @Override
     public void processElement(PacketSummary p, Context ctx, Collector<FlowRecord> out)
             throws Exception {
-        packetsIn.inc();
+        metrics.packetsIn.inc();
         long ts = Math.floorDiv(p.timestampNanos(), 1_000_000L);
         if (ts <= ctx.timerService().currentWatermark()) {
             // Behind the watermark: its flow may already have ended, so it may start a new one.
             // Raise flowhouse.packets.max-out-of-orderness when this counts up.
-            latePackets.inc();
+            metrics.latePackets.inc();
         }
         int bucket = ctx.getCurrentKey();
         FlowTable t = state.value();
@@ -148,9 +130,9 @@ public class BucketedFlowAgeingFunction
                 int single = t.insert(k);
                 start(t, single, p, ts, k);
                 add(t, single, p, ts, k);
-                forcedFlows.inc();
+                metrics.forcedFlows.inc();
                 out.collect(record(t, single, END_LACK_OF_RESOURCES));
-                flowsOut.inc();
+                metrics.flowsOut.inc();
                 t.remove(single);
                 store(t, bucket, ctx);
                 return;
@@ -247,7 +229,7 @@ public class BucketedFlowAgeingFunction
     private void dropped(int bucket) {
         int n = bucket < bucketFlows.length ? bucketFlows[bucket] : 0;
         if (n > 0) {
-            ttlExpiredFlows.inc(n);
+            metrics.ttlExpiredFlows.inc(n);
             activeFlows = Math.max(0, activeFlows - n);
             bucketFlows[bucket] = 0;
         }
@@ -275,7 +257,7 @@ public class BucketedFlowAgeingFunction
 
     private void end(FlowTable t, int s, int reason, Collector<FlowRecord> out) {
         out.collect(record(t, s, reason));
-        flowsOut.inc();
+        metrics.flowsOut.inc();
         if (activeFlows > 0) {
             activeFlows--;
         }

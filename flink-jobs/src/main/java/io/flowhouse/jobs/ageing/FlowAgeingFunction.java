@@ -5,10 +5,8 @@ import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.packet.PacketSummary;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
@@ -65,11 +63,7 @@ public class FlowAgeingFunction
      */
     private transient long activeFlows;
 
-    private transient Counter flowsOut;
-    private transient Counter forcedFlows;
-    private transient Counter packetsIn;
-    private transient Counter latePackets;
-    private transient Counter ttlExpiredFlows;
+    private transient AgeingMetrics metrics;
 
     public FlowAgeingFunction(AgeingSettings settings) {
         this.settings = settings;
@@ -80,16 +74,7 @@ public class FlowAgeingFunction
 
     static ValueStateDescriptor<ActiveFlow> descriptor(AgeingSettings s) {
         ValueStateDescriptor<ActiveFlow> d = new ValueStateDescriptor<>("flow", ActiveFlow.class);
-        // Incremental cleanup visits one entry per state access (Flink's default is 5): with two
-        // accesses per packet it still sweeps the whole table every (flows / 2) packets, far
-        // inside the TTL, while the default's scan of the heap table cost a third of the
-        // ageing thread's CPU (BENCHMARKS-ageing.md).
-        d.enableTimeToLive(
-                StateTtlConfig.newBuilder(s.stateTtl())
-                        .setUpdateType(StateTtlConfig.UpdateType.OnCreateAndWrite)
-                        .setStateVisibility(StateTtlConfig.StateVisibility.NeverReturnExpired)
-                        .cleanupIncrementally(1, false)
-                        .build());
+        d.enableTimeToLive(AgeingMetrics.ttl(s.stateTtl()));
         return d;
     }
 
@@ -97,25 +82,19 @@ public class FlowAgeingFunction
     public void open(OpenContext ctx) {
         exporter = settings.exporter();
         state = getRuntimeContext().getState(descriptor(settings));
-        var group = getRuntimeContext().getMetricGroup().addGroup("flowhouse");
-        flowsOut = group.counter("packet_flows_total");
-        forcedFlows = group.counter("packet_flows_lack_of_resources_total");
-        packetsIn = group.counter("packets_total");
-        latePackets = group.counter("packets_late_total");
-        ttlExpiredFlows = group.counter("packet_flows_ttl_expired_total");
         activeFlows = 0;
-        group.gauge("packet_flows_active", () -> activeFlows);
+        metrics = new AgeingMetrics(getRuntimeContext().getMetricGroup(), () -> activeFlows);
     }
 
     @Override
     public void processElement(PacketSummary p, Context ctx, Collector<FlowRecord> out)
             throws Exception {
-        packetsIn.inc();
+        metrics.packetsIn.inc();
         long ts = Math.floorDiv(p.timestampNanos(), 1_000_000L);
         if (ts <= ctx.timerService().currentWatermark()) {
             // Behind the watermark: its flow may already have ended, so it may start a new one.
             // Raise flowhouse.packets.max-out-of-orderness when this counts up.
-            latePackets.inc();
+            metrics.latePackets.inc();
         }
         PacketFlowKey key = ctx.getCurrentKey();
         ActiveFlow f = state.value();
@@ -134,9 +113,9 @@ public class FlowAgeingFunction
             if (settings.maxActiveFlows() > 0 && activeFlows >= settings.maxActiveFlows()) {
                 ActiveFlow single = start(p, ts, key);
                 add(single, p, ts, key);
-                forcedFlows.inc();
+                metrics.forcedFlows.inc();
                 out.collect(record(single, key, END_LACK_OF_RESOURCES));
-                flowsOut.inc();
+                metrics.flowsOut.inc();
                 return;
             }
             f = start(p, ts, key);
@@ -174,7 +153,7 @@ public class FlowAgeingFunction
             // flow belongs to one the state TTL backstop dropped (the watermark stalled for longer
             // than the TTL): its packets are gone; count it, and give its place in the memory
             // bound back, or the instance would stay in lack-of-resources mode.
-            ttlExpiredFlows.inc();
+            metrics.ttlExpiredFlows.inc();
             if (activeFlows > 0) {
                 activeFlows--;
             }
@@ -208,7 +187,7 @@ public class FlowAgeingFunction
 
     private void end(ActiveFlow f, PacketFlowKey key, int reason, Collector<FlowRecord> out) {
         out.collect(record(f, key, reason));
-        flowsOut.inc();
+        metrics.flowsOut.inc();
         if (activeFlows > 0) {
             activeFlows--;
         }
