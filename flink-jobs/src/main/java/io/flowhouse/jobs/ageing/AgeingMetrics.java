@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.ageing;
 
+import io.flowhouse.codec.packet.PacketSummary;
 import java.time.Duration;
 import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.metrics.Counter;
@@ -28,6 +29,18 @@ final class AgeingMetrics {
         latePackets = group.counter("packets_late_total");
         ttlExpiredFlows = group.counter("packet_flows_ttl_expired_total");
         group.gauge("packet_flows_active", activeFlows);
+    }
+
+    /** Counts a packet, and a late one; its timestamp in epoch milliseconds. */
+    long packet(PacketSummary p, long watermark) {
+        packetsIn.inc();
+        long ts = Math.floorDiv(p.timestampNanos(), 1_000_000L);
+        if (ts <= watermark) {
+            // Behind the watermark: its flow may already have ended, so it may start a new one.
+            // Raise flowhouse.packets.max-out-of-orderness when this counts up.
+            latePackets.inc();
+        }
+        return ts;
     }
 
     /**

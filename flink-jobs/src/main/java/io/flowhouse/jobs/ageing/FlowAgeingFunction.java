@@ -89,13 +89,7 @@ public class FlowAgeingFunction
     @Override
     public void processElement(PacketSummary p, Context ctx, Collector<FlowRecord> out)
             throws Exception {
-        metrics.packetsIn.inc();
-        long ts = Math.floorDiv(p.timestampNanos(), 1_000_000L);
-        if (ts <= ctx.timerService().currentWatermark()) {
-            // Behind the watermark: its flow may already have ended, so it may start a new one.
-            // Raise flowhouse.packets.max-out-of-orderness when this counts up.
-            metrics.latePackets.inc();
-        }
+        long ts = metrics.packet(p, ctx.timerService().currentWatermark());
         PacketFlowKey key = ctx.getCurrentKey();
         ActiveFlow f = state.value();
         if (f != null) {
