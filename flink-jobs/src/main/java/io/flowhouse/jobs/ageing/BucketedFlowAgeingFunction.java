@@ -5,6 +5,7 @@ import static io.flowhouse.jobs.ageing.FlowAgeingFunction.END_ACTIVE;
 import static io.flowhouse.jobs.ageing.FlowAgeingFunction.END_IDLE;
 import static io.flowhouse.jobs.ageing.FlowAgeingFunction.END_LACK_OF_RESOURCES;
 import static io.flowhouse.jobs.ageing.FlowAgeingFunction.END_OF_FLOW;
+import static io.flowhouse.jobs.ageing.FlowAgeingFunction.endsTcp;
 
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
@@ -41,10 +42,6 @@ public class BucketedFlowAgeingFunction
         extends KeyedProcessFunction<Integer, PacketSummary, FlowRecord> {
 
     private static final long serialVersionUID = 1L;
-
-    private static final int TCP = 6;
-    private static final int TCP_FIN = 0x01;
-    private static final int TCP_RST = 0x04;
 
     private final AgeingSettings settings;
     private final boolean biflow;
@@ -137,9 +134,7 @@ public class BucketedFlowAgeingFunction
         }
         add(t, s, p, ts, k);
         int lo = s * FlowTable.LONGS;
-        if (p.protocol() == TCP
-                && (p.tcpFlags() & (TCP_FIN | TCP_RST)) != 0
-                && t.longs[lo + FlowTable.END] == 0) {
+        if (endsTcp(p) && t.longs[lo + FlowTable.END] == 0) {
             t.longs[lo + FlowTable.END] = ts + tcpEndMillis;
         }
         if (t.longs[lo + FlowTable.END] != 0 && tcpEndMillis == 0) {

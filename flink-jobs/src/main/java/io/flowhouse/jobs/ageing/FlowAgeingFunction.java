@@ -48,6 +48,11 @@ public class FlowAgeingFunction
     private static final int TCP_FIN = 0x01;
     private static final int TCP_RST = 0x04;
 
+    /** Whether the packet is a TCP FIN or RST: its flow ends after the TCP end linger. */
+    static boolean endsTcp(PacketSummary p) {
+        return p.protocol() == TCP && (p.tcpFlags() & (TCP_FIN | TCP_RST)) != 0;
+    }
+
     private final AgeingSettings settings;
     private final long activeMillis;
     private final long idleMillis;
@@ -116,7 +121,7 @@ public class FlowAgeingFunction
             activeFlows++;
         }
         add(f, p, ts, key);
-        if (p.protocol() == TCP && (p.tcpFlags() & (TCP_FIN | TCP_RST)) != 0 && f.endMillis == 0) {
+        if (endsTcp(p) && f.endMillis == 0) {
             f.endMillis = ts + tcpEndMillis;
         }
         long deadline = deadline(f);
