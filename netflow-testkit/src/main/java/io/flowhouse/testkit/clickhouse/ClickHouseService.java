@@ -2,6 +2,7 @@
 package io.flowhouse.testkit.clickhouse;
 
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A real ClickHouse server for tests: a local {@code clickhouse-server} child process ({@link
@@ -44,6 +45,28 @@ public interface ClickHouseService extends AutoCloseable {
     /** Runs a statement whose result is not needed (DDL, INSERT ... VALUES). */
     default void execute(String sql) {
         query(sql);
+    }
+
+    /**
+     * The rows of {@code sql} once {@code OPTIMIZE TABLE table FINAL} has merged the table's parts.
+     * One OPTIMIZE is a no-op while a background merge of the partition runs (and an insert still
+     * in flight lands as a new part after it), so it is repeated until the rows equal {@code
+     * expected} or 60 s have passed (bounded); copies that no merge removes still show in the rows
+     * returned.
+     */
+    default List<String> queryAfterMerge(String table, String sql, List<String> expected)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        List<String> rows;
+        do {
+            execute("OPTIMIZE TABLE " + table + " FINAL");
+            rows = query(sql);
+            if (rows.equals(expected)) {
+                return rows;
+            }
+            Thread.sleep(500);
+        } while (System.nanoTime() < deadline);
+        return rows;
     }
 
     /** Rows split into columns on tabs. */

@@ -139,11 +139,14 @@ class ClickHouseSinkITCase {
                 N, plain, plain - N);
         CLICKHOUSE.service().execute("SYSTEM START MERGES " + db + ".flows");
         assertThat(
-                        ClickHouseTestSupport.afterMerge(
-                                CLICKHOUSE.service(),
-                                db + ".flows",
-                                "SELECT count(), sum(bytes), sum(packets) FROM " + db + ".flows",
-                                List.of(exact)))
+                        CLICKHOUSE
+                                .service()
+                                .queryAfterMerge(
+                                        db + ".flows",
+                                        "SELECT count(), sum(bytes), sum(packets) FROM "
+                                                + db
+                                                + ".flows",
+                                        List.of(exact)))
                 .containsExactly(exact);
     }
 

@@ -143,8 +143,7 @@ class ClickHouseSinkWriterITCase {
                 .containsExactly(exact);
         // ... and after a merge (OPTIMIZE ... FINAL, or the background merges) plain queries agree.
         assertThat(
-                        ClickHouseTestSupport.afterMerge(
-                                ch,
+                        ch.queryAfterMerge(
                                 db + ".flows",
                                 "SELECT count(), sum(bytes), sum(packets) FROM " + db + ".flows",
                                 List.of(exact)))

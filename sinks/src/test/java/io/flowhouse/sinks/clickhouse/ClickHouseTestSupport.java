@@ -5,8 +5,6 @@ import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.testkit.clickhouse.ClickHouseService;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Shared helpers for the ClickHouse ITCases. */
@@ -15,28 +13,6 @@ final class ClickHouseTestSupport {
     private static final AtomicInteger DATABASES = new AtomicInteger();
 
     private ClickHouseTestSupport() {}
-
-    /**
-     * The rows of {@code sql} once {@code OPTIMIZE TABLE table FINAL} has merged the table's parts.
-     * One OPTIMIZE is a no-op while a background merge of the partition runs, so it is repeated
-     * until the rows equal {@code expected} or 60 s have passed (bounded); copies that no merge
-     * removes still show in the rows returned.
-     */
-    static List<String> afterMerge(
-            ClickHouseService ch, String table, String sql, List<String> expected)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        List<String> rows;
-        do {
-            ch.execute("OPTIMIZE TABLE " + table + " FINAL");
-            rows = ch.query(sql);
-            if (rows.equals(expected)) {
-                return rows;
-            }
-            Thread.sleep(500);
-        } while (System.nanoTime() < deadline);
-        return rows;
-    }
 
     /** A database name no other test in this JVM uses. */
     static String freshDatabase(String prefix) {
