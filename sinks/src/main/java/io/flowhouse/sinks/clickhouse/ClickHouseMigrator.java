@@ -295,15 +295,21 @@ public final class ClickHouseMigrator {
         try {
             connection.execute(statement);
         } catch (ClickHouseSinkException e) {
-            int code = e.serverCode();
-            String msg = String.valueOf(e.getMessage());
-            boolean alreadyDone =
-                    ALREADY_EXISTS_CODES.contains(code)
-                            || (code == COLUMN_ERROR_CODE && msg.contains("already exists"));
-            if (!alreadyDone) {
+            if (!alreadyApplied(e)) {
                 throw e;
             }
-            LOG.debug("migration statement already applied: {}", msg);
+            LOG.debug("migration statement already applied: {}", e.getMessage());
         }
+    }
+
+    /**
+     * Whether a failed DDL statement had already been applied: the table or database exists, or the
+     * column to add already exists.
+     */
+    public static boolean alreadyApplied(ClickHouseSinkException e) {
+        int code = e.serverCode();
+        return ALREADY_EXISTS_CODES.contains(code)
+                || (code == COLUMN_ERROR_CODE
+                        && String.valueOf(e.getMessage()).contains("already exists"));
     }
 }

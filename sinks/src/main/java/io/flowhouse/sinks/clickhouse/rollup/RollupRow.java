@@ -30,6 +30,8 @@ import io.flowhouse.codec.flow.IpAddress;
  * @param packets packets, scaled by sampling
  * @param flows flows that ended in the window (a flow split over windows counts once, in its last)
  * @param version bytes + packets + flows: grows whenever a late flow updates the bucket
+ * @param bytesError top-N rows: how much {@link #bytes} may exceed the true count (the address's
+ *     bytes are in {@code [bytes - bytesError, bytes]}; 0 = exact); 0 for every other kind
  */
 public record RollupRow(
         int kind,
@@ -47,9 +49,48 @@ public record RollupRow(
         long bytes,
         long packets,
         long flows,
-        long version) {
+        long version,
+        long bytesError) {
 
-    /** This row's key with new counters, window and rank. */
+    /** A row with exact counters ({@link #bytesError} 0): every kind but the top-N rows. */
+    public RollupRow(
+            int kind,
+            long windowStart,
+            IpAddress exporter,
+            long iface,
+            int direction,
+            int protocol,
+            int port,
+            long srcAs,
+            long dstAs,
+            int rank,
+            IpAddress srcAddr,
+            IpAddress dstAddr,
+            long bytes,
+            long packets,
+            long flows,
+            long version) {
+        this(
+                kind,
+                windowStart,
+                exporter,
+                iface,
+                direction,
+                protocol,
+                port,
+                srcAs,
+                dstAs,
+                rank,
+                srcAddr,
+                dstAddr,
+                bytes,
+                packets,
+                flows,
+                version,
+                0);
+    }
+
+    /** This row's key with new counters, window and rank; keeps {@link #bytesError}. */
     public RollupRow withCounters(
             int newKind, long newWindowStart, int newRank, long b, long p, long f) {
         return new RollupRow(
@@ -68,6 +109,7 @@ public record RollupRow(
                 b,
                 p,
                 f,
-                b + p + f);
+                b + p + f,
+                bytesError);
     }
 }

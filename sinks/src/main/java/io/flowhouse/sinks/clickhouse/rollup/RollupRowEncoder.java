@@ -28,6 +28,7 @@ public final class RollupRowEncoder implements ClickHouseRowEncoder<RollupRow> {
                     "bytes",
                     "packets",
                     "flows",
+                    "bytes_error",
                     "version");
 
     private final String table;
@@ -63,6 +64,7 @@ public final class RollupRowEncoder implements ClickHouseRowEncoder<RollupRow> {
         out.uint64(r.bytes());
         out.uint64(r.packets());
         out.uint64(r.flows());
+        out.uint64(r.bytesError());
         out.uint64(r.version());
     }
 }

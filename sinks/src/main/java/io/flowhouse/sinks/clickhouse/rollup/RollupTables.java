@@ -2,6 +2,7 @@
 package io.flowhouse.sinks.clickhouse.rollup;
 
 import io.flowhouse.sinks.clickhouse.ClickHouseConnection;
+import io.flowhouse.sinks.clickhouse.ClickHouseMigrator;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkException;
 import io.flowhouse.sinks.clickhouse.SchemaDialect;
 import io.flowhouse.sinks.clickhouse.ServerCapabilities;
@@ -84,6 +85,7 @@ public final class RollupTables {
                         + "    bytes UInt64${CODEC_COUNTER},\n"
                         + "    packets UInt64${CODEC_COUNTER},\n"
                         + "    flows UInt64${CODEC_COUNTER},\n"
+                        + "    bytes_error UInt64,\n"
                         + "    version UInt64\n"
                         + ")\n"
                         + "ENGINE = ReplacingMergeTree(version)\n"
@@ -107,5 +109,25 @@ public final class RollupTables {
             throws ClickHouseSinkException {
         connection.execute("CREATE DATABASE IF NOT EXISTS " + database);
         connection.execute(createStatement(database, caps, resolution, ttlDays));
+        try {
+            connection.execute(addBytesErrorStatement(database, resolution));
+        } catch (ClickHouseSinkException e) {
+            if (!ClickHouseMigrator.alreadyApplied(e)) {
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Adds {@code bytes_error} to a table created before it existed (18.16 has no {@code ADD COLUMN
+     * IF NOT EXISTS}: "already exists" means done). Old rows read 0 there, which was right for
+     * them: their top-N rows were exact.
+     */
+    public static String addBytesErrorStatement(String database, Duration resolution) {
+        return "ALTER TABLE "
+                + database
+                + "."
+                + tableName(resolution)
+                + " ADD COLUMN bytes_error UInt64 AFTER flows";
     }
 }
