@@ -63,4 +63,39 @@ public record RollupKey(
             return new RollupKey(r.kind(), r.exporter(), 0, 0, 0, 0, 0, 0, none, none);
         }
     }
+
+    /**
+     * Keys talker and conversation pieces by exporter, kind and a shard of the address space
+     * ({@link AddressSummaries}): the shard is carried in {@link #iface} (the address summaries
+     * have no interface), the addresses are left out, so the state is one summary per shard instead
+     * of one bucket per address.
+     */
+    public static final class OfShard implements KeySelector<RollupRow, RollupKey> {
+        private static final long serialVersionUID = 1L;
+
+        private final int shards;
+
+        public OfShard(int shards) {
+            if (shards < 1) {
+                throw new IllegalArgumentException("shards " + shards + " (expected: >= 1)");
+            }
+            this.shards = shards;
+        }
+
+        @Override
+        public RollupKey getKey(RollupRow r) {
+            IpAddress none = IpAddress.UNSPECIFIED;
+            return new RollupKey(
+                    r.kind(), r.exporter(), shard(r, shards), 0, 0, 0, 0, 0, none, none);
+        }
+
+        /** The shard of a piece's address pair: a mix of all 256 address bits. */
+        static int shard(RollupRow r, int shards) {
+            long h = r.srcAddr().hi() * 0x9E3779B97F4A7C15L;
+            h = (h ^ r.srcAddr().lo()) * 0xC2B2AE3D27D4EB4FL;
+            h = (h ^ r.dstAddr().hi()) * 0x9E3779B97F4A7C15L;
+            h = (h ^ r.dstAddr().lo()) * 0xC2B2AE3D27D4EB4FL;
+            return (int) Long.remainderUnsigned(h ^ (h >>> 29), shards);
+        }
+    }
 }

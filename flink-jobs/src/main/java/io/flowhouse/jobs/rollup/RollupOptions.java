@@ -30,6 +30,28 @@ public final class RollupOptions {
                     .defaultValue(20)
                     .withDescription("Top talkers and conversations kept per window and exporter.");
 
+    public static final ConfigOption<Integer> TOP_CAPACITY =
+            ConfigOptions.key("flowhouse.rollup.top-capacity")
+                    .intType()
+                    .defaultValue(4096)
+                    .withDescription(
+                            "Talkers (and, separately, conversations) tracked per window and"
+                                    + " exporter, spread over the top shards: a bounded"
+                                    + " Space-Saving summary. Below this many distinct addresses"
+                                    + " the top-N rows are exact; above it a row's bytes may"
+                                    + " exceed the true count by its bytes_error (at most the"
+                                    + " shard's bytes / its capacity). State: about 64 bytes per"
+                                    + " address per open window.");
+
+    public static final ConfigOption<Integer> TOP_SHARDS =
+            ConfigOptions.key("flowhouse.rollup.top-shards")
+                    .intType()
+                    .defaultValue(4)
+                    .withDescription(
+                            "Shards of the address space per exporter for the talker and"
+                                    + " conversation summaries: more shards spread one busy"
+                                    + " exporter over more parallel subtasks.");
+
     public static final ConfigOption<Duration> MAX_OUT_OF_ORDERNESS =
             ConfigOptions.key("flowhouse.rollup.max-out-of-orderness")
                     .durationType()

@@ -15,10 +15,11 @@ import org.apache.flink.core.memory.DataOutputView;
  * record serializer. Every piece crosses the bucket {@code keyBy}, every talker and conversation
  * sum the ranking {@code keyBy}, and the top-N accumulators hold rows in window state.
  *
- * <p>Layout (132 bytes, big-endian, every component at its full Java width so every row round-trips
- * exactly): kind 4, window start 8, exporter 16, interface 8, direction 4, protocol 4, port 4,
- * source AS 8, destination AS 8, rank 4, source address 16, destination address 16, bytes 8,
- * packets 8, flows 8, version 8.
+ * <p>Layout version 2 (140 bytes, big-endian, every component at its full Java width so every row
+ * round-trips exactly): kind 4, window start 8, exporter 16, interface 8, direction 4, protocol 4,
+ * port 4, source AS 8, destination AS 8, rank 4, source address 16, destination address 16, bytes
+ * 8, packets 8, flows 8, version 8, bytes error 8. (Version 1, without the bytes error, was only
+ * ever in the state of the ranking operators, whose uids changed with it.)
  */
 public final class RollupRowTypeInfo extends FixedLayoutTypeInfo<RollupRow> {
 
@@ -41,7 +42,7 @@ public final class RollupRowTypeInfo extends FixedLayoutTypeInfo<RollupRow> {
         private static final long serialVersionUID = 1L;
 
         /** Serialized size of every row. */
-        public static final int LENGTH = 132;
+        public static final int LENGTH = 140;
 
         public static final Serializer INSTANCE = new Serializer();
 
@@ -87,6 +88,7 @@ public final class RollupRowTypeInfo extends FixedLayoutTypeInfo<RollupRow> {
             out.writeLong(r.packets());
             out.writeLong(r.flows());
             out.writeLong(r.version());
+            out.writeLong(r.bytesError());
         }
 
         @Override
@@ -107,6 +109,7 @@ public final class RollupRowTypeInfo extends FixedLayoutTypeInfo<RollupRow> {
                     in.readLong(),
                     in.readLong(),
                     in.readLong(),
+                    in.readLong(),
                     in.readLong());
         }
 
@@ -116,10 +119,10 @@ public final class RollupRowTypeInfo extends FixedLayoutTypeInfo<RollupRow> {
         }
     }
 
-    /** Serializer snapshot; layout version 1. */
+    /** Serializer snapshot; layout version 2. */
     public static final class Snapshot extends LayoutSnapshot<RollupRow> {
         public Snapshot() {
-            super(1, () -> Serializer.INSTANCE);
+            super(2, () -> Serializer.INSTANCE);
         }
     }
 }

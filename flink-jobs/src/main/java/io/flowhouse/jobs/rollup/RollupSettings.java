@@ -22,6 +22,8 @@ import org.apache.flink.configuration.Configuration;
  * @param idleness idleness of the input
  * @param ttlDays days kept per resolution label (absent: forever)
  * @param combineBuckets buckets a subtask sums locally before the shuffle; 0: no local sums
+ * @param topCapacity talkers (and conversations) tracked per window and exporter, over all shards
+ * @param topShards shards of the address space the talker summaries are spread over
  */
 public record RollupSettings(
         boolean enabled,
@@ -31,7 +33,9 @@ public record RollupSettings(
         Duration allowedLateness,
         Duration idleness,
         Map<String, Integer> ttlDays,
-        int combineBuckets)
+        int combineBuckets,
+        int topCapacity,
+        int topShards)
         implements Serializable {
 
     private static final long serialVersionUID = 1L;
@@ -54,6 +58,18 @@ public record RollupSettings(
         }
         if (topN < 1) {
             throw new IllegalArgumentException("top N " + topN + " (expected: >= 1)");
+        }
+        if (topShards < 1) {
+            throw new IllegalArgumentException(
+                    "rollup top shards " + topShards + " (expected: >= 1)");
+        }
+        if (topCapacity < topN * topShards) {
+            throw new IllegalArgumentException(
+                    "rollup top capacity "
+                            + topCapacity
+                            + " (expected: >= top N x top shards = "
+                            + topN * topShards
+                            + ")");
         }
         if (maxOutOfOrderness.isNegative()
                 || allowedLateness.isNegative()
@@ -80,7 +96,14 @@ public record RollupSettings(
                 allowedLateness,
                 idleness,
                 ttlDays,
-                PieceCombiner.DEFAULT_MAX_BUCKETS);
+                PieceCombiner.DEFAULT_MAX_BUCKETS,
+                Math.max(RollupOptions.TOP_CAPACITY.defaultValue(), topN * 4),
+                RollupOptions.TOP_SHARDS.defaultValue());
+    }
+
+    /** Addresses one shard's summary holds: the capacity spread over the shards, rounded up. */
+    public int topCapacityPerShard() {
+        return (topCapacity + topShards - 1) / topShards;
     }
 
     public static RollupSettings defaults() {
@@ -111,7 +134,9 @@ public record RollupSettings(
                 conf.get(RollupOptions.ALLOWED_LATENESS),
                 conf.get(RollupOptions.IDLENESS),
                 ttl,
-                conf.get(RollupOptions.COMBINE_BUCKETS));
+                conf.get(RollupOptions.COMBINE_BUCKETS),
+                conf.get(RollupOptions.TOP_CAPACITY),
+                conf.get(RollupOptions.TOP_SHARDS));
     }
 
     /** Parses {@code 30s}, {@code 1m}, {@code 1h}, {@code 1d} (or any Flink duration text). */
@@ -144,6 +169,8 @@ public record RollupSettings(
                 allowedLateness,
                 idleness,
                 ttlDays,
-                combineBuckets);
+                combineBuckets,
+                topCapacity,
+                topShards);
     }
 }

@@ -32,10 +32,12 @@ import org.apache.flink.util.OutputTag;
  * <pre>
  * flows -> FlowSplitter (pieces per window, exact split) -> event time = piece's window
  *   -> PieceCombiner (pieces of a bucket summed in the subtask until the next watermark/checkpoint)
- *   -> keyBy(bucket) -> tumbling window (allowed lateness; later pieces to a side output)
- *        .aggregate(SumCounters, EmitRollup)        interface / proto-port / AS-pair rows
- *   -> talker and conversation sums -> keyBy(exporter, kind) -> same window
- *        .aggregate(TopN, EmitRanking)              top-N rows ranked 1..N
+ *   -> bucket pieces: keyBy(bucket) -> tumbling window (allowed lateness; later pieces to a side
+ *        output) .aggregate(SumCounters, EmitRollup)    interface / proto-port / AS-pair rows
+ *   -> talker and conversation pieces: keyBy(exporter, kind, address shard) -> AddressSummaries
+ *        (a bounded Space-Saving summary per window, for this and every derived resolution)
+ *        -> each shard's top N -> keyBy(exporter, kind) -> window of the row's own window
+ *        .aggregate(TopN, EmitRanking)                top-N rows ranked 1..N
  *   -> sink (flows_&lt;resolution&gt;)
  * </pre>
  *
@@ -57,7 +59,9 @@ import org.apache.flink.util.OutputTag;
  * coarser window would still have taken it.
  *
  * <p>Every window keeps only counters (three longs per bucket, plus three for the counts already
- * sent where a coarser resolution derives from it; N rows per ranking), never the flows.
+ * sent where a coarser resolution derives from it; a bounded summary per exporter, kind and shard
+ * for the talkers and conversations; N rows per ranking), never the flows, and no state grows with
+ * the number of distinct addresses.
  */
 public final class RollupTopology {
 
@@ -137,23 +141,38 @@ public final class RollupTopology {
             }
         }
         Map<Duration, Level> built = new HashMap<>();
+        Map<Duration, FromFlows> roots = new HashMap<>();
         for (Duration r : ascending) {
             Duration from = source(r, ascending);
             OutputTag<RollupRow> deltas = sources.contains(r) ? deltaTag(r) : null;
             Level level;
             if (from == null) {
-                level = fromFlows(flows, r, s, deltas);
+                FromFlows root = fromFlows(flows, r, s, deltas);
+                roots.put(r, root);
+                level = new Level(root.sums(), FROM_FLOWS, r);
             } else {
                 Level finer = built.get(from);
                 DataStream<RollupRow> in = finer.sums().getSideOutput(deltaTag(from));
-                level = new Level(sum(in, r, s, deltas, DERIVED, null), finer.late(), DERIVED);
+                level = new Level(sum(in, r, s, deltas, DERIVED, null), DERIVED, finer.root());
             }
             built.put(r, level);
+        }
+        Map<Duration, DataStream<RollupRow>> addressRows = new HashMap<>();
+        Map<Duration, DataStream<RollupRow>> late = new HashMap<>();
+        for (Map.Entry<Duration, FromFlows> e : roots.entrySet()) {
+            Duration root = e.getKey();
+            List<Duration> chain = new ArrayList<>();
+            for (Duration r : ascending) {
+                if (built.get(r).root().equals(root)) {
+                    chain.add(r);
+                }
+            }
+            late.put(root, addressSummaries(e.getValue(), root, chain, s, addressRows));
         }
         List<Streams> out = new ArrayList<>();
         for (Duration r : s.resolutions()) {
             Level level = built.get(r);
-            out.add(new Streams(rows(level, r, s), level.late()));
+            out.add(new Streams(rows(level, r, s, addressRows.get(r)), late.get(level.root())));
         }
         return out;
     }
@@ -167,15 +186,22 @@ public final class RollupTopology {
     /** The rows and the late pieces of one resolution, computed from the flows. */
     public static Streams streams(
             DataStream<FlowRecord> flows, Duration resolution, RollupSettings s) {
-        Level level = fromFlows(flows, resolution, s, null);
-        return new Streams(rows(level, resolution, s), level.late());
+        return streams(flows, s.withResolutions(List.of(resolution))).get(0);
     }
 
-    /** A resolution's bucket sums and the pieces that came too late for it. */
+    /**
+     * A resolution's bucket sums.
+     *
+     * @param root the resolution computed from the flows that this one is (or derives from)
+     */
     private record Level(
+            SingleOutputStreamOperator<RollupRow> sums, String uidPrefix, Duration root) {}
+
+    /** What a resolution computed from the flows adds: its talker pieces and late pieces. */
+    private record FromFlows(
             SingleOutputStreamOperator<RollupRow> sums,
-            DataStream<RollupRow> late,
-            String uidPrefix) {}
+            DataStream<RollupRow> addressPieces,
+            DataStream<RollupRow> lateBuckets) {}
 
     /** Uid prefix of the operators that compute a resolution from the flows. */
     private static final String FROM_FLOWS = "rollup-";
@@ -187,7 +213,7 @@ public final class RollupTopology {
      */
     private static final String DERIVED = "rollup-derived-";
 
-    private static Level fromFlows(
+    private static FromFlows fromFlows(
             DataStream<FlowRecord> flows,
             Duration resolution,
             RollupSettings s,
@@ -218,15 +244,66 @@ public final class RollupTopology {
                     pieces.transform("combine " + label, RollupRowTypeInfo.INSTANCE, combiner)
                             .uid("rollup-combine-" + label);
         }
+        DataStream<RollupRow> bucketPieces =
+                pieces.filter(r -> !isAddressSum(r))
+                        .uid("rollup-bucket-pieces-" + label)
+                        .name("bucket pieces " + label);
+        DataStream<RollupRow> addressPieces =
+                pieces.filter(RollupTopology::isAddressSum)
+                        .uid("rollup-address-pieces-" + label)
+                        .name("talker pieces " + label);
         OutputTag<RollupRow> late = lateTag(resolution);
         SingleOutputStreamOperator<RollupRow> sums =
-                sum(pieces, resolution, s, deltas, FROM_FLOWS, late);
-        DataStream<RollupRow> latePieces = sums.getSideOutput(late);
-        latePieces
-                .process(new CountLatePieces())
+                sum(bucketPieces, resolution, s, deltas, FROM_FLOWS, late);
+        return new FromFlows(sums, addressPieces, sums.getSideOutput(late));
+    }
+
+    /**
+     * The talker and conversation summaries of a resolution computed from the flows and of every
+     * resolution derived from it, in one keyed operator ({@link AddressSummaries}); fills {@code
+     * rows} with the per-shard top rows of each resolution and returns every late piece of the root
+     * (bucket and talker pieces), after counting them.
+     */
+    private static DataStream<RollupRow> addressSummaries(
+            FromFlows root,
+            Duration resolution,
+            List<Duration> chain,
+            RollupSettings s,
+            Map<Duration, DataStream<RollupRow>> rows) {
+        String label = RollupTables.label(resolution);
+        long[] sizes = new long[chain.size()];
+        List<OutputTag<RollupRow>> tags = new ArrayList<>();
+        StringBuilder labels = new StringBuilder();
+        for (int i = 0; i < chain.size(); i++) {
+            sizes[i] = chain.get(i).toMillis();
+            String l = RollupTables.label(chain.get(i));
+            tags.add(new OutputTag<>("rollup-top-rows-" + l, RollupRowTypeInfo.INSTANCE));
+            labels.append(i == 0 ? "" : ",").append(l);
+        }
+        OutputTag<RollupRow> lateTalkers =
+                new OutputTag<>("rollup-late-talkers-" + label, RollupRowTypeInfo.INSTANCE);
+        SingleOutputStreamOperator<Void> summaries =
+                root.addressPieces()
+                        .keyBy(new RollupKey.OfShard(s.topShards()), RollupKeyTypeInfo.INSTANCE)
+                        .process(
+                                new AddressSummaries(
+                                        sizes,
+                                        s.allowedLateness().toMillis(),
+                                        s.topN(),
+                                        s.topCapacityPerShard(),
+                                        tags,
+                                        lateTalkers),
+                                Types.VOID)
+                        .uid("rollup-talker-summaries-" + label)
+                        .name("talker summaries " + labels);
+        for (int i = 0; i < chain.size(); i++) {
+            rows.put(chain.get(i), summaries.getSideOutput(tags.get(i)));
+        }
+        DataStream<RollupRow> late = root.lateBuckets().union(summaries.getSideOutput(lateTalkers));
+        late.process(new CountLatePieces())
                 .uid("rollup-late-" + label)
                 .name("late pieces " + label);
-        return new Level(sums, latePieces, FROM_FLOWS);
+        return late;
     }
 
     /**
@@ -262,18 +339,18 @@ public final class RollupTopology {
                 .name((late == null ? "rollup (derived) " : "rollup ") + label);
     }
 
-    /** Bucket rows plus the top N of the talker and conversation sums. */
-    private static DataStream<RollupRow> rows(Level level, Duration resolution, RollupSettings s) {
-        SingleOutputStreamOperator<RollupRow> sums = level.sums();
+    /**
+     * Bucket rows plus the top N of the talker and conversation rows (the top rows of every shard
+     * of the address space, ranked together per window, exporter and kind).
+     */
+    private static DataStream<RollupRow> rows(
+            Level level, Duration resolution, RollupSettings s, DataStream<RollupRow> talkers) {
         String prefix = level.uidPrefix();
         String label = RollupTables.label(resolution);
         TypeInformation<List<RollupRow>> topType = Types.LIST(RollupRowTypeInfo.INSTANCE);
         DataStream<RollupRow> ranked =
-                sums.filter(RollupTopology::isAddressSum)
-                        .uid(prefix + "address-sums-" + label)
-                        .name("address sums " + label)
-                        .keyBy(new RollupKey.OfRanking(), RollupKeyTypeInfo.INSTANCE)
-                        .window(TumblingEventTimeWindows.of(resolution))
+                talkers.keyBy(new RollupKey.OfRanking(), RollupKeyTypeInfo.INSTANCE)
+                        .window(new RowWindows(resolution.toMillis()))
                         .allowedLateness(s.allowedLateness())
                         .aggregate(
                                 new TopN(s.topN()),
@@ -281,10 +358,13 @@ public final class RollupTopology {
                                 topType,
                                 topType,
                                 RollupRowTypeInfo.INSTANCE)
-                        .uid(prefix + "top-" + label)
+                        .uid(prefix + "rank-" + label)
                         .name("top " + s.topN() + " " + label);
+        // The filter also drops talker buckets restored from a savepoint of a version that kept
+        // them in the bucket windows.
         DataStream<RollupRow> plain =
-                sums.filter(r -> !isAddressSum(r))
+                level.sums()
+                        .filter(r -> !isAddressSum(r))
                         .uid(prefix + "plain-" + label)
                         .name("buckets " + label);
         return plain.union(ranked);

@@ -168,6 +168,12 @@ class ReprocessITCase {
                                         + " FINAL WHERE kind = 'top_talker' GROUP BY window_start,"
                                         + " exporter)"))
                 .containsExactly(List.of("20"));
+        // The trace's addresses fit the talker summaries: every top row is exact.
+        assertThat(
+                        ch.queryRows(
+                                "SELECT count() > 0, countIf(bytes_error != 0) FROM rp_stream.flows_1h"
+                                        + " FINAL WHERE kind IN ('top_talker', 'top_conversation')"))
+                .containsExactly(List.of("1", "0"));
 
         // 2. Reprocess the same Kafka range in BATCH mode into another database, at 5 minutes.
         String[] reprocess = {

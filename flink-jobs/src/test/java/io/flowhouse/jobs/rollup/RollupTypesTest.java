@@ -40,7 +40,7 @@ class RollupTypesTest {
     private static final IpAddress SIGN = new IpAddress(Long.MIN_VALUE, 1L);
 
     private static RollupRow row(int i, long l, IpAddress a, IpAddress b, IpAddress c) {
-        return new RollupRow(i, l, a, l, i, i, i, l, l, i, b, c, l, l, l, l);
+        return new RollupRow(i, l, a, l, i, i, i, l, l, i, b, c, l, l, l, l, l);
     }
 
     private static List<RollupRow> rows() {
@@ -177,7 +177,7 @@ class RollupTypesTest {
                                         new DataInputDeserializer(new byte[0]),
                                         getClass().getClassLoader()))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("layout version 2");
+                .hasMessageContaining("layout version 3");
     }
 
     @Test
@@ -238,7 +238,7 @@ class RollupTypesTest {
                 keyed++;
             }
         }
-        // Bucket sums and top N, per resolution.
-        assertThat(keyed).isEqualTo(4);
+        // Bucket sums and top N per resolution, one talker summary operator for both.
+        assertThat(keyed).isEqualTo(5);
     }
 }
