@@ -86,6 +86,25 @@ public final class FlowSplitter implements FlatMapFunction<FlowRecord, RollupRow
                 .longValueExact();
     }
 
+    /**
+     * The port a protocol/port bucket counts a flow under: the service's. ICMP and ICMPv6 keep type
+     * * 256 + code as exported; otherwise the lower of the two ports (an absent port, 0, does not
+     * count), so a server's answers to a client's ephemeral port count with the requests to the
+     * service (443, 53, ...) instead of spreading over tens of thousands of ephemeral ports.
+     */
+    static int servicePort(FlowRecord f) {
+        int dst = f.dstPort();
+        int proto = f.protocol();
+        if (proto == 1 || proto == 58) {
+            return dst;
+        }
+        int src = f.srcPort();
+        if (src == 0) {
+            return dst;
+        }
+        return dst == 0 ? src : Math.min(src, dst);
+    }
+
     private static long scaled(long v, long scale) {
         try {
             return Math.multiplyExact(v, scale);
@@ -144,7 +163,7 @@ public final class FlowSplitter implements FlatMapFunction<FlowRecord, RollupRow
                         0,
                         0,
                         f.protocol(),
-                        f.dstPort(),
+                        servicePort(f),
                         0,
                         0,
                         0,

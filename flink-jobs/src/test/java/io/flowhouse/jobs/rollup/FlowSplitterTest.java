@@ -139,4 +139,35 @@ class FlowSplitterTest {
                 .isEqualTo(Long.MAX_VALUE / 2 / 3);
         assertThat(FlowSplitter.share(10, 1, 3)).isEqualTo(3);
     }
+
+    private static FlowRecord ports(int protocol, int src, int dst) {
+        return FlowRecord.builder()
+                .version(10)
+                .exporterAddress(IpAddress.parse("192.0.2.10"))
+                .flowStartMillis(T0)
+                .flowEndMillis(T0)
+                .protocol(protocol)
+                .srcPort(src)
+                .dstPort(dst)
+                .bytes(1)
+                .packets(1)
+                .build();
+    }
+
+    @Test
+    void protocolPortBucketsCountAFlowUnderItsServicePort() {
+        // Request and answer of the same service land in one bucket.
+        assertThat(FlowSplitter.servicePort(ports(6, 51_000, 443))).isEqualTo(443);
+        assertThat(FlowSplitter.servicePort(ports(6, 443, 51_000))).isEqualTo(443);
+        assertThat(FlowSplitter.servicePort(ports(17, 53, 40_000))).isEqualTo(53);
+        // An absent port does not count; ICMP keeps type * 256 + code.
+        assertThat(FlowSplitter.servicePort(ports(17, 0, 123))).isEqualTo(123);
+        assertThat(FlowSplitter.servicePort(ports(47, 1723, 0))).isEqualTo(1723);
+        assertThat(FlowSplitter.servicePort(ports(1, 0, 8 * 256))).isEqualTo(8 * 256);
+        assertThat(FlowSplitter.servicePort(ports(58, 0, 129 * 256))).isEqualTo(129 * 256);
+        List<RollupRow> rows = split(ports(6, 443, 51_000), MINUTE);
+        assertThat(kind(rows, RollupKind.PROTO_PORT, 0))
+                .extracting(RollupRow::port)
+                .containsExactly(443);
+    }
 }

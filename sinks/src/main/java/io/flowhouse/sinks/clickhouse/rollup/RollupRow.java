@@ -20,7 +20,8 @@ import io.flowhouse.codec.flow.IpAddress;
  * @param iface interface index: in_if for direction 0, out_if for direction 1
  * @param direction 0 ingress (in_if), 1 egress (out_if); 0 for kinds without interfaces
  * @param protocol IP protocol (kind PROTO_PORT)
- * @param port destination port, ICMP type*256+code (kind PROTO_PORT)
+ * @param port service port: the lower of source and destination port; ICMP type*256+code (kind
+ *     PROTO_PORT)
  * @param srcAs source AS (kind AS_PAIR)
  * @param dstAs destination AS (kind AS_PAIR)
  * @param rank 1-based rank of a top-N row, 0 otherwise
