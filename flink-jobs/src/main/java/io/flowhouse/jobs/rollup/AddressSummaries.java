@@ -4,14 +4,24 @@ package io.flowhouse.jobs.rollup;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.api.common.functions.OpenContext;
+import java.util.Set;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
-import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
-import org.apache.flink.util.Collector;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.InternalTimer;
+import org.apache.flink.streaming.api.operators.InternalTimerService;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.OutputTag;
 
 /**
@@ -30,12 +40,19 @@ import org.apache.flink.util.OutputTag;
  * <p>Firing: when the watermark passes a window's end, its top {@code n} entries go to that
  * resolution's output tag as TALKER/CONVERSATION rows (with {@code bytesError}) for the ranking
  * across shards. A late piece re-fires the window at the next watermark with the complete new
- * counts (a higher version), once however many late pieces came. The window's state is dropped when
- * the watermark passes its end plus the allowed lateness. Rows carry their window in {@code
+ * counts (a higher version), once however many late pieces came. The window's summary is dropped
+ * when the watermark passes its end plus the allowed lateness. Rows carry their window in {@code
  * windowStart} (their timestamp is the firing time), so the ranking windows by that field ({@link
  * RowWindows}).
+ *
+ * <p>State: the summaries of the open windows are worked on in memory (bounded: capacity x open
+ * windows x keys of this subtask) and written to keyed state (one map entry per window) at every
+ * checkpoint, only those that changed, as copies; they are read back lazily per key after a
+ * restore. So a piece costs a hash lookup and a summary update on every state backend, where a
+ * state access per piece would (de)serialize a whole summary on RocksDB.
  */
-public final class AddressSummaries extends KeyedProcessFunction<RollupKey, RollupRow, Void> {
+public final class AddressSummaries extends AbstractStreamOperator<Void>
+        implements OneInputStreamOperator<RollupRow, Void>, Triggerable<RollupKey, VoidNamespace> {
 
     private static final long serialVersionUID = 1L;
 
@@ -47,6 +64,13 @@ public final class AddressSummaries extends KeyedProcessFunction<RollupKey, Roll
     private final OutputTag<RollupRow> late;
 
     private transient List<MapState<Long, TopSummary>> windows;
+    private transient InternalTimerService<VoidNamespace> timers;
+
+    /** Per key, per resolution: window start -> summary. The working copy of the open windows. */
+    private transient Map<RollupKey, List<Map<Long, TopSummary>>> open;
+
+    /** Keys whose summaries changed since the last checkpoint. */
+    private transient Set<RollupKey> changed;
 
     /**
      * @param resolutions window sizes in ms, the finest first, each a multiple of the first
@@ -89,84 +113,147 @@ public final class AddressSummaries extends KeyedProcessFunction<RollupKey, Roll
     }
 
     @Override
-    public void open(OpenContext ctx) {
+    public void open() throws Exception {
+        super.open();
         windows = new ArrayList<>();
         for (long r : resolutions) {
             windows.add(
-                    getRuntimeContext()
+                    getKeyedStateStore()
                             .getMapState(
                                     new MapStateDescriptor<>(
                                             "top-summaries-" + r + "ms",
                                             LongSerializer.INSTANCE,
                                             TopSummarySerializer.INSTANCE)));
         }
+        timers =
+                getInternalTimerService("talker-summaries", VoidNamespaceSerializer.INSTANCE, this);
+        open = new HashMap<>();
+        changed = new HashSet<>();
+    }
+
+    /** The open windows of the current key, read from state on first use after a restore. */
+    private List<Map<Long, TopSummary>> current() throws Exception {
+        RollupKey key = (RollupKey) getCurrentKey();
+        List<Map<Long, TopSummary>> w = open.get(key);
+        if (w == null) {
+            w = new ArrayList<>(resolutions.length);
+            for (MapState<Long, TopSummary> state : windows) {
+                Map<Long, TopSummary> m = new HashMap<>();
+                for (Map.Entry<Long, TopSummary> e : state.entries()) {
+                    m.put(e.getKey(), e.getValue().copy());
+                }
+                w.add(m);
+            }
+            open.put(key, w);
+        }
+        return w;
     }
 
     @Override
-    public void processElement(RollupRow piece, Context ctx, Collector<Void> out) throws Exception {
-        long watermark = ctx.timerService().currentWatermark();
+    public void processElement(StreamRecord<RollupRow> record) throws Exception {
+        RollupRow piece = record.getValue();
+        long watermark = timers.currentWatermark();
         long start = piece.windowStart();
         if (start + resolutions[0] - 1 + lateness <= watermark) {
-            ctx.output(late, piece);
+            output.collect(late, record);
             return;
         }
+        List<Map<Long, TopSummary>> mine = current();
         IpAddress s = piece.srcAddr();
         IpAddress d = piece.dstAddr();
         for (int i = 0; i < resolutions.length; i++) {
             long size = resolutions[i];
             long w = Math.floorDiv(start, size) * size;
             long last = w + size - 1;
-            MapState<Long, TopSummary> state = windows.get(i);
-            TopSummary summary = state.get(w);
+            Map<Long, TopSummary> m = mine.get(i);
+            TopSummary summary = m.get(w);
             if (summary == null) {
                 summary = new TopSummary(capacity);
-                ctx.timerService().registerEventTimeTimer(last + lateness);
+                m.put(w, summary);
+                timers.registerEventTimeTimer(VoidNamespace.INSTANCE, last + lateness);
                 if (last > watermark) {
-                    ctx.timerService().registerEventTimeTimer(last);
+                    timers.registerEventTimeTimer(VoidNamespace.INSTANCE, last);
                 }
             }
             summary.add(
                     s.hi(), s.lo(), d.hi(), d.lo(), piece.bytes(), piece.packets(), piece.flows());
-            state.put(w, summary);
             if (last <= watermark) {
                 // A late piece for a window that already fired: fire again at the next watermark.
-                ctx.timerService().registerEventTimeTimer(watermark + 1);
+                timers.registerEventTimeTimer(VoidNamespace.INSTANCE, watermark + 1);
             }
         }
+        changed.add((RollupKey) getCurrentKey());
     }
 
     @Override
-    public void onTimer(long time, OnTimerContext ctx, Collector<Void> out) throws Exception {
-        RollupKey key = ctx.getCurrentKey();
+    public void onEventTime(InternalTimer<RollupKey, VoidNamespace> timer) throws Exception {
+        long time = timer.getTimestamp();
+        RollupKey key = timer.getKey();
+        List<Map<Long, TopSummary>> mine = current();
+        boolean empty = true;
         for (int i = 0; i < resolutions.length; i++) {
             long size = resolutions[i];
-            MapState<Long, TopSummary> state = windows.get(i);
-            List<Long> done = new ArrayList<>();
-            for (Map.Entry<Long, TopSummary> e : state.entries()) {
+            Iterator<Map.Entry<Long, TopSummary>> it = mine.get(i).entrySet().iterator();
+            while (it.hasNext()) {
+                Map.Entry<Long, TopSummary> e = it.next();
                 long w = e.getKey();
                 long last = w + size - 1;
                 TopSummary summary = e.getValue();
                 if (last <= time && summary.dirty()) {
-                    emit(key, w, summary, outputs.get(i), ctx);
+                    emit(key, w, summary, outputs.get(i), time);
                     summary.markEmitted();
-                    e.setValue(summary);
+                    changed.add(key);
                 }
                 if (last + lateness <= time) {
-                    done.add(w);
+                    it.remove();
+                    windows.get(i).remove(w);
                 }
             }
-            for (Long w : done) {
-                state.remove(w);
-            }
+            empty &= mine.get(i).isEmpty();
+        }
+        if (empty) {
+            open.remove(key);
         }
     }
 
+    @Override
+    public void onProcessingTime(InternalTimer<RollupKey, VoidNamespace> timer) {
+        // No processing-time timers.
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        for (RollupKey key : changed) {
+            List<Map<Long, TopSummary>> mine = open.get(key);
+            if (mine == null) {
+                continue; // every window of the key closed: removed from state already
+            }
+            setCurrentKey(key);
+            for (int i = 0; i < resolutions.length; i++) {
+                MapState<Long, TopSummary> state = windows.get(i);
+                for (Map.Entry<Long, TopSummary> e : mine.get(i).entrySet()) {
+                    // A copy: the working copy changes on while the snapshot is written.
+                    state.put(e.getKey(), e.getValue().copy());
+                }
+            }
+        }
+        changed.clear();
+        super.snapshotState(context);
+    }
+
+    /** Summaries held in memory (open windows of the keys seen since the start or restore). */
+    int openSummaries() {
+        int n = 0;
+        for (List<Map<Long, TopSummary>> l : open.values()) {
+            for (Map<Long, TopSummary> m : l) {
+                n += m.size();
+            }
+        }
+        return n;
+    }
+
     private void emit(
-            RollupKey key,
-            long windowStart,
-            TopSummary s,
-            OutputTag<RollupRow> tag,
-            OnTimerContext ctx) {
+            RollupKey key, long windowStart, TopSummary s, OutputTag<RollupRow> tag, long time) {
         IpAddress none = IpAddress.UNSPECIFIED;
         for (int e : s.top(topN)) {
             IpAddress src = address(s.srcHi(e), s.srcLo(e));
@@ -174,26 +261,28 @@ public final class AddressSummaries extends KeyedProcessFunction<RollupKey, Roll
             long b = s.bytes(e);
             long p = s.packets(e);
             long f = s.flows(e);
-            ctx.output(
+            output.collect(
                     tag,
-                    new RollupRow(
-                            key.kind(),
-                            windowStart,
-                            key.exporter(),
-                            0,
-                            0,
-                            0,
-                            0,
-                            0,
-                            0,
-                            0,
-                            src == null ? none : src,
-                            dst == null ? none : dst,
-                            b,
-                            p,
-                            f,
-                            b + p + f,
-                            s.error(e)));
+                    new StreamRecord<>(
+                            new RollupRow(
+                                    key.kind(),
+                                    windowStart,
+                                    key.exporter(),
+                                    0,
+                                    0,
+                                    0,
+                                    0,
+                                    0,
+                                    0,
+                                    0,
+                                    src == null ? none : src,
+                                    dst == null ? none : dst,
+                                    b,
+                                    p,
+                                    f,
+                                    b + p + f,
+                                    s.error(e)),
+                            time));
         }
     }
 

@@ -285,17 +285,17 @@ public final class RollupTopology {
         SingleOutputStreamOperator<Void> summaries =
                 root.addressPieces()
                         .keyBy(new RollupKey.OfShard(s.topShards()), RollupKeyTypeInfo.INSTANCE)
-                        .process(
+                        .transform(
+                                "talker summaries " + labels,
+                                Types.VOID,
                                 new AddressSummaries(
                                         sizes,
                                         s.allowedLateness().toMillis(),
                                         s.topN(),
                                         s.topCapacityPerShard(),
                                         tags,
-                                        lateTalkers),
-                                Types.VOID)
-                        .uid("rollup-talker-summaries-" + label)
-                        .name("talker summaries " + labels);
+                                        lateTalkers))
+                        .uid("rollup-talker-summaries-" + label);
         for (int i = 0; i < chain.size(); i++) {
             rows.put(chain.get(i), summaries.getSideOutput(tags.get(i)));
         }

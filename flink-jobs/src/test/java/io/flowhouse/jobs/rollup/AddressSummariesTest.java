@@ -8,11 +8,13 @@ import io.flowhouse.sinks.clickhouse.rollup.RollupKind;
 import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
 import java.util.List;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.util.OutputTag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Harness tests of the bounded talker summaries: firing at the window end per resolution, one
@@ -37,19 +39,27 @@ class AddressSummariesTest {
 
     private static KeyedOneInputStreamOperatorTestHarness<RollupKey, RollupRow, Void> harness(
             OperatorSubtaskState snapshot) throws Exception {
-        AddressSummaries f =
-                new AddressSummaries(
-                        new long[] {MINUTE, 10 * MINUTE},
-                        2 * MINUTE,
-                        2,
-                        8,
-                        List.of(ONE, TEN),
-                        LATE);
+        return harness(snapshot, operator());
+    }
+
+    private static AddressSummaries operator() {
+        return new AddressSummaries(
+                new long[] {MINUTE, 10 * MINUTE}, 2 * MINUTE, 2, 8, List.of(ONE, TEN), LATE);
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<RollupKey, RollupRow, Void> harness(
+            OperatorSubtaskState snapshot, AddressSummaries op) throws Exception {
+        return harness(snapshot, op, false);
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<RollupKey, RollupRow, Void> harness(
+            OperatorSubtaskState snapshot, AddressSummaries op, boolean rocksDb) throws Exception {
         var h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(f),
-                        new RollupKey.OfShard(1),
-                        RollupKeyTypeInfo.INSTANCE);
+                        op, new RollupKey.OfShard(1), RollupKeyTypeInfo.INSTANCE);
+        if (rocksDb) {
+            h.setStateBackend(new EmbeddedRocksDBStateBackend());
+        }
         h.setup();
         if (snapshot != null) {
             h.initializeState(snapshot);
@@ -104,7 +114,8 @@ class AddressSummariesTest {
 
     @Test
     void firesPerResolutionRefiresOnceForLatePiecesAndClearsEverything() throws Exception {
-        try (var h = harness(null)) {
+        AddressSummaries op = operator();
+        try (var h = harness(null, op)) {
             long w4 = T0 + 4 * MINUTE;
             h.processElement(talker(w4, A, 100), w4);
             h.processElement(talker(w4, B, 50), w4);
@@ -129,10 +140,14 @@ class AddressSummariesTest {
             h.processWatermark(T0 + 10 * MINUTE - 1);
             assertThat(drain(h, TEN)).containsExactly("0 2001:db8::3 105", "0 198.51.100.1 100");
             assertThat(drain(h, ONE)).isEmpty();
+            // A checkpoint writes the open summaries to keyed state; closing them clears both.
+            assertThat(op.openSummaries()).isEqualTo(1); // 12:00-12:10; 12:04 closed at 12:07
+            h.snapshot(1, 1);
             assertThat(h.numKeyedStateEntries()).isPositive();
             h.processWatermark(T0 + 12 * MINUTE - 1);
             assertThat(h.numKeyedStateEntries()).isZero();
             assertThat(h.numEventTimeTimers()).isZero();
+            assertThat(op.openSummaries()).isZero();
         }
     }
 
@@ -145,13 +160,45 @@ class AddressSummariesTest {
             h.processElement(talker(w4, B, 50), w4);
             snapshot = h.snapshot(1, 1);
         }
-        try (var h = harness(snapshot)) {
+        AddressSummaries op = operator();
+        try (var h = harness(snapshot, op)) {
+            assertThat(op.openSummaries()).isZero();
             h.processElement(talker(w4, B, 70), w4);
             h.processWatermark(T0 + 10 * MINUTE - 1);
             assertThat(drain(h, ONE)).containsExactly("4 198.51.100.2 120", "4 198.51.100.1 100");
             assertThat(drain(h, TEN)).containsExactly("0 198.51.100.2 120", "0 198.51.100.1 100");
             h.processWatermark(T0 + 12 * MINUTE - 1);
             assertThat(h.numKeyedStateEntries()).isZero();
+            assertThat(h.numEventTimeTimers()).isZero();
+            assertThat(op.openSummaries()).isZero();
+        }
+    }
+
+    /**
+     * Timers of a restored key fire from state alone, without a new piece for it; on the heap and
+     * on RocksDB (where state holds serialized copies, written at the checkpoint).
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aRestoredKeyFiresWithoutNewPieces(boolean rocksDb) throws Exception {
+        OperatorSubtaskState snapshot;
+        long w4 = T0 + 4 * MINUTE;
+        try (var h = harness(null, operator(), rocksDb)) {
+            h.processElement(talker(w4, A, 100), w4);
+            h.processWatermark(w4 + MINUTE - 1);
+            drain(h, ONE);
+            h.processElement(talker(w4, C, 300), w4); // late, in time: re-fires at the next mark
+            snapshot = h.snapshot(1, 1);
+        }
+        try (var h = harness(snapshot, operator(), rocksDb)) {
+            h.processWatermark(w4 + MINUTE);
+            assertThat(drain(h, ONE)).containsExactly("4 2001:db8::3 300", "4 198.51.100.1 100");
+            h.processWatermark(T0 + 10 * MINUTE - 1);
+            assertThat(drain(h, TEN)).containsExactly("0 2001:db8::3 300", "0 198.51.100.1 100");
+            h.processWatermark(T0 + 12 * MINUTE - 1);
+            if (!rocksDb) { // the harness counts entries of the heap backend only
+                assertThat(h.numKeyedStateEntries()).isZero();
+            }
             assertThat(h.numEventTimeTimers()).isZero();
         }
     }
