@@ -10,12 +10,19 @@ import static io.flowhouse.jobs.ageing.FlowAgeingFunction.endsTcp;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.packet.PacketSummary;
+import java.time.Duration;
 import java.util.Arrays;
+import java.util.function.LongSupplier;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.configuration.StateChangelogOptions;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.operators.StreamingRuntimeContext;
 import org.apache.flink.util.Collector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The packet flow cache as a bucketed flow table: packets keyed by {@link PacketBucketSelector} (a
@@ -37,17 +44,30 @@ import org.apache.flink.util.Collector;
  * <p>The state TTL (processing time, the backstop for a watermark that never comes) now drops a
  * whole bucket untouched for that long; the flows it held are counted in {@code
  * packet_flows_ttl_expired_total} from a per-instance count of each bucket's flows.
+ *
+ * <p>On the heap (hash-map) backend the state hands out the stored table itself, so a packet
+ * updates it in place and writes nothing back: no second state-map lookup, TTL wrapper or TTL
+ * cleanup step per packet (a fifth of the operator's CPU at 100 k flows, BENCHMARKS-ageing.md). The
+ * table is still written when it is new, when a timer changed it, and at least every {@link
+ * #ttlRenewalMillis} of processing time while packets reach it, which renews its state TTL. The
+ * function finds out by itself: on the first write it reads the table back, and only the very same
+ * object means in place (RocksDB and ForSt hand out a new copy on every read, so there every packet
+ * writes its table back); with the changelog state backend (which records writes only) it always
+ * writes.
  */
 public class BucketedFlowAgeingFunction
         extends KeyedProcessFunction<Integer, PacketSummary, FlowRecord> {
 
     private static final long serialVersionUID = 1L;
 
+    private static final Logger LOG = LoggerFactory.getLogger(BucketedFlowAgeingFunction.class);
+
     private final AgeingSettings settings;
     private final boolean biflow;
     private final long activeMillis;
     private final long idleMillis;
     private final long tcpEndMillis;
+    private final long ttlRenewalMillis;
 
     private transient IpAddress exporter;
     private transient ValueState<FlowTable> state;
@@ -65,12 +85,28 @@ public class BucketedFlowAgeingFunction
 
     private transient AgeingMetrics metrics;
 
+    /** Whether tables are updated in place (the heap backend; see the class comment). */
+    private transient boolean inPlace;
+
+    /** Whether {@link #inPlace} was probed (on the first write). */
+    private transient boolean probed;
+
+    /** The changelog state backend is on: it logs writes only, so every change is written. */
+    private transient boolean changelog;
+
+    /** Processing time of each bucket's last write, for renewing its state TTL. */
+    private transient long[] writtenMillis;
+
+    /** Processing-time clock of the TTL renewal (the TTL's own clock; tests set both). */
+    private transient LongSupplier clock;
+
     public BucketedFlowAgeingFunction(AgeingSettings settings) {
         this.settings = settings;
         this.biflow = settings.biflow();
         this.activeMillis = settings.activeTimeout().toMillis();
         this.idleMillis = settings.idleTimeout().toMillis();
         this.tcpEndMillis = settings.tcpEndTimeout().toMillis();
+        this.ttlRenewalMillis = ttlRenewalMillis(settings.stateTtl());
     }
 
     static ValueStateDescriptor<FlowTable> descriptor(AgeingSettings s) {
@@ -86,8 +122,52 @@ public class BucketedFlowAgeingFunction
         state = getRuntimeContext().getState(descriptor(settings));
         key = new FlowTable.Key();
         bucketFlows = new int[settings.flowTableBuckets()];
+        writtenMillis = new long[settings.flowTableBuckets()];
         activeFlows = 0;
         metrics = new AgeingMetrics(getRuntimeContext().getMetricGroup(), () -> activeFlows);
+        changelog = changelogEnabled(getRuntimeContext());
+        inPlace = false;
+        probed = false;
+        if (clock == null) {
+            clock = System::currentTimeMillis;
+        }
+    }
+
+    /**
+     * Whether the job runs on the changelog state backend ({@code state.changelog.enabled}): the
+     * job's configuration, else the TaskManager's. Unknown (not a streaming runtime context): yes,
+     * so that every change is written.
+     */
+    static boolean changelogEnabled(RuntimeContext context) {
+        if (!(context instanceof StreamingRuntimeContext c)) {
+            return true;
+        }
+        return c.getJobConfiguration()
+                .getOptional(StateChangelogOptions.ENABLE_STATE_CHANGE_LOG)
+                .orElseGet(
+                        () ->
+                                c.getTaskManagerRuntimeInfo()
+                                        .getConfiguration()
+                                        .get(StateChangelogOptions.ENABLE_STATE_CHANGE_LOG));
+    }
+
+    /**
+     * How often a table updated in place is written anyway, to renew its state TTL: once a minute,
+     * or a quarter of the TTL when that is shorter. A bucket the TTL drops has had no packet for at
+     * least the TTL minus this.
+     */
+    static long ttlRenewalMillis(Duration stateTtl) {
+        return Math.min(60_000L, stateTtl.toMillis() / 4);
+    }
+
+    /** Tests: the clock of the TTL renewal, set to the test harness's state TTL clock. */
+    void clock(LongSupplier c) {
+        clock = c;
+    }
+
+    /** Whether tables are updated in place (tests). */
+    boolean inPlace() {
+        return inPlace;
     }
 
     /** Flows cached by this instance (tests). */
@@ -101,7 +181,8 @@ public class BucketedFlowAgeingFunction
         long ts = metrics.packet(p, ctx.timerService().currentWatermark());
         int bucket = ctx.getCurrentKey();
         FlowTable t = state.value();
-        if (t == null) {
+        boolean created = t == null;
+        if (created) {
             dropped(bucket);
             t = new FlowTable();
         }
@@ -125,7 +206,7 @@ public class BucketedFlowAgeingFunction
                 out.collect(record(t, single, END_LACK_OF_RESOURCES));
                 metrics.flowsOut.inc();
                 t.remove(single);
-                store(t, bucket, ctx);
+                store(t, bucket, created, ctx);
                 return;
             }
             s = t.insert(k);
@@ -150,7 +231,7 @@ public class BucketedFlowAgeingFunction
                 ctx.timerService().registerEventTimeTimer(deadline);
             }
         }
-        store(t, bucket, ctx);
+        store(t, bucket, created, ctx);
     }
 
     @Override
@@ -193,25 +274,53 @@ public class BucketedFlowAgeingFunction
             t.timerMillis = next;
             ctx.timerService().registerEventTimeTimer(next);
         }
-        store(t, bucket, ctx);
+        store(t, bucket, true, ctx);
     }
 
-    /** Writes the table back, or clears the bucket (state and timer) when it has no flows. */
-    private void store(FlowTable t, int bucket, Context ctx) throws Exception {
+    /**
+     * Writes the table back (unless it was updated in place, {@code write} is false and its TTL
+     * needs no renewal yet), or clears the bucket (state and timer) when it has no flows.
+     */
+    private void store(FlowTable t, int bucket, boolean write, Context ctx) throws Exception {
+        if (bucket >= bucketFlows.length) {
+            // A bucket restored from a run with more buckets (flow-table-buckets lowered).
+            bucketFlows = Arrays.copyOf(bucketFlows, bucket + 1);
+            writtenMillis = Arrays.copyOf(writtenMillis, bucket + 1);
+        }
         if (t.size == 0) {
             if (t.timerMillis != 0) {
                 ctx.timerService().deleteEventTimeTimer(t.timerMillis);
                 t.timerMillis = 0;
             }
             state.clear();
+        } else if (write || !inPlace) {
+            write(t, bucket, clock.getAsLong());
         } else {
-            state.update(t);
-        }
-        if (bucket >= bucketFlows.length) {
-            // A bucket restored from a run with more buckets (flow-table-buckets lowered).
-            bucketFlows = Arrays.copyOf(bucketFlows, bucket + 1);
+            long now = clock.getAsLong();
+            if (now - writtenMillis[bucket] >= ttlRenewalMillis) {
+                write(t, bucket, now);
+            }
         }
         bucketFlows[bucket] = t.size;
+    }
+
+    private void write(FlowTable t, int bucket, long now) throws Exception {
+        state.update(t);
+        writtenMillis[bucket] = now;
+        if (!probed) {
+            // Does the backend hand out the stored object (the heap backend)? Then the next
+            // packets may update it in place.
+            probed = true;
+            inPlace = !changelog && state.value() == t;
+            if (!inPlace && !changelog) {
+                LOG.warn(
+                        "bucketed flow table on a state backend that copies every value it reads"
+                                + " (RocksDB/ForSt?): each packet reads and writes its bucket's whole"
+                                + " table; flowhouse.packets.flow-table: keyed costs less there (auto"
+                                + " picks it when the job's client sees the cluster's"
+                                + " state.backend.type)");
+            }
+        }
     }
 
     /** The bucket's table is gone (state TTL): its flows are lost; count them. */

@@ -15,6 +15,12 @@ public final class PacketBucketSelector implements KeySelector<PacketSummary, In
     private final boolean biflow;
     private final int buckets;
 
+    /**
+     * The boxed bucket keys, made once: {@code Integer.valueOf} caches only -128..127, so every
+     * packet would box a new key for the state backend to hash and compare.
+     */
+    private transient Integer[] keys;
+
     public PacketBucketSelector(boolean biflow, int buckets) {
         if (buckets < 1) {
             throw new IllegalArgumentException("buckets " + buckets + " (expected: >= 1)");
@@ -25,6 +31,15 @@ public final class PacketBucketSelector implements KeySelector<PacketSummary, In
 
     @Override
     public Integer getKey(PacketSummary p) {
-        return FlowTable.bucket(new FlowTable.Key().set(p, biflow).hash64, buckets);
+        int b = FlowTable.bucket(new FlowTable.Key().set(p, biflow).hash64, buckets);
+        if (keys == null) {
+            keys = new Integer[buckets];
+        }
+        Integer k = keys[b];
+        if (k == null) {
+            k = b;
+            keys[b] = k;
+        }
+        return k;
     }
 }

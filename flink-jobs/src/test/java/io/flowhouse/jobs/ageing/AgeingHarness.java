@@ -8,23 +8,60 @@ import java.util.List;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
 
 /**
  * The flow cache of either flow table ({@link AgeingSettings#bucketedTable()}) in Flink's keyed
- * operator test harness, so every ageing test runs against both.
+ * operator test harness, so every ageing test runs against both. The bucketed table's TTL renewal
+ * runs on the harness's state TTL clock ({@link #setStateTtlProcessingTime}).
  */
 final class AgeingHarness implements AutoCloseable {
 
     private final KeyedOneInputStreamOperatorTestHarness<?, PacketSummary, FlowRecord> h;
     private final BucketedFlowAgeingFunction bucketed;
+    private final long[] ttlTime;
 
     private AgeingHarness(
             KeyedOneInputStreamOperatorTestHarness<?, PacketSummary, FlowRecord> h,
-            BucketedFlowAgeingFunction bucketed) {
+            BucketedFlowAgeingFunction bucketed,
+            long[] ttlTime) {
         this.h = h;
         this.bucketed = bucketed;
+        this.ttlTime = ttlTime;
+    }
+
+    /** The bucketed table's function, its TTL renewal clock reading {@code ttlTime[0]}. */
+    private static BucketedFlowAgeingFunction bucketed(AgeingSettings s, long[] ttlTime) {
+        var f = new BucketedFlowAgeingFunction(s);
+        f.clock(() -> ttlTime[0]);
+        return f;
+    }
+
+    /** A harness on another state backend (the heap one otherwise). */
+    static AgeingHarness openOn(AgeingSettings s, StateBackend backend) throws Exception {
+        long[] ttlTime = {0};
+        KeyedOneInputStreamOperatorTestHarness<?, PacketSummary, FlowRecord> h;
+        BucketedFlowAgeingFunction f = null;
+        if (s.bucketedTable()) {
+            f = bucketed(s, ttlTime);
+            h =
+                    new KeyedOneInputStreamOperatorTestHarness<>(
+                            new KeyedProcessOperator<>(f),
+                            new PacketBucketSelector(s.biflow(), s.flowTableBuckets()),
+                            Types.INT);
+        } else {
+            h =
+                    new KeyedOneInputStreamOperatorTestHarness<>(
+                            new KeyedProcessOperator<>(new FlowAgeingFunction(s)),
+                            new PacketFlowKeySelector(s.biflow()),
+                            TypeInformation.of(PacketFlowKey.class));
+        }
+        h.setStateBackend(backend);
+        h.open();
+        return new AgeingHarness(h, f, ttlTime);
     }
 
     static AgeingHarness open(AgeingSettings s) throws Exception {
@@ -36,47 +73,50 @@ final class AgeingHarness implements AutoCloseable {
         if (snapshot != null) {
             return restore(s, snapshot);
         }
+        long[] ttlTime = {0};
         if (s.bucketedTable()) {
-            var f = new BucketedFlowAgeingFunction(s);
+            var f = bucketed(s, ttlTime);
             return new AgeingHarness(
                     ProcessFunctionTestHarnesses.forKeyedProcessFunction(
                             f,
                             new PacketBucketSelector(s.biflow(), s.flowTableBuckets()),
                             Types.INT),
-                    f);
+                    f,
+                    ttlTime);
         }
         return new AgeingHarness(
                 ProcessFunctionTestHarnesses.forKeyedProcessFunction(
                         new FlowAgeingFunction(s),
                         new PacketFlowKeySelector(s.biflow()),
                         TypeInformation.of(PacketFlowKey.class)),
-                null);
+                null,
+                ttlTime);
     }
 
     private static AgeingHarness restore(AgeingSettings s, OperatorSubtaskState snapshot)
             throws Exception {
+        long[] ttlTime = {0};
         if (s.bucketedTable()) {
-            var f = new BucketedFlowAgeingFunction(s);
+            var f = bucketed(s, ttlTime);
             var h =
                     new KeyedOneInputStreamOperatorTestHarness<>(
-                            new org.apache.flink.streaming.api.operators.KeyedProcessOperator<>(f),
+                            new KeyedProcessOperator<>(f),
                             new PacketBucketSelector(s.biflow(), s.flowTableBuckets()),
                             Types.INT);
             h.setup();
             h.initializeState(snapshot);
             h.open();
-            return new AgeingHarness(h, f);
+            return new AgeingHarness(h, f, ttlTime);
         }
         var h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
-                        new org.apache.flink.streaming.api.operators.KeyedProcessOperator<>(
-                                new FlowAgeingFunction(s)),
+                        new KeyedProcessOperator<>(new FlowAgeingFunction(s)),
                         new PacketFlowKeySelector(s.biflow()),
                         TypeInformation.of(PacketFlowKey.class));
         h.setup();
         h.initializeState(snapshot);
         h.open();
-        return new AgeingHarness(h, null);
+        return new AgeingHarness(h, null, ttlTime);
     }
 
     void push(PacketSummary p) throws Exception {
@@ -97,6 +137,12 @@ final class AgeingHarness implements AutoCloseable {
 
     void setStateTtlProcessingTime(long millis) {
         h.setStateTtlProcessingTime(millis);
+        ttlTime[0] = millis;
+    }
+
+    /** Whether the bucketed table is updated in place (false for the keyed one). */
+    boolean inPlace() {
+        return bucketed != null && bucketed.inPlace();
     }
 
     /** Keyed state entries: one per flow (keyed table) or per bucket with flows (bucketed). */

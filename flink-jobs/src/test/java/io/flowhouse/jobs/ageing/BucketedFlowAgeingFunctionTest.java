@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -24,7 +26,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * biflows, several timeouts (TCP end linger 0 included), a memory bound that trips, one bucket to
  * thousands, and the trace shuffled so that packets arrive out of order and late. The bucketed
  * table emits in the same order on every run, and continues from a snapshot with exactly the flows
- * of an uninterrupted run.
+ * of an uninterrupted run. On the heap backend it updates its tables in place and still renews
+ * their state TTL; on RocksDB it writes every change back and emits the same flows.
  */
 class BucketedFlowAgeingFunctionTest {
 
@@ -119,6 +122,61 @@ class BucketedFlowAgeingFunctionTest {
         assertThat(b.subList(from, b.size()))
                 .containsExactlyInAnyOrderElementsOf(k.subList(from, k.size()));
         return k.size();
+    }
+
+    @Test
+    void updatesTablesInPlaceOnTheHeapAndStillRenewsTheirStateTtl() throws Exception {
+        AgeingSettings s = settings(120, 30, 10, false, 0).withFlowTable(true, 4);
+        long ttl = s.stateTtl().toMillis();
+        long t0 = trace.get(0).timestampNanos() / 1_000_000L;
+        try (AgeingHarness h = AgeingHarness.open(s)) {
+            // One packet a second of packet time, a third of the state TTL apart in processing
+            // time: four TTLs in all. Without the renewal the table would expire on the fourth.
+            for (int i = 0; i < 12; i++) {
+                h.setStateTtlProcessingTime(i * ttl / 3);
+                h.push(Packets.udp(t0 + i * 1_000L, "192.0.2.1", 4000, "198.51.100.1", 53, 60));
+            }
+            assertThat(h.inPlace()).isTrue();
+            h.watermark(Long.MAX_VALUE);
+            assertThat(h.output()).hasSize(1);
+            assertThat(h.output().get(0).packets()).isEqualTo(12);
+            assertThat(h.output().get(0).flowEndReason()).isEqualTo(FlowAgeingFunction.END_IDLE);
+            assertThat(h.stateEntries()).isZero();
+        }
+    }
+
+    @Test
+    void writesEveryChangeBackOnRocksDbAndEmitsTheSameFlows() throws Exception {
+        AgeingSettings s = settings(120, 30, 10, true, 0).withFlowTable(true, 64);
+        try (AgeingHarness heap = AgeingHarness.openOn(s, new HashMapStateBackend());
+                AgeingHarness rocks = AgeingHarness.openOn(s, new EmbeddedRocksDBStateBackend())) {
+            long maxSeen = Long.MIN_VALUE;
+            int n = 0;
+            int seen = 0;
+            for (PacketSummary p : shuffled) {
+                heap.push(p);
+                rocks.push(p);
+                maxSeen = Math.max(maxSeen, p.timestampNanos() / 1_000_000L);
+                if (++n % 1_000 == 0) {
+                    heap.watermark(maxSeen - 2_000);
+                    rocks.watermark(maxSeen - 2_000);
+                    seen = sameSince(heap, rocks, seen);
+                }
+            }
+            heap.watermark(Long.MAX_VALUE);
+            rocks.watermark(Long.MAX_VALUE);
+            sameSince(heap, rocks, seen);
+            assertThat(heap.inPlace()).isTrue();
+            assertThat(rocks.inPlace()).isFalse();
+            assertThat(rocks.output()).hasSize(heap.output().size());
+            assertThat(
+                            rocks.output().stream()
+                                    .mapToLong(f -> f.packets() + f.reversePackets())
+                                    .sum())
+                    .isEqualTo(Packets.TRACE_PACKETS);
+            assertThat(rocks.flows()).isZero();
+            assertThat(rocks.timers()).isZero();
+        }
     }
 
     @Test
