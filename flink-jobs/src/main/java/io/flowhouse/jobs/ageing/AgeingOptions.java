@@ -111,15 +111,19 @@ public final class AgeingOptions {
     public static final ConfigOption<String> FLOW_TABLE =
             ConfigOptions.key("flowhouse.packets.flow-table")
                     .stringType()
-                    .defaultValue("bucketed")
+                    .defaultValue("auto")
                     .withDescription(
                             "bucketed: packets keyed by a hash bucket of their flow key, one keyed"
                                     + " state entry per bucket holding a compact open-addressing"
                                     + " table of its flows and one event-time timer per bucket"
-                                    + " (less CPU and memory per flow); keyed: one keyed state"
-                                    + " entry and one timer per flow. Both end flows identically;"
-                                    + " their state is not compatible (a savepoint of one does not"
-                                    + " restore into the other).");
+                                    + " (less CPU and memory per flow on the heap backend, where"
+                                    + " tables are updated in place); keyed: one keyed state"
+                                    + " entry and one timer per flow; auto: bucketed on the heap"
+                                    + " (hashmap) state backend, keyed on RocksDB/ForSt (or any"
+                                    + " other backend, or with the changelog enabled), by the"
+                                    + " state.backend.type the job's client sees. Both end flows"
+                                    + " identically; their state is not compatible (a savepoint"
+                                    + " of one does not restore into the other).");
 
     public static final ConfigOption<Integer> FLOW_TABLE_BUCKETS =
             ConfigOptions.key("flowhouse.packets.flow-table-buckets")

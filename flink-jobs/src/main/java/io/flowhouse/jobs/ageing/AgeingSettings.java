@@ -6,6 +6,9 @@ import java.io.Serializable;
 import java.time.Duration;
 import java.util.Locale;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.StateChangelogOptions;
 
 /**
  * Packet flow ageing settings, checked in one place ({@link AgeingOptions} documents each).
@@ -21,7 +24,8 @@ import org.apache.flink.configuration.Configuration;
  * @param exporterAddress exporter address of packet flows
  * @param maxOutOfOrderness out-of-orderness of packet times
  * @param idleness idleness of a partition
- * @param bucketedTable the bucketed flow table (true) or one keyed state entry per flow
+ * @param flowTable the flow table: bucketed, keyed, or chosen by the state backend ({@link
+ *     #bucketedTable(ReadableConfig)})
  * @param flowTableBuckets buckets of the bucketed flow table
  */
 public record AgeingSettings(
@@ -36,9 +40,19 @@ public record AgeingSettings(
         String exporterAddress,
         Duration maxOutOfOrderness,
         Duration idleness,
-        boolean bucketedTable,
+        FlowTableChoice flowTable,
         int flowTableBuckets)
         implements Serializable {
+
+    /** {@code flowhouse.packets.flow-table}. */
+    public enum FlowTableChoice {
+        /** Bucketed on the heap (hash-map) state backend, keyed on any other. */
+        AUTO,
+        /** {@link BucketedFlowAgeingFunction}: one table of flows per hash bucket. */
+        BUCKETED,
+        /** {@link FlowAgeingFunction}: one keyed state entry and timer per flow. */
+        KEYED
+    }
 
     private static final long serialVersionUID = 1L;
 
@@ -88,10 +102,15 @@ public record AgeingSettings(
                     "flow mode " + mode + " (expected: uniflow or biflow)");
         }
         String table = conf.get(AgeingOptions.FLOW_TABLE).trim().toLowerCase(Locale.ROOT);
-        if (!table.equals("bucketed") && !table.equals("keyed")) {
-            throw new IllegalArgumentException(
-                    "flow table " + table + " (expected: bucketed or keyed)");
-        }
+        FlowTableChoice choice =
+                switch (table) {
+                    case "auto" -> FlowTableChoice.AUTO;
+                    case "bucketed" -> FlowTableChoice.BUCKETED;
+                    case "keyed" -> FlowTableChoice.KEYED;
+                    default ->
+                            throw new IllegalArgumentException(
+                                    "flow table " + table + " (expected: auto, bucketed or keyed)");
+                };
         return new AgeingSettings(
                 conf.get(AgeingOptions.ENABLED),
                 conf.get(AgeingOptions.TOPIC),
@@ -104,8 +123,37 @@ public record AgeingSettings(
                 conf.get(AgeingOptions.EXPORTER_ADDRESS).trim(),
                 conf.get(AgeingOptions.MAX_OUT_OF_ORDERNESS),
                 conf.get(AgeingOptions.IDLENESS),
-                table.equals("bucketed"),
+                choice,
                 conf.get(AgeingOptions.FLOW_TABLE_BUCKETS));
+    }
+
+    /**
+     * Whether the job runs the bucketed flow table, given the Flink configuration it runs with (the
+     * job's execution environment: the client's Flink configuration plus the job's own keys).
+     * {@code auto} picks the bucketed table on the heap (hash-map) state backend ({@code
+     * state.backend.type}, Flink's default), where tables are updated in place, and the keyed one
+     * on RocksDB, ForSt or any other backend, and with the changelog backend ({@code
+     * state.changelog.enabled}): there every state access (de)serializes or logs the whole value,
+     * which for the bucketed table is a table of flows per packet.
+     */
+    public boolean bucketedTable(ReadableConfig flink) {
+        return switch (flowTable) {
+            case BUCKETED -> true;
+            case KEYED -> false;
+            case AUTO -> heapBackend(flink);
+        };
+    }
+
+    /** {@link #bucketedTable(ReadableConfig)} with Flink's defaults (heap backend). */
+    public boolean bucketedTable() {
+        return bucketedTable(new Configuration());
+    }
+
+    /** Whether {@code flink} selects the heap state backend, without the changelog. */
+    static boolean heapBackend(ReadableConfig flink) {
+        String backend = flink.get(StateBackendOptions.STATE_BACKEND).trim();
+        return backend.toLowerCase(Locale.ROOT).equals("hashmap")
+                && !flink.get(StateChangelogOptions.ENABLE_STATE_CHANGE_LOG);
     }
 
     /** A copy with other timeouts (tests, benchmarks). */
@@ -124,7 +172,7 @@ public record AgeingSettings(
                 exporterAddress,
                 maxOutOfOrderness,
                 idleness,
-                bucketedTable,
+                flowTable,
                 flowTableBuckets);
     }
 
@@ -141,7 +189,7 @@ public record AgeingSettings(
                 exporterAddress,
                 maxOutOfOrderness,
                 idleness,
-                bucketedTable,
+                flowTable,
                 flowTableBuckets);
     }
 
@@ -158,7 +206,7 @@ public record AgeingSettings(
                 exporterAddress,
                 maxOutOfOrderness,
                 idleness,
-                bucketedTable,
+                flowTable,
                 flowTableBuckets);
     }
 
@@ -176,7 +224,7 @@ public record AgeingSettings(
                 exporterAddress,
                 maxOutOfOrderness,
                 idleness,
-                bucketed,
+                bucketed ? FlowTableChoice.BUCKETED : FlowTableChoice.KEYED,
                 buckets);
     }
 }

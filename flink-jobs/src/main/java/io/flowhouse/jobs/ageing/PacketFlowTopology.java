@@ -4,15 +4,21 @@ package io.flowhouse.jobs.ageing;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.packet.PacketSummary;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.StateChangelogOptions;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The packets path: {@code packets.raw} summaries, stamped with packet time (per-partition
@@ -28,6 +34,8 @@ public final class PacketFlowTopology {
     /** The bucketed flow table's operator: its state does not restore from {@link #UID_AGEING}. */
     public static final String UID_AGEING_BUCKETED = "age-packet-flows-bucketed";
 
+    private static final Logger LOG = LoggerFactory.getLogger(PacketFlowTopology.class);
+
     private PacketFlowTopology() {}
 
     /** Packet flows from a source of summaries (Kafka in production, bounded data in tests). */
@@ -40,11 +48,21 @@ public final class PacketFlowTopology {
     }
 
     /**
-     * Keys packets by flow (or by flow-table bucket, {@code flowhouse.packets.flow-table}) and ages
-     * them.
+     * Keys packets by flow (or by flow-table bucket, {@code flowhouse.packets.flow-table}; {@code
+     * auto} decides by the state backend of the environment's configuration, {@link
+     * AgeingSettings#bucketedTable(ReadableConfig)}) and ages them.
      */
     public static DataStream<FlowRecord> age(DataStream<PacketSummary> packets, AgeingSettings s) {
-        if (s.bucketedTable()) {
+        ReadableConfig flink = packets.getExecutionEnvironment().getConfiguration();
+        boolean bucketed = s.bucketedTable(flink);
+        LOG.info(
+                "packet flow ageing: {} flow table (flowhouse.packets.flow-table {}, state backend"
+                        + " {}, changelog {})",
+                bucketed ? "bucketed" : "keyed",
+                s.flowTable().name().toLowerCase(Locale.ROOT),
+                flink.get(StateBackendOptions.STATE_BACKEND),
+                flink.get(StateChangelogOptions.ENABLE_STATE_CHANGE_LOG));
+        if (bucketed) {
             return packets.keyBy(
                             new PacketBucketSelector(s.biflow(), s.flowTableBuckets()), Types.INT)
                     .process(
