@@ -62,7 +62,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * </pre>
  *
  * <p>A last argument {@code keyed} or {@code bucketed} (the default) picks the flow table ({@code
- * flowhouse.packets.flow-table}), so one build measures both back to back.
+ * flowhouse.packets.flow-table}), so one build measures both back to back; the reprocess mode
+ * passes it to the job ({@code auto} when not given, the job's default).
  */
 public final class AgeingBench {
 
@@ -70,6 +71,9 @@ public final class AgeingBench {
 
     /** The flow table measured: bucketed (default) or keyed. */
     private static boolean bucketed = true;
+
+    /** The flow table option of the reprocess mode: bucketed, keyed or auto (the default). */
+    private static String flowTable = "auto";
 
     /** Packets of the warm-up job of the kafka mode; 0: min(packets, 500 k). */
     private static long warmupPackets;
@@ -79,15 +83,21 @@ public final class AgeingBench {
     public static void main(String[] argv) throws Exception {
         String[] args = argv;
         String last = args.length > 0 ? args[args.length - 1] : "";
-        if (last.equals("keyed") || last.equals("bucketed")) {
-            bucketed = last.equals("bucketed");
+        if (last.equals("keyed") || last.equals("bucketed") || last.equals("auto")) {
+            bucketed = !last.equals("keyed");
+            flowTable = last;
             args = java.util.Arrays.copyOf(args, args.length - 1);
         }
         String mode = args.length > 0 ? args[0] : "state";
         long a = args.length > 1 ? Long.parseLong(args[1]) : 1_000_000L;
         long b = args.length > 2 ? Long.parseLong(args[2]) : 100_000L;
         warmupPackets = args.length > 3 ? Long.parseLong(args[3]) : 0;
-        System.out.println("flow table: " + (bucketed ? "bucketed" : "keyed"));
+        System.out.println(
+                "flow table: "
+                        + (bucketed ? "bucketed" : "keyed")
+                        + " (reprocess: "
+                        + flowTable
+                        + ")");
         switch (mode) {
             case "state" -> state((int) a);
             case "operator" -> operator(a, (int) b);
@@ -352,7 +362,9 @@ public final class AgeingBench {
                 "--clickhouse.batch-size",
                 "100000",
                 "--job.parallelism",
-                "2"
+                "2",
+                "--flowhouse.packets.flow-table",
+                flowTable
             };
             io.flowhouse.jobs.reprocess.ReprocessArgs a =
                     io.flowhouse.jobs.reprocess.ReprocessArgs.parse(args);
