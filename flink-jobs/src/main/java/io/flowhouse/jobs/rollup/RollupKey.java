@@ -91,11 +91,11 @@ public record RollupKey(
 
         /** The shard of a piece's address pair: a mix of all 256 address bits. */
         static int shard(RollupRow r, int shards) {
-            long h = r.srcAddr().hi() * 0x9E3779B97F4A7C15L;
-            h = (h ^ r.srcAddr().lo()) * 0xC2B2AE3D27D4EB4FL;
-            h = (h ^ r.dstAddr().hi()) * 0x9E3779B97F4A7C15L;
-            h = (h ^ r.dstAddr().lo()) * 0xC2B2AE3D27D4EB4FL;
-            return (int) Long.remainderUnsigned(h ^ (h >>> 29), shards);
+            long h =
+                    TopSummary.hash(
+                            r.srcAddr().hi(), r.srcAddr().lo(), r.dstAddr().hi(), r.dstAddr().lo());
+            // The summary's slots use the low bits; the shard the high ones.
+            return (int) Long.remainderUnsigned(h >>> 16, shards);
         }
     }
 }

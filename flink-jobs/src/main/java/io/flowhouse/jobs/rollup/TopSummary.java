@@ -294,12 +294,17 @@ public final class TopSummary {
         return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
     }
 
-    private int slotOf(long sHi, long sLo, long dHi, long dLo) {
+    /** A 64-bit mix of all 256 bits of an address pair (also spreads the shards). */
+    static long hash(long sHi, long sLo, long dHi, long dLo) {
         long h = sHi * 0x9E3779B97F4A7C15L;
         h = (h ^ sLo) * 0xC2B2AE3D27D4EB4FL;
         h = (h ^ dHi) * 0x9E3779B97F4A7C15L;
         h = (h ^ dLo) * 0xC2B2AE3D27D4EB4FL;
-        return (int) (h ^ (h >>> 32)) & (index.length - 1);
+        return h ^ (h >>> 32);
+    }
+
+    private int slotOf(long sHi, long sLo, long dHi, long dLo) {
+        return (int) hash(sHi, sLo, dHi, dLo) & (index.length - 1);
     }
 
     private int find(long sHi, long sLo, long dHi, long dLo) {
