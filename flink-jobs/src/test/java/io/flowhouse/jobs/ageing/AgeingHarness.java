@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
@@ -42,6 +43,12 @@ final class AgeingHarness implements AutoCloseable {
 
     /** A harness on another state backend (the heap one otherwise). */
     static AgeingHarness openOn(AgeingSettings s, StateBackend backend) throws Exception {
+        return openOn(s, backend, new Configuration());
+    }
+
+    /** As above, with {@code taskManager} added to the TaskManager's configuration. */
+    static AgeingHarness openOn(AgeingSettings s, StateBackend backend, Configuration taskManager)
+            throws Exception {
         long[] ttlTime = {0};
         KeyedOneInputStreamOperatorTestHarness<?, PacketSummary, FlowRecord> h;
         BucketedFlowAgeingFunction f = null;
@@ -60,6 +67,7 @@ final class AgeingHarness implements AutoCloseable {
                             TypeInformation.of(PacketFlowKey.class));
         }
         h.setStateBackend(backend);
+        h.getEnvironment().getTaskManagerInfo().getConfiguration().addAll(taskManager);
         h.open();
         return new AgeingHarness(h, f, ttlTime);
     }

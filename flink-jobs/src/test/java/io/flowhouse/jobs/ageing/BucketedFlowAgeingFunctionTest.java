@@ -11,6 +11,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateChangelogOptions;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
@@ -176,6 +178,31 @@ class BucketedFlowAgeingFunctionTest {
                     .isEqualTo(Packets.TRACE_PACKETS);
             assertThat(rocks.flows()).isZero();
             assertThat(rocks.timers()).isZero();
+        }
+    }
+
+    @Test
+    void writesEveryChangeBackWithTheChangelogEnabled() throws Exception {
+        // The changelog backend wraps the heap one (the same object comes back) but records
+        // writes only: the function must not update in place there. Heap state here, with the
+        // TaskManager's configuration saying changelog: the flows stay the same.
+        AgeingSettings s = settings(120, 30, 10, false, 0).withFlowTable(true, 16);
+        Configuration changelog = new Configuration();
+        changelog.set(StateChangelogOptions.ENABLE_STATE_CHANGE_LOG, true);
+        try (AgeingHarness h = AgeingHarness.openOn(s, new HashMapStateBackend(), changelog)) {
+            long maxSeen = Long.MIN_VALUE;
+            int n = 0;
+            for (PacketSummary p : trace) {
+                h.push(p);
+                maxSeen = Math.max(maxSeen, p.timestampNanos() / 1_000_000L);
+                if (++n % 500 == 0) {
+                    h.watermark(maxSeen - 1_000);
+                }
+            }
+            h.watermark(Long.MAX_VALUE);
+            assertThat(h.inPlace()).isFalse();
+            assertThat(h.output())
+                    .containsExactlyInAnyOrderElementsOf(SyntheticTraceAgeingTest.age(trace, s));
         }
     }
 
