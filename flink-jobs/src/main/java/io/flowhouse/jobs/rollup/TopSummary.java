@@ -78,17 +78,12 @@ public final class TopSummary {
 
     /** Adds the traffic of one address pair (a talker: destination 0, 0). */
     public void add(long sHi, long sLo, long dHi, long dLo, long b, long p, long f) {
-        add(sHi, sLo, dHi, dLo, b, p, f, 0);
-    }
-
-    private void add(long sHi, long sLo, long dHi, long dLo, long b, long p, long f, long err) {
         dirty = true;
         int e = find(sHi, sLo, dHi, dLo);
         if (e >= 0) {
             bytes[e] = saturated(bytes[e], b);
             packets[e] = saturated(packets[e], p);
             flows[e] = saturated(flows[e], f);
-            error[e] = saturated(error[e], err);
             siftDown(heapPos[e]);
             return;
         }
@@ -101,39 +96,24 @@ public final class TopSummary {
             bytes[e] = b;
             packets[e] = p;
             flows[e] = f;
-            error[e] = err;
+            error[e] = 0;
             insertIndex(e);
             heap[e] = e;
             heapPos[e] = e;
             siftUp(e);
             return;
         }
+        // Full: the smallest entry's slot goes to the new address, which inherits its bytes.
         e = heap[0];
         removeIndex(e);
         setKey(e, sHi, sLo, dHi, dLo);
         long inherited = bytes[e];
-        error[e] = saturated(inherited, err);
+        error[e] = inherited;
         bytes[e] = saturated(inherited, b);
         packets[e] = p;
         flows[e] = f;
         insertIndex(e);
         siftDown(0);
-    }
-
-    /** Adds every entry of another summary of the same window (errors add up). */
-    public void merge(TopSummary other) {
-        for (int e = 0; e < other.size; e++) {
-            add(
-                    other.srcHi[e],
-                    other.srcLo[e],
-                    other.dstHi[e],
-                    other.dstLo[e],
-                    other.bytes[e],
-                    other.packets[e],
-                    other.flows[e],
-                    other.error[e]);
-        }
-        dirty |= other.dirty;
     }
 
     /**

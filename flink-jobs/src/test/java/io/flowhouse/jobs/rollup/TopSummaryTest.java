@@ -155,26 +155,6 @@ class TopSummaryTest {
     }
 
     @Test
-    void mergedHalvesKeepTheGuarantees() {
-        List<Update> stream = zipf(20_000, 200_000, 3);
-        TopSummary a = new TopSummary(256);
-        TopSummary b = new TopSummary(256);
-        addAll(a, stream.subList(0, 100_000));
-        addAll(b, stream.subList(100_000, 200_000));
-        a.merge(b);
-        Map<Update, Totals> truth = exact(stream);
-        long total = stream.stream().mapToLong(Update::b).sum();
-        long sum = 0;
-        for (int e = 0; e < a.size(); e++) {
-            long t = truth.getOrDefault(keyOf(a, e), new Totals(0, 0, 0)).bytes;
-            assertThat(a.bytes(e) - a.error(e)).isLessThanOrEqualTo(t);
-            assertThat(a.bytes(e)).isGreaterThanOrEqualTo(t);
-            sum += a.bytes(e);
-        }
-        assertThat(sum).isEqualTo(total);
-    }
-
-    @Test
     void aRestoredSnapshotAndACopyContinueExactlyLikeTheOriginal() throws IOException {
         List<Update> stream = zipf(5_000, 60_000, 4);
         TopSummary s = new TopSummary(128);
