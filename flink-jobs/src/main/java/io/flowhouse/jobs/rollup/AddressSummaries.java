@@ -5,11 +5,9 @@ import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
@@ -66,11 +64,23 @@ public final class AddressSummaries extends AbstractStreamOperator<Void>
     private transient List<MapState<Long, TopSummary>> windows;
     private transient InternalTimerService<VoidNamespace> timers;
 
-    /** Per key, per resolution: window start -> summary. The working copy of the open windows. */
-    private transient Map<RollupKey, List<Map<Long, TopSummary>>> open;
+    /** The open windows of one key, and whether they changed since the last checkpoint. */
+    private static final class KeyWindows {
+        /** Per resolution: window start -> summary. */
+        final List<Map<Long, TopSummary>> windows;
 
-    /** Keys whose summaries changed since the last checkpoint. */
-    private transient Set<RollupKey> changed;
+        boolean changed;
+
+        KeyWindows(List<Map<Long, TopSummary>> windows) {
+            this.windows = windows;
+        }
+    }
+
+    /** The working copy of the open windows, per key. */
+    private transient Map<RollupKey, KeyWindows> open;
+
+    /** Keys whose summaries changed since the last checkpoint (each once). */
+    private transient List<RollupKey> changed;
 
     /**
      * @param resolutions window sizes in ms, the finest first, each a multiple of the first
@@ -128,15 +138,18 @@ public final class AddressSummaries extends AbstractStreamOperator<Void>
         timers =
                 getInternalTimerService("talker-summaries", VoidNamespaceSerializer.INSTANCE, this);
         open = new HashMap<>();
-        changed = new HashSet<>();
+        changed = new ArrayList<>();
     }
 
-    /** The open windows of the current key, read from state on first use after a restore. */
-    private List<Map<Long, TopSummary>> current() throws Exception {
+    /**
+     * The open windows of the current key, read from state on first use after a restore, marked as
+     * changed since the last checkpoint.
+     */
+    private KeyWindows current() throws Exception {
         RollupKey key = (RollupKey) getCurrentKey();
-        List<Map<Long, TopSummary>> w = open.get(key);
-        if (w == null) {
-            w = new ArrayList<>(resolutions.length);
+        KeyWindows k = open.get(key);
+        if (k == null) {
+            List<Map<Long, TopSummary>> w = new ArrayList<>(resolutions.length);
             for (MapState<Long, TopSummary> state : windows) {
                 Map<Long, TopSummary> m = new HashMap<>();
                 for (Map.Entry<Long, TopSummary> e : state.entries()) {
@@ -144,9 +157,14 @@ public final class AddressSummaries extends AbstractStreamOperator<Void>
                 }
                 w.add(m);
             }
-            open.put(key, w);
+            k = new KeyWindows(w);
+            open.put(key, k);
         }
-        return w;
+        if (!k.changed) {
+            k.changed = true;
+            changed.add(key);
+        }
+        return k;
     }
 
     @Override
@@ -158,7 +176,7 @@ public final class AddressSummaries extends AbstractStreamOperator<Void>
             output.collect(late, record);
             return;
         }
-        List<Map<Long, TopSummary>> mine = current();
+        List<Map<Long, TopSummary>> mine = current().windows;
         IpAddress s = piece.srcAddr();
         IpAddress d = piece.dstAddr();
         for (int i = 0; i < resolutions.length; i++) {
@@ -182,14 +200,13 @@ public final class AddressSummaries extends AbstractStreamOperator<Void>
                 timers.registerEventTimeTimer(VoidNamespace.INSTANCE, watermark + 1);
             }
         }
-        changed.add((RollupKey) getCurrentKey());
     }
 
     @Override
     public void onEventTime(InternalTimer<RollupKey, VoidNamespace> timer) throws Exception {
         long time = timer.getTimestamp();
         RollupKey key = timer.getKey();
-        List<Map<Long, TopSummary>> mine = current();
+        List<Map<Long, TopSummary>> mine = current().windows;
         boolean empty = true;
         for (int i = 0; i < resolutions.length; i++) {
             long size = resolutions[i];
@@ -202,7 +219,6 @@ public final class AddressSummaries extends AbstractStreamOperator<Void>
                 if (last <= time && summary.dirty()) {
                     emit(key, w, summary, outputs.get(i), time);
                     summary.markEmitted();
-                    changed.add(key);
                 }
                 if (last + lateness <= time) {
                     it.remove();
@@ -224,14 +240,16 @@ public final class AddressSummaries extends AbstractStreamOperator<Void>
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         for (RollupKey key : changed) {
-            List<Map<Long, TopSummary>> mine = open.get(key);
-            if (mine == null) {
-                continue; // every window of the key closed: removed from state already
+            KeyWindows k = open.get(key);
+            if (k == null || !k.changed) {
+                // Every window of the key closed (removed from state already), or listed twice.
+                continue;
             }
+            k.changed = false;
             setCurrentKey(key);
             for (int i = 0; i < resolutions.length; i++) {
                 MapState<Long, TopSummary> state = windows.get(i);
-                for (Map.Entry<Long, TopSummary> e : mine.get(i).entrySet()) {
+                for (Map.Entry<Long, TopSummary> e : k.windows.get(i).entrySet()) {
                     // A copy: the working copy changes on while the snapshot is written.
                     state.put(e.getKey(), e.getValue().copy());
                 }
@@ -244,8 +262,8 @@ public final class AddressSummaries extends AbstractStreamOperator<Void>
     /** Summaries held in memory (open windows of the keys seen since the start or restore). */
     int openSummaries() {
         int n = 0;
-        for (List<Map<Long, TopSummary>> l : open.values()) {
-            for (Map<Long, TopSummary> m : l) {
+        for (KeyWindows k : open.values()) {
+            for (Map<Long, TopSummary> m : k.windows) {
                 n += m.size();
             }
         }
