@@ -14,9 +14,10 @@ import java.util.Locale;
 /**
  * Decode rate per CPU-second of the decoding thread, for comparing two builds on a loaded machine
  * (not part of the unit suite): for each capture, decodes all its datagrams in a loop, half the
- * time as warm-up, then prints flow records per CPU-second ({@link ThreadMXBean}; GC threads are
- * not counted) and per wall-clock second. Usage: {@code CpuRateMain seconds label capture...}; see
- * BENCHMARKS.md.
+ * time as warm-up, then prints flow records per CPU-second of the decoding thread ({@link
+ * ThreadMXBean}), per wall-clock second, and per CPU-second of the whole process (GC and JIT
+ * threads included). A capture is a file of shared/testdata or a {@link SyntheticTraffic} stream.
+ * Usage: {@code CpuRateMain seconds label capture...}; see BENCHMARKS.md.
  */
 public final class CpuRateMain {
 
@@ -26,9 +27,15 @@ public final class CpuRateMain {
         double seconds = Double.parseDouble(args[0]);
         String label = args[1];
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        com.sun.management.OperatingSystemMXBean os =
+                (com.sun.management.OperatingSystemMXBean)
+                        ManagementFactory.getOperatingSystemMXBean();
         for (int k = 2; k < args.length; k++) {
             String capture = args[k];
-            List<SharedTestData.Datagram> ds = SharedTestData.datagrams(capture);
+            List<SharedTestData.Datagram> ds =
+                    SyntheticTraffic.names(capture)
+                            ? SyntheticTraffic.datagrams(capture)
+                            : SharedTestData.datagrams(capture);
             ByteBuffer[] bs = new ByteBuffer[ds.size()];
             DecodeContext[] cs = new DecodeContext[ds.size()];
             for (int i = 0; i < bs.length; i++) {
@@ -42,6 +49,7 @@ public final class CpuRateMain {
                 long n = 0;
                 long t0 = System.nanoTime();
                 long c0 = mx.getCurrentThreadCpuTime();
+                long p0 = os.getProcessCpuTime();
                 long end = t0 + (long) (seconds * (phase == 0 ? 0.5 : 1.0) * 1e9);
                 while (System.nanoTime() < end) {
                     for (int i = 0; i < bs.length; i++) {
@@ -50,16 +58,18 @@ public final class CpuRateMain {
                 }
                 if (phase == 1) {
                     double cpu = (mx.getCurrentThreadCpuTime() - c0) / 1e9;
+                    double process = (os.getProcessCpuTime() - p0) / 1e9;
                     double wall = (System.nanoTime() - t0) / 1e9;
                     System.out.printf(
                             Locale.ROOT,
                             "%s %-28s %6.2f M records per cpu-s %6.2f M records/s wall"
-                                    + " (cpu %.1f s)%n",
+                                    + " (cpu %.1f s) %6.2f M per process cpu-s%n",
                             label,
                             capture,
                             n / cpu / 1e6,
                             n / wall / 1e6,
-                            cpu);
+                            cpu,
+                            n / process / 1e6);
                 }
             }
         }
