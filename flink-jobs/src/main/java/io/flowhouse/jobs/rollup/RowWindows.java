@@ -7,15 +7,16 @@ import java.util.List;
 import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
-import org.apache.flink.streaming.api.windowing.triggers.EventTimeTrigger;
 import org.apache.flink.streaming.api.windowing.triggers.Trigger;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 
 /**
  * Tumbling event-time windows assigned by a row's own {@code windowStart} rather than by its
  * timestamp: the rows of {@link AddressSummaries} are stamped with their firing time, which for a
- * late re-firing lies after their window. Firing (the event-time trigger) and allowed lateness work
- * as for {@code TumblingEventTimeWindows}.
+ * late re-firing lies after their window. Allowed lateness works as for {@code
+ * TumblingEventTimeWindows}; the trigger fires at the window end and, for late rows, once at the
+ * next watermark ({@link WatermarkBatchedTrigger}), so a late re-firing upstream makes one new
+ * ranking, not one per row.
  */
 public final class RowWindows extends WindowAssigner<Object, TimeWindow> {
 
@@ -39,7 +40,7 @@ public final class RowWindows extends WindowAssigner<Object, TimeWindow> {
 
     @Override
     public Trigger<Object, TimeWindow> getDefaultTrigger() {
-        return EventTimeTrigger.create();
+        return WatermarkBatchedTrigger.create();
     }
 
     @Override
