@@ -24,14 +24,7 @@ public final class EmitRanking
         int rank = 0;
         for (RollupRow r : tops.iterator().next()) {
             rank++;
-            out.collect(
-                    r.withCounters(
-                            kind,
-                            ctx.window().getStart(),
-                            rank,
-                            r.bytes(),
-                            r.packets(),
-                            r.flows()));
+            out.collect(r.ranked(kind, ctx.window().getStart(), rank));
         }
     }
 }

@@ -65,6 +65,16 @@ class RowWindowsTest {
             long bytes,
             long firedAt)
             throws Exception {
+        talker(h, host, bytes, 1, firedAt);
+    }
+
+    private static void talker(
+            KeyedOneInputStreamOperatorTestHarness<RollupKey, RollupRow, RollupRow> h,
+            int host,
+            long bytes,
+            long packets,
+            long firedAt)
+            throws Exception {
         RollupRow r =
                 new RollupRow(
                         RollupKind.TALKER.code(),
@@ -80,9 +90,9 @@ class RowWindowsTest {
                         IpAddress.parse("198.51.100." + host),
                         IpAddress.UNSPECIFIED,
                         bytes,
+                        packets,
                         1,
-                        1,
-                        bytes + 2);
+                        bytes + packets + 1);
         h.processElement(r, firedAt);
     }
 
@@ -128,6 +138,36 @@ class RowWindowsTest {
             assertThat(drain(h)).containsExactly("1:5:150", "2:4:140", "3:3:130");
             h.processWatermark(T0 + 2 * MINUTE);
             assertThat(drain(h)).isEmpty();
+        }
+    }
+
+    /**
+     * A late row gives rank 2 to a talker with more bytes but far fewer packets. The table keeps,
+     * per rank, the row of the highest version (the one written last among equals), so the versions
+     * at each rank must not shrink; with bytes + packets + flows they would have (1,501 then
+     * 1,003), leaving host 1 at ranks 2 and 3 and host 3 nowhere.
+     */
+    @Test
+    void aRanksVersionNeverShrinksSoTheTableKeepsTheLatestRanking() throws Exception {
+        try (var h = harness(WatermarkBatchedTrigger.create(), null)) {
+            talker(h, 1, 1_000, 500, T0 + MINUTE);
+            talker(h, 2, 5_000, 10, T0 + MINUTE);
+            h.processWatermark(T0 + MINUTE - 1);
+            talker(h, 3, 1_001, 1, T0 + MINUTE + 30_000);
+            h.processWatermark(T0 + MINUTE + 30_000);
+            java.util.Map<Integer, RollupRow> table = new java.util.TreeMap<>();
+            for (RollupRow r : h.extractOutputValues()) {
+                table.merge(
+                        r.rank(),
+                        r,
+                        (kept, next) -> next.version() >= kept.version() ? next : kept);
+            }
+            assertThat(table.values())
+                    .extracting(r -> r.srcAddr().toString(), RollupRow::bytes)
+                    .containsExactly(
+                            org.assertj.core.groups.Tuple.tuple("198.51.100.2", 5_000L),
+                            org.assertj.core.groups.Tuple.tuple("198.51.100.3", 1_001L),
+                            org.assertj.core.groups.Tuple.tuple("198.51.100.1", 1_000L));
         }
     }
 

@@ -30,7 +30,8 @@ import io.flowhouse.codec.flow.IpAddress;
  * @param bytes octets, scaled by sampling
  * @param packets packets, scaled by sampling
  * @param flows flows that ended in the window (a flow split over windows counts once, in its last)
- * @param version bytes + packets + flows: grows whenever a late flow updates the bucket
+ * @param version bytes + packets + flows: grows whenever a late flow updates the bucket; top-N
+ *     rows: the rank's bytes (see {@link #ranked})
  * @param bytesError top-N rows: how much {@link #bytes} may exceed the true count (the address's
  *     bytes are in {@code [bytes - bytesError, bytes]}; 0 = exact); 0 for every other kind
  */
@@ -89,6 +90,34 @@ public record RollupRow(
                 flows,
                 version,
                 0);
+    }
+
+    /**
+     * This row as the {@code newRank}-th of a top-N ranking of its window. The version is the
+     * bytes: a late update can give a rank to another address with more bytes but fewer packets and
+     * flows, so bytes + packets + flows could shrink and the table would keep the stale row (the
+     * same address twice, the new one missing); the bytes at a rank never shrink, and an equal
+     * version keeps the row written last.
+     */
+    public RollupRow ranked(int newKind, long newWindowStart, int newRank) {
+        return new RollupRow(
+                newKind,
+                newWindowStart,
+                exporter,
+                iface,
+                direction,
+                protocol,
+                port,
+                srcAs,
+                dstAs,
+                newRank,
+                srcAddr,
+                dstAddr,
+                bytes,
+                packets,
+                flows,
+                bytes,
+                bytesError);
     }
 
     /** This row's key with new counters, window and rank; keeps {@link #bytesError}. */
