@@ -100,29 +100,17 @@ public record RollupRow(
      * version keeps the row written last.
      */
     public RollupRow ranked(int newKind, long newWindowStart, int newRank) {
-        return new RollupRow(
-                newKind,
-                newWindowStart,
-                exporter,
-                iface,
-                direction,
-                protocol,
-                port,
-                srcAs,
-                dstAs,
-                newRank,
-                srcAddr,
-                dstAddr,
-                bytes,
-                packets,
-                flows,
-                bytes,
-                bytesError);
+        return with(newKind, newWindowStart, newRank, bytes, packets, flows, bytes);
     }
 
     /** This row's key with new counters, window and rank; keeps {@link #bytesError}. */
     public RollupRow withCounters(
             int newKind, long newWindowStart, int newRank, long b, long p, long f) {
+        return with(newKind, newWindowStart, newRank, b, p, f, b + p + f);
+    }
+
+    private RollupRow with(
+            int newKind, long newWindowStart, int newRank, long b, long p, long f, long v) {
         return new RollupRow(
                 newKind,
                 newWindowStart,
@@ -139,7 +127,7 @@ public record RollupRow(
                 b,
                 p,
                 f,
-                b + p + f,
+                v,
                 bytesError);
     }
 }
