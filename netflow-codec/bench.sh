@@ -4,7 +4,7 @@
 #   netflow-codec/bench.sh jmh  [JMH args...]     JMH decode throughput (records/s, one thread)
 #   netflow-codec/bench.sh fuzz [inputs] [seed]   mutation fuzzer, default 10,000,000 inputs
 #   netflow-codec/bench.sh peer [capture...]      same-run: our decoder vs nfcapd/nfdump vs goflow2
-#   netflow-codec/bench.sh digest [inputs] [seed] SHA-256 of every decode result: compare two builds
+#   netflow-codec/bench.sh digest [inputs] [seed] [dump] SHA-256 of every decode result: compare two builds
 #   netflow-codec/bench.sh rate [seconds] [capture...] records per CPU-second of the decoding thread
 #       (captures: shared/testdata file names, or synthetic-distinct|synthetic-zipf|synthetic-site)
 set -euo pipefail
@@ -30,7 +30,7 @@ case "$what" in
     [ ${#captures[@]} -gt 0 ] || captures=(netflow-v5-softflowd.pcap netflow-v9-softflowd.pcap netflow-v9-pmacct.pcap netflow-v9-nfreplay.pcap ipfix-softflowd.pcap ipfix-pmacct.pcap ipfix-biflow-softflowd.pcap)
     exec java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.CpuRateMain "$secs" "load=$(cut -d' ' -f1 /proc/loadavg)" "${captures[@]}" ;;
   digest)
-    exec java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.DecodeDigestMain "${1:-300000}" "${2:-7}" ;;
+    exec java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.DecodeDigestMain "${1:-300000}" "${2:-7}" ${3:+"$3"} ;;
   peer)
     gobench=""
     if command -v go >/dev/null; then

@@ -4,6 +4,7 @@ package io.flowhouse.codec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.ipfix.IpfixEncoder;
 import io.flowhouse.codec.template.FieldSpecifier;
@@ -175,6 +176,40 @@ class MalformedInputTest {
         assertThat(r.records()).hasSize(1);
         assertThat(r.records().get(0).packets()).isEqualTo(5);
         assertThat(r.records().get(0).srcAddr()).isEqualTo(IpAddress.parse("10.0.0.1"));
+    }
+
+    @Test
+    void elementsAssignedSince2013DecodeAndAreNamedWhenOdd() throws Exception {
+        // originalExporterIPv4Address (403), sourceTransportPortsLimit (458),
+        // ipv6ExtensionHeadersFull (515, unsigned256: no DataType), then packetDeltaCount
+        Template t =
+                Template.of(
+                        402,
+                        List.of(
+                                FieldSpecifier.of(403, 4),
+                                FieldSpecifier.of(458, 2),
+                                FieldSpecifier.of(515, 32),
+                                FieldSpecifier.of(2, 8)));
+        ByteBuffer b = ByteBuffer.allocate(256);
+        IpfixEncoder.Message m = new IpfixEncoder().begin(b, 1, 1_700_000_000L).template(t);
+        m.data(402).ipv4(IpAddress.parse("10.0.0.9")).u16(1024).bytes(new byte[32]).u64(7);
+        m.endRecord().finish();
+        b.flip();
+        DecodeResult r = decoder.decode(b, CTX, cache);
+        assertThat(r.problems()).isEmpty();
+        assertThat(r.records()).singleElement().extracting(FlowRecord::packets).isEqualTo(7L);
+
+        // an IPv4 address element of 3 bytes is odd, and the problem names it
+        Template odd =
+                Template.of(403, List.of(FieldSpecifier.of(403, 3), FieldSpecifier.of(2, 8)));
+        ByteBuffer c = ByteBuffer.allocate(256);
+        IpfixEncoder.Message n = new IpfixEncoder().begin(c, 1, 1_700_000_000L).template(odd);
+        n.data(403).bytes(new byte[3]).u64(8).endRecord().finish();
+        c.flip();
+        DecodeResult o = decoder.decode(c, CTX, cache);
+        assertThat(kinds(o)).containsExactly(DecodeProblem.Kind.ODD_FIELD_LENGTH);
+        assertThat(o.problems().get(0).message()).contains("originalExporterIPv4Address");
+        assertThat(o.records()).singleElement().extracting(FlowRecord::packets).isEqualTo(8L);
     }
 
     @Test

@@ -22,7 +22,9 @@ import java.util.Random;
  * templates learned and withdrawn, every problem and its message) and every {@link
  * DecodeException}. Run it on two builds: equal digests mean equal results, byte for byte.
  *
- * <p>Usage: {@code DecodeDigestMain [mutatedInputs=300000] [seed=7]}; see BENCHMARKS.md.
+ * <p>Usage: {@code DecodeDigestMain [mutatedInputs=300000] [seed=7] [dumpFile]}; see BENCHMARKS.md.
+ * With a dump file, every result's text is also written there, one per line, so two builds whose
+ * digests differ can be compared with {@code diff}.
  */
 public final class DecodeDigestMain {
 
@@ -34,6 +36,12 @@ public final class DecodeDigestMain {
     public static void main(String[] args) throws Exception {
         long inputs = args.length > 0 ? Long.parseLong(args[0]) : 300_000L;
         long seed = args.length > 1 ? Long.parseLong(args[1]) : 7L;
+        dump =
+                args.length > 2
+                        ? new java.io.PrintWriter(
+                                java.nio.file.Files.newBufferedWriter(
+                                        java.nio.file.Path.of(args[2])))
+                        : null;
         List<SharedTestData.Datagram> seeds = new ArrayList<>();
         for (String f : FuzzMain.CAPTURES) {
             seeds.addAll(SharedTestData.datagrams(f));
@@ -65,7 +73,12 @@ public final class DecodeDigestMain {
                         + records
                         + " records, sha256 "
                         + HexFormat.of().formatHex(md.digest()));
+        if (dump != null) {
+            dump.close();
+        }
     }
+
+    private static java.io.PrintWriter dump;
 
     private static int digest(
             MessageDigest md,
@@ -83,6 +96,9 @@ public final class DecodeDigestMain {
             text = e.getClass().getName() + ": " + e.getMessage();
         }
         md.update(text.getBytes(StandardCharsets.UTF_8));
+        if (dump != null) {
+            dump.println(text.replace('\n', ' '));
+        }
         return records;
     }
 }
