@@ -59,7 +59,9 @@ public record LoadgenOptions(
                     "  --malformed-ratio R          malformed datagrams share (default 0)",
                     "  --ipv6-share R               IPv6 share of flows (default 0.3; v5 is IPv4)",
                     "  --max-datagram BYTES         datagram size bound (default 1400)",
-                    "  --bind ADDR                  local address (default 127.0.0.1, ::1 for IPv6)",
+                    "  --bind ADDR[+]               local address (default 127.0.0.1, ::1 for IPv6);"
+                            + " ADDR+ gives exporter i ADDR plus i (127.0.0.2+: one loopback"
+                            + " address per exporter)",
                     "  --source-port-base P         exporter i sends from port P+i (default"
                             + " ephemeral)",
                     "  --sndbuf BYTES               socket send buffer (default 4194304)",
@@ -173,6 +175,13 @@ public record LoadgenOptions(
                     target != null && target.getAddress() instanceof java.net.Inet6Address
                             ? "::1"
                             : "127.0.0.1";
+        }
+        try {
+            io.flowhouse.loadgen.emit.UdpSink.bindAddress(bind, exporters - 1);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalArgumentException("--bind " + bind + ": not an address", e);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--bind " + e.getMessage(), e);
         }
         return new LoadgenOptions(
                 target,

@@ -3,8 +3,10 @@ package io.flowhouse.loadgen.emit;
 
 import io.flowhouse.loadgen.export.ExportDatagram;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
+import java.net.UnknownHostException;
 import java.nio.channels.DatagramChannel;
 
 /**
@@ -20,6 +22,9 @@ public final class UdpSink implements DatagramSink {
     private final InetSocketAddress target;
 
     /**
+     * @param bindAddress the local address; with a trailing {@code +} (e.g. {@code 127.0.0.2+})
+     *     exporter i binds that address plus i, so each exporter has its own address, as real
+     *     exporters do (collectors and rollups key exporters by address)
      * @param sourcePortBase 0 for ephemeral ports, else exporter i binds {@code sourcePortBase + i}
      */
     public UdpSink(
@@ -39,7 +44,8 @@ public final class UdpSink implements DatagramSink {
                 ch.setOption(StandardSocketOptions.SO_SNDBUF, sendBufferBytes);
                 ch.bind(
                         new InetSocketAddress(
-                                bindAddress, sourcePortBase == 0 ? 0 : sourcePortBase + i));
+                                bindAddress(bindAddress, i),
+                                sourcePortBase == 0 ? 0 : sourcePortBase + i));
                 ch.configureBlocking(true);
                 sources[i] = (InetSocketAddress) ch.getLocalAddress();
             }
@@ -47,6 +53,29 @@ public final class UdpSink implements DatagramSink {
             closeQuietly(e);
             throw e;
         }
+    }
+
+    /**
+     * The address exporter {@code i} binds: {@code spec}, or for {@code ADDR+} the address ADDR
+     * plus i (IPv4 or IPv6, with carry).
+     *
+     * @throws IllegalArgumentException if ADDR + i leaves the address space
+     */
+    public static InetAddress bindAddress(String spec, int i) throws UnknownHostException {
+        if (!spec.endsWith("+")) {
+            return InetAddress.getByName(spec);
+        }
+        byte[] a = InetAddress.getByName(spec.substring(0, spec.length() - 1)).getAddress();
+        long carry = i;
+        for (int k = a.length - 1; k >= 0 && carry != 0; k--) {
+            long v = (a[k] & 0xff) + carry;
+            a[k] = (byte) v;
+            carry = v >>> 8;
+        }
+        if (carry != 0) {
+            throw new IllegalArgumentException(spec + " plus " + i + " leaves the address space");
+        }
+        return InetAddress.getByAddress(a);
     }
 
     @Override

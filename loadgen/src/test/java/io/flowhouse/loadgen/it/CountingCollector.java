@@ -113,6 +113,15 @@ final class CountingCollector implements AutoCloseable {
         return sources.size();
     }
 
+    /** The distinct source addresses seen, as text. */
+    synchronized Set<String> sourceAddresses() {
+        Set<String> out = new java.util.TreeSet<>();
+        for (InetSocketAddress a : sources) {
+            out.add(a.getAddress().getHostAddress());
+        }
+        return out;
+    }
+
     /** Waits, at most {@code maxMillis}, until {@code expected} datagrams have arrived. */
     boolean awaitDatagrams(long expected, long maxMillis) throws InterruptedException {
         long deadline = System.nanoTime() + maxMillis * 1_000_000L;

@@ -95,6 +95,36 @@ class LoadgenUdpITCase {
     }
 
     @Test
+    void eachExporterSendsFromItsOwnAddressWithBindPlus() throws Exception {
+        try (CountingCollector c = new CountingCollector("127.0.0.1")) {
+            Path json = dir.resolve("summary-bind.json");
+            int exit =
+                    run(
+                            "--to",
+                            "127.0.0.1:" + c.address().getPort(),
+                            "--protocol",
+                            "ipfix",
+                            "--exporters",
+                            "3",
+                            "--bind",
+                            "127.0.0.254+",
+                            "--rate",
+                            "20000",
+                            "--count",
+                            "3000",
+                            "--summary-json",
+                            json.toString(),
+                            "--quiet");
+            assertThat(exit).isZero();
+            SummaryJson s = SummaryJson.read(json);
+            assertThat(c.awaitDatagrams(s.number("datagrams"), 10_000)).isTrue();
+            assertThat(c.records()).isEqualTo(3_000);
+            assertThat(c.sourceAddresses())
+                    .containsExactly("127.0.0.254", "127.0.0.255", "127.0.1.0");
+        }
+    }
+
+    @Test
     void badArgumentsExitWithUsage() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int exit =
