@@ -63,6 +63,8 @@ public final class BenchCommand {
                     "  --exporters N           simulated exporters (default 8)",
                     "  --replay-pool N         loadgen datagram pool per exporter (default 200; 0 ="
                             + " generate live)",
+                    "  --bind ADDR[+]          loadgen source address; 127.0.0.2+ gives each"
+                            + " exporter its own (default: all from 127.0.0.1)",
                     "  --time-limit-seconds N  bound of the whole stage (default 540)",
                     "  --bootstrap-servers B   Kafka (default: the services' broker, started if"
                             + " down)",
@@ -92,6 +94,7 @@ public final class BenchCommand {
                                 "protocol",
                                 "exporters",
                                 "replay-pool",
+                                "bind",
                                 "time-limit-seconds",
                                 "bootstrap-servers",
                                 "database",
@@ -147,7 +150,8 @@ public final class BenchCommand {
                         List.copyOf(rates),
                         cl.intValue("step-seconds", 8, 1, 120),
                         15_000,
-                        cl.intValue("replay-pool", 200, 0, 100_000));
+                        cl.intValue("replay-pool", 200, 0, 100_000),
+                        cl.value("bind", null));
         ServicesConfig services =
                 ServicesConfig.resolve(
                         home.root(),
@@ -244,7 +248,8 @@ public final class BenchCommand {
                         List.copyOf(rates),
                         cl.intValue("step-seconds", 10, 1, 120),
                         60_000,
-                        cl.intValue("replay-pool", 200, 0, 100_000));
+                        cl.intValue("replay-pool", 200, 0, 100_000),
+                        cl.value("bind", null));
         ServicesConfig services =
                 ServicesConfig.resolve(
                         home.root(),
@@ -303,11 +308,12 @@ public final class BenchCommand {
                 String.format(
                         Locale.ROOT,
                         "{\"protocol\": \"%s\", \"exporters\": %d, \"step_seconds\": %d,"
-                                + " \"replay_pool\": %d, \"rates\": %s}",
+                                + " \"replay_pool\": %d, \"bind\": \"%s\", \"rates\": %s}",
                         settings.protocol(),
                         settings.exporters(),
                         settings.stepSeconds(),
                         settings.replayPool(),
+                        settings.bind() == null ? "127.0.0.1" : settings.bind(),
                         rates);
         Path json = BenchReport.write(results, "e2e", runId, settingsJson, systems);
         out.println("bench: results in " + json + " (+ .csv, .png)");

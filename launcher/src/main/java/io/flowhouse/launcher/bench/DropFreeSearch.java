@@ -33,7 +33,18 @@ final class DropFreeSearch {
             List<Double> rates,
             int stepSeconds,
             long drainMillis,
-            int replayPool) {}
+            int replayPool,
+            String bind) {
+        Settings(
+                String protocol,
+                int exporters,
+                List<Double> rates,
+                int stepSeconds,
+                long drainMillis,
+                int replayPool) {
+            this(protocol, exporters, rates, stepSeconds, drainMillis, replayPool, null);
+        }
+    }
 
     private final Settings settings;
     private final PrintStream log;
@@ -197,6 +208,10 @@ final class DropFreeSearch {
         if (settings.replayPool() > 0) {
             args.add("--replay-pool");
             args.add(Integer.toString(settings.replayPool()));
+        }
+        if (settings.bind() != null) {
+            args.add("--bind");
+            args.add(settings.bind());
         }
         LoadgenOptions o =
                 LoadgenOptions.parse(args.toArray(new String[0]), System.currentTimeMillis());
