@@ -1,21 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec;
 
+import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.FlowRecordMapper;
 import io.flowhouse.codec.flow.FlowRecordMapper.Target;
 import io.flowhouse.codec.flow.RecordContext;
 import io.flowhouse.codec.flow.RecordLayout;
 import io.flowhouse.codec.template.OptionsData;
+import io.flowhouse.codec.template.OptionsEditor;
+import io.flowhouse.codec.template.OptionsLimits;
 import io.flowhouse.codec.template.Template;
 import io.flowhouse.codec.template.TemplateCache;
 import io.flowhouse.codec.template.TemplateKey;
 import io.flowhouse.codec.template.TemplateScope;
 import io.flowhouse.codec.template.TemplateStatus;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -29,10 +32,25 @@ public final class DataSetDecoder {
     /** Compiled layouts kept per decoder; cleared when full (templates change rarely). */
     static final int MAX_LAYOUTS = 4096;
 
+    /**
+     * Fields of all compiled layouts kept per decoder; cleared when more, so a few huge templates
+     * cannot hold as much memory as {@link #MAX_LAYOUTS} of them (1 M fields is 4,096 templates of
+     * 256 fields; a layout costs some 30 bytes per field).
+     */
+    static final int MAX_LAYOUT_FIELDS = 1 << 20;
+
+    /** Odd fields named in one {@code ODD_FIELD_LENGTH} detail; the rest are only counted. */
+    static final int MAX_ODD_FIELDS_NAMED = 4;
+
     /** Slots of the per-template memos below, direct-mapped by a hash of the template id. */
     private static final int SLOT_BITS = 6;
 
     private final FlowRecordMapper mapper;
+    private final OptionsLimits optionsLimits;
+    private int layoutFields;
+    private int withdrewAll;
+    // Layouts whose odd fields this message already reported: once per template, not per set.
+    private final Map<RecordLayout, Boolean> oddReported = new IdentityHashMap<>();
     private final Map<Template, RecordLayout> layouts = new HashMap<>();
     private final Map<Template, RecordLayout> v9OptionLayouts = new HashMap<>();
     // In front of the maps above: a template instance found again costs no hashing of its fields.
@@ -58,7 +76,42 @@ public final class DataSetDecoder {
     private final Template[] nonEmpty = new Template[1 << SLOT_BITS];
 
     public DataSetDecoder(FlowRecordMapper mapper) {
+        this(mapper, OptionsLimits.defaults());
+    }
+
+    public DataSetDecoder(FlowRecordMapper mapper, OptionsLimits optionsLimits) {
         this.mapper = mapper;
+        this.optionsLimits = optionsLimits;
+    }
+
+    /**
+     * Starts a message of a scope whose options data is {@code options}; call after {@link
+     * RecordContext#reset} and before the sets.
+     */
+    public void begin(OptionsData options) {
+        context.options(options, optionsLimits);
+        withdrewAll = 0;
+        if (!oddReported.isEmpty()) {
+            oddReported.clear();
+        }
+    }
+
+    /**
+     * True the first time a message withdraws all templates ({@code options} false) or all options
+     * templates (true).
+     */
+    public boolean firstWithdrawAll(boolean options) {
+        int bit = options ? 2 : 1;
+        boolean first = (withdrewAll & bit) == 0;
+        withdrewAll |= bit;
+        return first;
+    }
+
+    /** Ends a message: stores the scope's options data once if its options records changed it. */
+    public void finish(TemplateCache cache, TemplateScope scope) {
+        if (context.options().changed()) {
+            cache.putOptions(scope, context.options().build());
+        }
     }
 
     public RecordContext context() {
@@ -110,11 +163,13 @@ public final class DataSetDecoder {
             Map<Template, RecordLayout> m = v9Options ? v9OptionLayouts : layouts;
             l = m.get(t);
             if (l == null) {
-                if (m.size() >= MAX_LAYOUTS) {
-                    m.clear();
+                int fields = t.fields().size();
+                if (m.size() >= MAX_LAYOUTS || layoutFields + fields > MAX_LAYOUT_FIELDS) {
+                    clearLayouts();
                 }
                 l = RecordLayout.compile(t, mapper, v9Options);
                 m.put(t, l);
+                layoutFields += fields;
             }
             if (ids.size() >= MAX_LAYOUTS) {
                 ids.clear();
@@ -126,6 +181,16 @@ public final class DataSetDecoder {
             slotLayouts[slot] = l;
         }
         return l;
+    }
+
+    private void clearLayouts() {
+        layouts.clear();
+        v9OptionLayouts.clear();
+        byIdentity.clear();
+        v9OptionsByIdentity.clear();
+        Arrays.fill(layoutTemplates, null);
+        Arrays.fill(slotLayouts, null);
+        layoutFields = 0;
     }
 
     /**
@@ -170,30 +235,49 @@ public final class DataSetDecoder {
         return after;
     }
 
-    /** Stores a learned template and reports it; a full cache is a TEMPLATE_FLOOD problem. */
+    /**
+     * Stores a learned template and reports it; a template the cache refuses is a {@code
+     * TEMPLATE_FLOOD} (its limits on templates or bytes were reached) or {@code TEMPLATE_TOO_LARGE}
+     * (more fields than it takes) problem.
+     */
     public void learn(
             TemplateCache cache, TemplateScope scope, Template t, DecodeResult.Builder out) {
         int slot = slot(t.templateId());
         if (nonEmpty[slot] != t) {
             if (t.minRecordLength() == 0) {
-                out.problem(
-                        DecodeProblem.Kind.TEMPLATE_INVALID,
-                        "template " + t.templateId() + " describes zero-length records",
-                        t.templateId());
+                if (out.count(DecodeProblem.Kind.TEMPLATE_INVALID)) {
+                    out.describe(
+                            DecodeProblem.Kind.TEMPLATE_INVALID,
+                            "template " + t.templateId() + " describes zero-length records",
+                            t.templateId());
+                }
                 return;
             }
             nonEmpty[slot] = t;
         }
         TemplateStatus s = cache.put(key(scope, t.templateId()), t);
         if (s == TemplateStatus.REJECTED_LIMIT) {
-            out.problem(
-                    DecodeProblem.Kind.TEMPLATE_FLOOD,
-                    "template "
-                            + t.templateId()
-                            + " not stored: exporter "
-                            + scope.exporter()
-                            + " reached its template limit",
-                    t.templateId());
+            if (out.count(DecodeProblem.Kind.TEMPLATE_FLOOD)) {
+                out.describe(
+                        DecodeProblem.Kind.TEMPLATE_FLOOD,
+                        "template "
+                                + t.templateId()
+                                + " not stored: exporter "
+                                + scope.exporter()
+                                + " reached its template limit",
+                        t.templateId());
+            }
+        } else if (s == TemplateStatus.REJECTED_TOO_LARGE) {
+            if (out.count(DecodeProblem.Kind.TEMPLATE_TOO_LARGE)) {
+                out.describe(
+                        DecodeProblem.Kind.TEMPLATE_TOO_LARGE,
+                        "template "
+                                + t.templateId()
+                                + " not stored: "
+                                + t.fields().size()
+                                + " fields is more than the template cache takes",
+                        t.templateId());
+            }
         } else {
             out.learned(t);
         }
@@ -205,6 +289,7 @@ public final class DataSetDecoder {
      * @param b the message
      * @param pos absolute start of the set body
      * @param limit absolute end of the set
+     * @param setIndex the set's ordinal among all sets of the message (for record positions)
      * @param t the set's template
      * @param v9 true for NetFlow v9 (options scope fields are scope types)
      */
@@ -212,17 +297,15 @@ public final class DataSetDecoder {
             ByteBuffer b,
             int pos,
             int limit,
+            int setIndex,
             Template t,
             boolean v9,
             TemplateCache cache,
             TemplateScope scope,
             DecodeResult.Builder out) {
         RecordLayout layout = layout(t, v9);
-        for (String odd : layout.oddFields()) {
-            out.problem(
-                    DecodeProblem.Kind.ODD_FIELD_LENGTH,
-                    "template " + t.templateId() + ": " + odd + " skipped",
-                    t.templateId());
+        if (!layout.oddFields().isEmpty() && oddReported.put(layout, Boolean.TRUE) == null) {
+            reportOdd(layout, t, out);
         }
         int min = layout.minRecordLength();
         long[] v = scratch;
@@ -241,13 +324,16 @@ public final class DataSetDecoder {
             off = 0;
         }
         boolean options = t.isOptions();
-        OptionsData before = context.options();
+        boolean optionsChanged = false;
         int missingBefore = context.timeBaseMissing();
+        // Records are numbered within the set; the set's ordinal is in the upper bits.
+        int position = setIndex << FlowRecord.RECORD_IN_SET_BITS;
         while (limit - pos >= min) {
             int next = layout.read(a, pos + off, limit + off, v);
             if (next < 0) {
-                if (!allZero(a, pos + off, limit + off)) {
-                    out.problem(
+                if (!allZero(a, pos + off, limit + off)
+                        && out.count(DecodeProblem.Kind.RECORD_TRUNCATED)) {
+                    out.describe(
                             DecodeProblem.Kind.RECORD_TRUNCATED,
                             "template "
                                     + t.templateId()
@@ -260,18 +346,20 @@ public final class DataSetDecoder {
                 break;
             }
             if (options) {
-                context.options(applyOptions(a, v, context.options()));
+                optionsChanged |= applyOptions(a, v, context.options(), t.templateId(), out);
                 out.optionsRecord();
             } else {
-                out.record(FlowRecordMapper.toFlowRecord(v, context, out.recordCount()));
+                out.record(FlowRecordMapper.toFlowRecord(v, context, position));
             }
+            position++;
             pos = next - off;
         }
-        if (context.options() != before) {
-            cache.putOptions(scope, context.options());
+        if (optionsChanged) {
+            context.optionsChanged();
         }
-        if (context.timeBaseMissing() > missingBefore) {
-            out.problem(
+        if (context.timeBaseMissing() > missingBefore
+                && out.count(DecodeProblem.Kind.TIME_BASE_MISSING)) {
+            out.describe(
                     DecodeProblem.Kind.TIME_BASE_MISSING,
                     (context.timeBaseMissing() - missingBefore)
                             + " records of template "
@@ -280,6 +368,25 @@ public final class DataSetDecoder {
                             + " is known",
                     t.templateId());
         }
+    }
+
+    /** One {@code ODD_FIELD_LENGTH} for a template, naming its first few odd fields. */
+    private static void reportOdd(RecordLayout layout, Template t, DecodeResult.Builder out) {
+        if (!out.count(DecodeProblem.Kind.ODD_FIELD_LENGTH)) {
+            return;
+        }
+        List<String> odd = layout.oddFields();
+        StringBuilder m = new StringBuilder("template ").append(t.templateId()).append(": ");
+        for (int i = 0; i < Math.min(odd.size(), MAX_ODD_FIELDS_NAMED); i++) {
+            m.append(i == 0 ? "" : ", ").append(odd.get(i));
+        }
+        if (odd.size() > MAX_ODD_FIELDS_NAMED) {
+            m.append(" and ").append(odd.size() - MAX_ODD_FIELDS_NAMED).append(" more fields");
+        }
+        out.describe(
+                DecodeProblem.Kind.ODD_FIELD_LENGTH,
+                m.append(" skipped").toString(),
+                t.templateId());
     }
 
     private static boolean allZero(byte[] b, int pos, int limit) {
@@ -295,7 +402,9 @@ public final class DataSetDecoder {
         return (v[FlowRecordMapper.PRESENT] & (1L << t.ordinal())) != 0;
     }
 
-    private static OptionsData applyOptions(byte[] b, long[] v, OptionsData o) {
+    /** Applies one options data record; true if it changed the scope's options data. */
+    private boolean applyOptions(
+            byte[] b, long[] v, OptionsEditor o, int templateId, DecodeResult.Builder out) {
         long sampler =
                 has(v, Target.SAMPLER_ID)
                         ? v[Target.SAMPLER_ID.ordinal()]
@@ -313,11 +422,14 @@ public final class DataSetDecoder {
                             : 0;
             rate = interval > 0 ? (interval + space) / interval : 0;
         }
+        boolean changed = false;
         if (rate > 0) {
-            o = o.withSamplingRate(sampler, rate);
+            changed |= applied(o.samplingRate(sampler, rate), "sampler ", sampler, templateId, out);
         }
         if (has(v, Target.SYSTEM_INIT_TIME)) {
-            o = o.withSystemInitTimeMillis(v[Target.SYSTEM_INIT_TIME.ordinal()]);
+            changed |=
+                    o.systemInitTimeMillis(v[Target.SYSTEM_INIT_TIME.ordinal()])
+                            == OptionsEditor.Outcome.APPLIED;
         }
         if (has(v, Target.INTERFACE_NAME) && has(v, Target.IN_IF)) {
             long ref = v[Target.INTERFACE_NAME.ordinal()];
@@ -327,11 +439,66 @@ public final class DataSetDecoder {
             while (n > 0 && b[pos + n - 1] == 0) {
                 n--;
             }
-            o =
-                    o.withInterfaceName(
-                            v[Target.IN_IF.ordinal()],
-                            new String(b, pos, n, StandardCharsets.UTF_8));
+            int max = optionsLimits.maxStringBytes();
+            if (n > max) {
+                n = max;
+                // Cut at a character boundary: drop UTF-8 continuation bytes at the cut.
+                while (n > 0 && (b[pos + n] & 0xc0) == 0x80) {
+                    n--;
+                }
+                if (out.count(DecodeProblem.Kind.OPTION_TRUNCATED)) {
+                    out.describe(
+                            DecodeProblem.Kind.OPTION_TRUNCATED,
+                            "options template "
+                                    + templateId
+                                    + ": interface name of "
+                                    + len
+                                    + " bytes cut to "
+                                    + n
+                                    + " (expected: <= "
+                                    + max
+                                    + ")",
+                            templateId);
+                }
+            }
+            long ifIndex = v[Target.IN_IF.ordinal()];
+            changed |=
+                    applied(
+                            o.interfaceName(ifIndex, b, pos, n),
+                            "interface ",
+                            ifIndex,
+                            templateId,
+                            out);
         }
-        return o;
+        return changed;
+    }
+
+    /** True if applied; counts a refusal as {@code OPTIONS_LIMIT}. */
+    private boolean applied(
+            OptionsEditor.Outcome outcome,
+            String what,
+            long id,
+            int templateId,
+            DecodeResult.Builder out) {
+        if (outcome == OptionsEditor.Outcome.APPLIED) {
+            return true;
+        }
+        if (outcome != OptionsEditor.Outcome.UNCHANGED
+                && out.count(DecodeProblem.Kind.OPTIONS_LIMIT)) {
+            out.describe(
+                    DecodeProblem.Kind.OPTIONS_LIMIT,
+                    "options template "
+                            + templateId
+                            + ": "
+                            + what
+                            + id
+                            + " refused, the scope holds "
+                            + (outcome == OptionsEditor.Outcome.REFUSED_ENTRIES
+                                    ? optionsLimits.maxEntriesPerScope() + " entries"
+                                    : optionsLimits.maxBytesPerScope() + " bytes")
+                            + " of options data (its limit)",
+                    templateId);
+        }
+        return false;
     }
 }

@@ -37,7 +37,10 @@ public record DecodeProblem(Kind kind, String message, int templateId) {
         TEMPLATE_INVALID,
         /** Template declares more fields than its set can hold. */
         FIELD_COUNT_OVERFLOW,
-        /** The per-exporter template cap was reached; the template was not stored. */
+        /**
+         * A template cache limit (templates per exporter, template bytes per scope) was reached;
+         * the template was not stored.
+         */
         TEMPLATE_FLOOD,
         /** Template withdrawal for a template that was not known. */
         TEMPLATE_WITHDRAWAL_UNKNOWN,
@@ -46,7 +49,13 @@ public record DecodeProblem(Kind kind, String message, int templateId) {
         /** A data record runs past the end of its set (variable-length fields). */
         RECORD_TRUNCATED,
         /** Flow times relative to sysUpTime but no systemInitTimeMilliseconds known. */
-        TIME_BASE_MISSING
+        TIME_BASE_MISSING,
+        /** An options string (interface name) longer than the limit; kept cut to the limit. */
+        OPTION_TRUNCATED,
+        /** An options value refused: its scope holds the most options entries or bytes allowed. */
+        OPTIONS_LIMIT,
+        /** A template with more fields than the cache takes for one template; not stored. */
+        TEMPLATE_TOO_LARGE
     }
 
     public static DecodeProblem of(Kind kind, String message) {

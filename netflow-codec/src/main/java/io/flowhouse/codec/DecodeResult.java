@@ -28,7 +28,11 @@ import java.util.RandomAccess;
  * @param learned templates and options templates learned (new, replaced or refreshed)
  * @param withdrawn templates withdrawn (IPFIX)
  * @param optionsRecords options data records decoded (not flows)
- * @param problems what was wrong but did not stop decoding
+ * @param problems details of what was wrong but did not stop decoding: the first problem of each
+ *     kind, at most {@link #MAX_PROBLEM_DETAILS}; {@code problemCounts} counts them all
+ * @param problemCounts every problem, counted by kind
+ * @param missingTemplateIds ids of data sets whose template was unknown, each once, in wire order;
+ *     at most {@link #MAX_MISSING_TEMPLATE_IDS} (the {@code TEMPLATE_MISSING} count has them all)
  */
 public record DecodeResult(
         int version,
@@ -42,7 +46,19 @@ public record DecodeResult(
         List<Template> learned,
         List<TemplateKey> withdrawn,
         int optionsRecords,
-        List<DecodeProblem> problems) {
+        List<DecodeProblem> problems,
+        ProblemCounts problemCounts,
+        List<Integer> missingTemplateIds) {
+
+    /**
+     * Problem details kept per datagram. A datagram can hold thousands of problems (one per 4-byte
+     * set); they are all counted, but only this many are described, so a hostile datagram costs
+     * counting, not a list of messages as long as itself.
+     */
+    public static final int MAX_PROBLEM_DETAILS = 8;
+
+    /** Distinct missing template ids kept per datagram (the job names them in a dead letter). */
+    public static final int MAX_MISSING_TEMPLATE_IDS = 16;
 
     /** Wraps the lists read-only without copying them (the decoders hand over fresh lists). */
     public DecodeResult {
@@ -50,6 +66,12 @@ public record DecodeResult(
         learned = readOnly(learned);
         withdrawn = readOnly(withdrawn);
         problems = readOnly(problems);
+        missingTemplateIds = readOnly(missingTemplateIds);
+    }
+
+    /** Problems of one kind in this datagram (all of them, not only those described). */
+    public int problemCount(DecodeProblem.Kind kind) {
+        return problemCounts.count(kind);
     }
 
     private static <T> List<T> readOnly(List<T> l) {
@@ -92,6 +114,8 @@ public record DecodeResult(
         };
     }
 
+    private static final int KIND_COUNT = DecodeProblem.Kind.values().length;
+
     /** Mutable collector used by the decoders. Not thread-safe. */
     public static final class Builder {
         int version;
@@ -108,6 +132,9 @@ public record DecodeResult(
         List<TemplateKey> withdrawn = List.of();
         int optionsRecords;
         List<DecodeProblem> problems = List.of();
+        private int[] problemCounts;
+        private int[] missing;
+        private int missingCount;
 
         public Builder(int expectedRecords) {
             records = new FlowRecord[Math.max(1, Math.min(expectedRecords, 1024))];
@@ -132,6 +159,9 @@ public record DecodeResult(
             withdrawn = List.of();
             optionsRecords = 0;
             problems = List.of();
+            problemCounts = null;
+            missing = null;
+            missingCount = 0;
             return this;
         }
 
@@ -195,15 +225,64 @@ public record DecodeResult(
             return optionsRecords;
         }
 
-        public void problem(DecodeProblem p) {
+        /**
+         * Counts one problem of {@code kind}. Returns true when the caller should describe it with
+         * {@link #describe} (the first of its kind, while fewer than {@link #MAX_PROBLEM_DETAILS}
+         * are described); otherwise the message need not even be built.
+         */
+        public boolean count(DecodeProblem.Kind kind) {
+            if (problemCounts == null) {
+                problemCounts = new int[KIND_COUNT];
+            }
+            return problemCounts[kind.ordinal()]++ == 0 && problems.size() < MAX_PROBLEM_DETAILS;
+        }
+
+        /** Keeps the detail of a problem already {@link #count counted}. */
+        public void describe(DecodeProblem.Kind kind, String message, int templateId) {
+            if (problems.size() >= MAX_PROBLEM_DETAILS) {
+                return;
+            }
             if (problems.isEmpty()) {
                 problems = new ArrayList<>(2);
             }
-            problems.add(p);
+            problems.add(new DecodeProblem(kind, message, templateId));
         }
 
+        /**
+         * Counts a problem and keeps its detail if it is the first of its kind. For problems that
+         * can repeat within a datagram, prefer {@link #count} and build the message only when it
+         * returns true.
+         */
         public void problem(DecodeProblem.Kind kind, String message, int templateId) {
-            problem(new DecodeProblem(kind, message, templateId));
+            if (count(kind)) {
+                describe(kind, message, templateId);
+            }
+        }
+
+        /** Problems of one kind counted so far. */
+        public int problemCount(DecodeProblem.Kind kind) {
+            return problemCounts == null ? 0 : problemCounts[kind.ordinal()];
+        }
+
+        /**
+         * Counts a {@code TEMPLATE_MISSING} data set and remembers its template id once. Returns
+         * true when the problem should be described (see {@link #count}).
+         */
+        public boolean missingTemplate(int templateId) {
+            if (missing == null) {
+                missing = new int[MAX_MISSING_TEMPLATE_IDS];
+            }
+            boolean seen = false;
+            for (int i = 0; i < missingCount; i++) {
+                if (missing[i] == templateId) {
+                    seen = true;
+                    break;
+                }
+            }
+            if (!seen && missingCount < missing.length) {
+                missing[missingCount++] = templateId;
+            }
+            return count(DecodeProblem.Kind.TEMPLATE_MISSING);
         }
 
         public DecodeResult build() {
@@ -219,7 +298,20 @@ public record DecodeResult(
                     learnedCount == 0 ? List.of() : new Records<>(learned, learnedCount),
                     withdrawn,
                     optionsRecords,
-                    problems);
+                    problems,
+                    problemCounts == null ? ProblemCounts.NONE : ProblemCounts.of(problemCounts),
+                    missingIds());
+        }
+
+        private List<Integer> missingIds() {
+            if (missingCount == 0) {
+                return List.of();
+            }
+            Integer[] ids = new Integer[missingCount];
+            for (int i = 0; i < missingCount; i++) {
+                ids[i] = missing[i];
+            }
+            return List.of(ids);
         }
     }
 }

@@ -3,6 +3,7 @@ package io.flowhouse.codec;
 
 import io.flowhouse.codec.flow.FlowRecordMapper;
 import io.flowhouse.codec.ipfix.IpfixDecoder;
+import io.flowhouse.codec.template.OptionsLimits;
 import io.flowhouse.codec.template.TemplateCache;
 import io.flowhouse.codec.v5.V5Decoder;
 import io.flowhouse.codec.v9.V9Decoder;
@@ -30,7 +31,16 @@ public final class NetflowDecoder {
     }
 
     public NetflowDecoder(FlowRecordMapper mapper) {
-        DataSetDecoder data = new DataSetDecoder(mapper);
+        this(mapper, OptionsLimits.defaults());
+    }
+
+    /** A decoder that keeps options data within {@code optionsLimits}. */
+    public NetflowDecoder(OptionsLimits optionsLimits) {
+        this(FlowRecordMapper.standard(), optionsLimits);
+    }
+
+    public NetflowDecoder(FlowRecordMapper mapper, OptionsLimits optionsLimits) {
+        DataSetDecoder data = new DataSetDecoder(mapper, optionsLimits);
         this.v9 = new V9Decoder(data);
         this.ipfix = new IpfixDecoder(data);
     }
@@ -39,7 +49,8 @@ public final class NetflowDecoder {
      * Decodes the datagram between {@code datagram}'s position and limit.
      *
      * @throws DecodeException if the header is unusable (truncated, unknown version, IPFIX length
-     *     past the end); problems inside are in {@link DecodeResult#problems()}
+     *     past the end); problems inside are counted in {@link DecodeResult#problemCounts()} (with
+     *     the first of each kind described in {@link DecodeResult#problems()})
      */
     public DecodeResult decode(ByteBuffer datagram, DecodeContext ctx, TemplateCache cache)
             throws DecodeException {

@@ -76,7 +76,9 @@ public final class SetWalker {
     /**
      * Walks the sets in {@code [pos, limit)} of the message that starts at {@code start}. Reports a
      * set shorter than its header or longer than what remains, a missing template, a reserved set
-     * id and bytes after the last set as problems. Returns the number of template records read.
+     * id and bytes after the last set as problems. Records are numbered by their position: the
+     * ordinal of their set among all sets of the message, and their ordinal within the set. Returns
+     * the number of template records read.
      */
     public int walk(
             ByteBuffer b,
@@ -88,6 +90,9 @@ public final class SetWalker {
             TemplateCache cache,
             DecodeResult.Builder out) {
         int templateRecords = 0;
+        // Every set counts, whatever its kind and whether it decodes: a record's position must not
+        // depend on what happened to be decodable (a replay that knows more templates agrees).
+        int setIndex = 0;
         while (limit - pos >= SET_HEADER_SIZE) {
             int id = b.getShort(pos) & 0xffff; // uint16
             int len = b.getShort(pos + 2) & 0xffff; // uint16
@@ -126,9 +131,9 @@ public final class SetWalker {
             if (id >= MIN_DATA_SET_ID) {
                 Optional<Template> t = cache.find(data.key(scope, id));
                 if (t.isPresent()) {
-                    data.decode(b, body, end, t.get(), v9, cache, scope, out);
-                } else {
-                    out.problem(
+                    data.decode(b, body, end, setIndex, t.get(), v9, cache, scope, out);
+                } else if (out.missingTemplate(id)) {
+                    out.describe(
                             DecodeProblem.Kind.TEMPLATE_MISSING,
                             "no template "
                                     + id
@@ -147,8 +152,8 @@ public final class SetWalker {
                 templateRecords +=
                         templates.read(
                                 b, body, end, id == optionsTemplateSetId, data, scope, cache, out);
-            } else {
-                out.problem(
+            } else if (out.count(DecodeProblem.Kind.RESERVED_SET_ID)) {
+                out.describe(
                         DecodeProblem.Kind.RESERVED_SET_ID,
                         setWord
                                 + " id "
@@ -161,6 +166,7 @@ public final class SetWalker {
                         id);
             }
             pos = end;
+            setIndex++;
         }
         if (pos < limit) {
             out.problem(
@@ -226,7 +232,10 @@ public final class SetWalker {
         if (fieldCount * 4 <= remaining) {
             return true;
         }
-        out.problem(
+        if (!out.count(DecodeProblem.Kind.FIELD_COUNT_OVERFLOW)) {
+            return false;
+        }
+        out.describe(
                 DecodeProblem.Kind.FIELD_COUNT_OVERFLOW,
                 "template "
                         + id

@@ -44,9 +44,7 @@ class GroundTruthTest {
                 pk += f.packets() + f.reversePackets();
                 by += f.bytes() + f.reverseBytes();
             }
-            for (DecodeProblem p : r.problems()) {
-                problems.merge(p.kind(), 1, Integer::sum);
-            }
+            r.problemCounts().asMap().forEach((k, c) -> problems.merge(k, c, Integer::sum));
         }
         assertThat(ds).hasSize(datagrams);
         assertThat(n).as("records").isEqualTo(records);

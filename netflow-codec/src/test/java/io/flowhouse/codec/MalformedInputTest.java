@@ -11,6 +11,8 @@ import io.flowhouse.codec.template.FieldSpecifier;
 import io.flowhouse.codec.template.InMemoryTemplateCache;
 import io.flowhouse.codec.template.Template;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -23,8 +25,11 @@ class MalformedInputTest {
     private final NetflowDecoder decoder = new NetflowDecoder();
     private final InMemoryTemplateCache cache = new InMemoryTemplateCache();
 
+    /** Every problem counted, each kind as often as it occurred. */
     private static List<DecodeProblem.Kind> kinds(DecodeResult r) {
-        return r.problems().stream().map(DecodeProblem::kind).toList();
+        List<DecodeProblem.Kind> kinds = new ArrayList<>();
+        r.problemCounts().asMap().forEach((k, c) -> kinds.addAll(Collections.nCopies(c, k)));
+        return kinds;
     }
 
     private static ByteBuffer v9(int count, byte[]... flowSets) {

@@ -14,8 +14,13 @@ package io.flowhouse.codec.flow;
  * @param observationDomainId IPFIX observation domain id / v9 source id / v5 engine type<<8|engine
  *     id (uint32).
  * @param sequenceNumber Sequence number from the message header (uint32).
- * @param recordIndex Index of this data record within its message, from 0; with exporter, domain
- *     and sequence number it makes a deterministic row id.
+ * @param recordIndex The record's position in its datagram, {@link #position(int, int) packed} from
+ *     the ordinal of its set among all sets of the message (template, options and data sets,
+ *     decodable or not; 0 for v5) and its ordinal within that set, both from 0. It depends only on
+ *     the datagram's bytes, never on which templates were known when it was decoded, so a replay
+ *     gives every record the position it had live. Read the parts with {@link #setIndex()} and
+ *     {@link #recordInSet()}; ordering by it is wire order. With exporter, domain and sequence
+ *     number it makes a deterministic row id.
  * @param exportTimeMillis Export time of the message (header), epoch ms.
  * @param timeReceivedMillis When the collector received the datagram, epoch ms (from the caller;
  *     the codec reads no clock).
@@ -87,6 +92,40 @@ public record FlowRecord(
         int direction,
         int flowEndReason,
         long samplingRate) {
+
+    /**
+     * Bits of {@link #recordIndex()} that hold the record's ordinal within its set. A set holds at
+     * most 65,515 records (a 65,535-byte datagram, 1-byte records), and a datagram at most 16,379
+     * sets (4 bytes each), so both fit and the packed value stays a non-negative int.
+     */
+    public static final int RECORD_IN_SET_BITS = 16;
+
+    private static final int RECORD_IN_SET_MASK = (1 << RECORD_IN_SET_BITS) - 1;
+
+    /**
+     * The packed position of the {@code recordInSet}-th record of the {@code setIndex}-th set of a
+     * datagram (both from 0), as {@link #recordIndex()} holds it.
+     */
+    public static int position(int setIndex, int recordInSet) {
+        if (setIndex < 0 || setIndex > (Integer.MAX_VALUE >>> RECORD_IN_SET_BITS)) {
+            throw new IllegalArgumentException("set index " + setIndex + " (expected: 0..32767)");
+        }
+        if (recordInSet < 0 || recordInSet > RECORD_IN_SET_MASK) {
+            throw new IllegalArgumentException(
+                    "record in set " + recordInSet + " (expected: 0..65535)");
+        }
+        return (setIndex << RECORD_IN_SET_BITS) | recordInSet;
+    }
+
+    /** Ordinal of this record's set among all sets of its datagram, from 0 (0 for v5). */
+    public int setIndex() {
+        return recordIndex >>> RECORD_IN_SET_BITS;
+    }
+
+    /** Ordinal of this record within its set, from 0. */
+    public int recordInSet() {
+        return recordIndex & RECORD_IN_SET_MASK;
+    }
 
     /** A builder with every field at its "not given" value. */
     public static Builder builder() {
@@ -228,6 +267,12 @@ public record FlowRecord(
 
         public int recordIndex() {
             return recordIndex;
+        }
+
+        /** Sets {@link FlowRecord#recordIndex()} from a set ordinal and a record ordinal in it. */
+        public Builder position(int setIndex, int recordInSet) {
+            this.recordIndex = FlowRecord.position(setIndex, recordInSet);
+            return this;
         }
 
         public Builder exportTimeMillis(long v) {

@@ -6,6 +6,7 @@ import io.flowhouse.codec.ie.InformationElement;
 import io.flowhouse.codec.ie.InformationElementRegistry;
 import io.flowhouse.codec.template.FieldSpecifier;
 import io.flowhouse.codec.template.OptionsData;
+import io.flowhouse.codec.template.OptionsEditor;
 
 /**
  * Maps information elements to {@link FlowRecord} fields. Information elements are data, not a
@@ -556,7 +557,7 @@ public final class FlowRecordMapper {
         if ((p & SAMPLING_BITS) == 0) {
             return c.defaultRate;
         }
-        OptionsData options = c.options;
+        OptionsEditor options = c.options;
         if ((p & B_SAMPLING_INTERVAL) != 0 && v[S_SAMPLING_INTERVAL] > 0) {
             return v[S_SAMPLING_INTERVAL];
         }

@@ -2,6 +2,8 @@
 package io.flowhouse.codec.flow;
 
 import io.flowhouse.codec.template.OptionsData;
+import io.flowhouse.codec.template.OptionsEditor;
+import io.flowhouse.codec.template.OptionsLimits;
 
 /**
  * Per-message facts a data record needs to become a {@link FlowRecord}: header fields, exporter,
@@ -18,7 +20,8 @@ public final class RecordContext {
     long exportTimeMillis;
     long receivedMillis;
     long sysUptimeMillis = -1L;
-    OptionsData options = OptionsData.EMPTY;
+    // The scope's options data as this message has changed it so far.
+    final OptionsEditor options = new OptionsEditor();
     long defaultRate = 1L;
     int timeBaseMissing;
     // The options data defaultRate was last computed for (options rarely change between messages).
@@ -47,13 +50,14 @@ public final class RecordContext {
         this.exportTimeMillis = exportTimeMillis;
         this.receivedMillis = receivedMillis;
         this.sysUptimeMillis = sysUptimeMillis;
-        this.options = OptionsData.EMPTY;
+        this.options.reset(OptionsData.EMPTY, OptionsLimits.defaults());
         this.defaultRate = 1L;
         this.timeBaseMissing = 0;
     }
 
-    public void options(OptionsData options) {
-        this.options = options;
+    /** Starts the message with its scope's options data, to be edited under {@code limits}. */
+    public void options(OptionsData options, OptionsLimits limits) {
+        this.options.reset(options, limits);
         if (options != rateOf) {
             long r = options.samplingRate(OptionsData.ANY_SAMPLER);
             rateOf = options;
@@ -62,8 +66,16 @@ public final class RecordContext {
         this.defaultRate = rateOfRate;
     }
 
-    public OptionsData options() {
+    /** The message's options data; options data records change it through this. */
+    public OptionsEditor options() {
         return options;
+    }
+
+    /** To be called after options records changed {@link #options()}: later records see them. */
+    public void optionsChanged() {
+        long r = options.samplingRate(OptionsData.ANY_SAMPLER);
+        rateOf = null;
+        defaultRate = r > 0 ? r : 1L;
     }
 
     /** Records whose sysUpTime-relative times could not be placed (no systemInitTime). */

@@ -104,7 +104,7 @@ public final class IpfixDecoder {
                         exportMillis,
                         ctx.receivedMillis(),
                         -1L);
-        data.context().options(cache.options(scope));
+        data.begin(cache.options(scope));
         int limit = start + length;
         if (length < available) {
             out.problem(
@@ -113,6 +113,7 @@ public final class IpfixDecoder {
                     -1);
         }
         SETS.walk(b, start, start + HEADER_SIZE, limit, data, scope, cache, out);
+        data.finish(cache, scope);
         return out.build();
     }
 
@@ -134,7 +135,7 @@ public final class IpfixDecoder {
                 if (id == 0) {
                     break; // padding
                 }
-                withdraw(id, options, scope, cache, out);
+                withdraw(id, options, data, scope, cache, out);
                 continue;
             }
             if (end - pos < headerLen) {
@@ -161,7 +162,10 @@ public final class IpfixDecoder {
             List<FieldSpecifier> fields = new ArrayList<>(fieldCount);
             for (int i = 0; i < fieldCount; i++) {
                 if (end - pos < 4) {
-                    out.problem(
+                    if (!out.count(DecodeProblem.Kind.FIELD_COUNT_OVERFLOW)) {
+                        return;
+                    }
+                    out.describe(
                             DecodeProblem.Kind.FIELD_COUNT_OVERFLOW,
                             "template "
                                     + id
@@ -179,7 +183,10 @@ public final class IpfixDecoder {
                 long pen = 0L;
                 if ((eid & ENTERPRISE_BIT) != 0) {
                     if (end - pos < 4) {
-                        out.problem(
+                        if (!out.count(DecodeProblem.Kind.FIELD_COUNT_OVERFLOW)) {
+                            return;
+                        }
+                        out.describe(
                                 DecodeProblem.Kind.FIELD_COUNT_OVERFLOW,
                                 "template "
                                         + id
@@ -196,7 +203,10 @@ public final class IpfixDecoder {
                 fields.add(new FieldSpecifier(eid, flen, pen));
             }
             if (!valid) {
-                out.problem(
+                if (!out.count(DecodeProblem.Kind.TEMPLATE_INVALID)) {
+                    continue;
+                }
+                out.describe(
                         DecodeProblem.Kind.TEMPLATE_INVALID,
                         (options ? "options template " : "template ")
                                 + id
@@ -216,18 +226,23 @@ public final class IpfixDecoder {
     private static void withdraw(
             int id,
             boolean options,
+            DataSetDecoder data,
             TemplateScope scope,
             TemplateCache cache,
             DecodeResult.Builder out) {
         if (id == (options ? OPTIONS_TEMPLATE_SET_ID : TEMPLATE_SET_ID)) {
-            cache.removeAll(scope, options); // RFC 7011 section 8.1: withdraw all
-            out.withdrawn(scope.key(id));
+            // RFC 7011 section 8.1: withdraw all. Once per message is enough: a message of
+            // thousands of them must not walk the cache thousands of times.
+            if (data.firstWithdrawAll(options)) {
+                cache.removeAll(scope, options);
+                out.withdrawn(scope.key(id));
+            }
             return;
         }
         if (cache.remove(scope.key(id))) {
             out.withdrawn(scope.key(id));
-        } else {
-            out.problem(
+        } else if (out.count(DecodeProblem.Kind.TEMPLATE_WITHDRAWAL_UNKNOWN)) {
+            out.describe(
                     DecodeProblem.Kind.TEMPLATE_WITHDRAWAL_UNKNOWN,
                     "withdrawal of unknown template " + id,
                     id);

@@ -10,7 +10,9 @@ import java.util.concurrent.ConcurrentMap;
 /**
  * Wraps a cache with RFC 7011 section 8.4 template lifetimes (UDP): a template not refreshed within
  * its lifetime is gone, so data that still uses it is reported as {@code TEMPLATE_MISSING} instead
- * of being decoded with a stale layout. The clock is injected (the codec reads none).
+ * of being decoded with a stale layout. The clock is injected (the codec reads none). Bounds
+ * ({@link TemplateLimits}: templates, fields, bytes) are the delegate's: a lifetime is kept only
+ * for a template the delegate stored, so this wrapper holds no more entries than its delegate.
  */
 public final class ExpiringTemplateCache implements TemplateCache {
 
@@ -45,7 +47,7 @@ public final class ExpiringTemplateCache implements TemplateCache {
     @Override
     public TemplateStatus put(TemplateKey key, Template template) {
         TemplateStatus s = delegate.put(key, template);
-        if (s != TemplateStatus.REJECTED_LIMIT) {
+        if (!s.isRejected()) {
             refreshedAt.put(key, clock.millis());
         }
         return s;

@@ -9,6 +9,16 @@ public enum TemplateStatus {
     REPLACED,
     /** The same layout again (the usual periodic refresh); lifetime renewed. */
     REFRESHED,
-    /** Not stored: the exporter already holds the maximum number of templates. */
-    REJECTED_LIMIT
+    /**
+     * Not stored: the exporter or scope already holds the most templates or template bytes the
+     * cache allows.
+     */
+    REJECTED_LIMIT,
+    /** Not stored: the template has more fields than the cache allows for one template. */
+    REJECTED_TOO_LARGE;
+
+    /** True for the outcomes that stored nothing. */
+    public boolean isRejected() {
+        return this == REJECTED_LIMIT || this == REJECTED_TOO_LARGE;
+    }
 }

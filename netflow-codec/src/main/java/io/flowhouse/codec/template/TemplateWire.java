@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * A compact, versioned binary form of {@link Template} and {@link OptionsData}, for Flink state and
@@ -64,32 +65,53 @@ public final class TemplateWire {
         }
     }
 
+    /** Bytes {@link #encode(Template)} writes for {@code t}. */
+    public static int encodedSize(Template t) {
+        return encodedTemplateSize(t.fields().size());
+    }
+
+    /** Bytes {@link #encode(Template)} writes for a template of {@code fieldCount} fields. */
+    public static int encodedTemplateSize(int fieldCount) {
+        return 7 + 8 * fieldCount;
+    }
+
+    /** Bytes {@link #encode(OptionsData)} writes for {@code o}. */
+    public static int encodedSize(OptionsData o) {
+        int size = 1 + 8 + 4 + 16 * o.samplingRates().size() + 4;
+        for (String n : o.interfaceNames().values()) {
+            size += 8 + 4 + OptionsEditor.utf8Length(n);
+        }
+        return size;
+    }
+
     /**
      * Encodes options data: tag, init time, rates (count, id, rate), names (count, index, utf-8).
+     * Entries are written in key order, so equal options data always gives equal bytes (callers
+     * compare the bytes to skip unchanged writes and to reuse what they decoded).
      */
     public static byte[] encode(OptionsData o) {
         int size = 1 + 8 + 4 + 16 * o.samplingRates().size() + 4;
-        List<byte[]> names = new ArrayList<>();
-        for (var e : o.interfaceNames().entrySet()) {
-            byte[] n = e.getValue().getBytes(StandardCharsets.UTF_8);
-            names.add(n);
-            size += 8 + 4 + n.length;
+        TreeMap<Long, String> sorted = new TreeMap<>(o.interfaceNames());
+        byte[][] names = new byte[sorted.size()][];
+        int i = 0;
+        for (String n : sorted.values()) {
+            names[i] = n.getBytes(StandardCharsets.UTF_8);
+            size += 8 + 4 + names[i++].length;
         }
         ByteBuffer b = ByteBuffer.allocate(size);
         b.put(OPTIONS_V1);
         b.putLong(o.systemInitTimeMillis());
         b.putInt(o.samplingRates().size());
-        for (var e : o.samplingRates().entrySet()) {
+        for (var e : new TreeMap<>(o.samplingRates()).entrySet()) {
             b.putLong(e.getKey());
             b.putLong(e.getValue());
         }
-        b.putInt(names.size());
-        int i = 0;
-        for (var e : o.interfaceNames().entrySet()) {
-            byte[] n = names.get(i++);
-            b.putLong(e.getKey());
-            b.putInt(n.length);
-            b.put(n);
+        b.putInt(names.length);
+        i = 0;
+        for (long ifIndex : sorted.keySet()) {
+            b.putLong(ifIndex);
+            b.putInt(names[i].length);
+            b.put(names[i++]);
         }
         return b.array();
     }

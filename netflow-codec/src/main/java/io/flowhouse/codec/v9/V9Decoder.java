@@ -89,9 +89,10 @@ public final class V9Decoder {
                         exportMillis,
                         ctx.receivedMillis(),
                         sysUptime);
-        data.context().options(cache.options(scope));
+        data.begin(cache.options(scope));
         int templateRecords =
                 FLOWSETS.walk(b, start, start + HEADER_SIZE, limit, data, scope, cache, out);
+        data.finish(cache, scope);
         int found = out.recordCount() + out.optionsRecordCount() + templateRecords;
         if (found != count) {
             out.problem(
@@ -135,7 +136,10 @@ public final class V9Decoder {
             pos += fieldCount * 4;
             n++;
             if (id < MIN_DATA_FLOWSET_ID || fieldCount == 0) {
-                out.problem(
+                if (!out.count(DecodeProblem.Kind.TEMPLATE_INVALID)) {
+                    continue;
+                }
+                out.describe(
                         DecodeProblem.Kind.TEMPLATE_INVALID,
                         "template "
                                 + id
@@ -168,7 +172,10 @@ public final class V9Decoder {
                 break; // padding
             }
             if (scopeLen + optionLen > end - pos) {
-                out.problem(
+                if (!out.count(DecodeProblem.Kind.FIELD_COUNT_OVERFLOW)) {
+                    break;
+                }
+                out.describe(
                         DecodeProblem.Kind.FIELD_COUNT_OVERFLOW,
                         "options template "
                                 + id
@@ -200,7 +207,10 @@ public final class V9Decoder {
             pos += (scopeLen % 4) + (optionLen % 4);
             n++;
             if (!valid) {
-                out.problem(
+                if (!out.count(DecodeProblem.Kind.TEMPLATE_INVALID)) {
+                    continue;
+                }
+                out.describe(
                         DecodeProblem.Kind.TEMPLATE_INVALID,
                         "options template "
                                 + id

@@ -138,9 +138,7 @@ public final class FuzzMain {
             try {
                 DecodeResult r = decoder.decode(ByteBuffer.wrap(m), base.context(), cache);
                 records += r.records().size();
-                for (DecodeProblem p : r.problems()) {
-                    problems.merge(p.kind(), 1L, Long::sum);
-                }
+                r.problemCounts().asMap().forEach((k, c) -> problems.merge(k, (long) c, Long::sum));
             } catch (DecodeException e) {
                 exceptions.merge(e.kind(), 1L, Long::sum);
             } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
