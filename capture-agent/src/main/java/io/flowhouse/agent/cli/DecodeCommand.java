@@ -258,9 +258,9 @@ public final class DecodeCommand {
                     s.templateRecords++;
                 }
                 s.optionsRecords += r.optionsRecords();
-                for (DecodeProblem p : r.problems()) {
-                    s.problems.merge(p.kind(), 1L, Long::sum);
-                }
+                r.problemCounts()
+                        .asMap()
+                        .forEach((k, n) -> s.problems.merge(k, (long) n, Long::sum));
                 for (FlowRecord f : r.records()) {
                     if (s.records >= limit) {
                         s.limited = true;

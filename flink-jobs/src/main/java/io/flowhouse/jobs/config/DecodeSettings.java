@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.config;
 
+import io.flowhouse.codec.template.OptionsLimits;
+import io.flowhouse.codec.template.TemplateLimits;
 import java.io.Serializable;
 import java.time.Duration;
 
@@ -13,14 +15,35 @@ import java.time.Duration;
  * @param scopeMode whether the template scope includes the exporter's UDP port
  * @param sampling which sampling rate each flow carries
  * @param archiveTemplates whether learned templates go to the side output for the templates topic
+ * @param templateLimits templates, fields and template bytes an exporter and a scope may hold
+ * @param optionsLimits string length, entries and bytes of a scope's options data
  */
 public record DecodeSettings(
         Duration templateHold,
         int maxHeldDatagrams,
         TemplateScopeMode scopeMode,
         SamplingPolicy sampling,
-        boolean archiveTemplates)
+        boolean archiveTemplates,
+        TemplateLimits templateLimits,
+        OptionsLimits optionsLimits)
         implements Serializable {
+
+    /** Without explicit limits: the codec's defaults. */
+    public DecodeSettings(
+            Duration templateHold,
+            int maxHeldDatagrams,
+            TemplateScopeMode scopeMode,
+            SamplingPolicy sampling,
+            boolean archiveTemplates) {
+        this(
+                templateHold,
+                maxHeldDatagrams,
+                scopeMode,
+                sampling,
+                archiveTemplates,
+                TemplateLimits.defaults(),
+                OptionsLimits.defaults());
+    }
 
     public DecodeSettings {
         if (templateHold.isNegative()) {
@@ -43,15 +66,46 @@ public record DecodeSettings(
     }
 
     public DecodeSettings withTemplateHold(Duration hold) {
-        return new DecodeSettings(hold, maxHeldDatagrams, scopeMode, sampling, archiveTemplates);
+        return new DecodeSettings(
+                hold,
+                maxHeldDatagrams,
+                scopeMode,
+                sampling,
+                archiveTemplates,
+                templateLimits,
+                optionsLimits);
     }
 
     public DecodeSettings withScopeMode(TemplateScopeMode mode) {
-        return new DecodeSettings(templateHold, maxHeldDatagrams, mode, sampling, archiveTemplates);
+        return new DecodeSettings(
+                templateHold,
+                maxHeldDatagrams,
+                mode,
+                sampling,
+                archiveTemplates,
+                templateLimits,
+                optionsLimits);
     }
 
     public DecodeSettings withSampling(SamplingPolicy policy) {
         return new DecodeSettings(
-                templateHold, maxHeldDatagrams, scopeMode, policy, archiveTemplates);
+                templateHold,
+                maxHeldDatagrams,
+                scopeMode,
+                policy,
+                archiveTemplates,
+                templateLimits,
+                optionsLimits);
+    }
+
+    public DecodeSettings withLimits(TemplateLimits templates, OptionsLimits options) {
+        return new DecodeSettings(
+                templateHold,
+                maxHeldDatagrams,
+                scopeMode,
+                sampling,
+                archiveTemplates,
+                templates,
+                options);
     }
 }

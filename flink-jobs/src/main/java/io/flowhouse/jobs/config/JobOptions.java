@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.config;
 
+import io.flowhouse.codec.template.OptionsLimits;
+import io.flowhouse.codec.template.TemplateLimits;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
@@ -148,6 +150,57 @@ public final class JobOptions {
                     .withDescription(
                             "At most this many datagrams are held per exporter; the oldest is"
                                     + " rejected when more arrive.");
+
+    public static final ConfigOption<Integer> TEMPLATES_MAX_PER_EXPORTER =
+            ConfigOptions.key("flowhouse.decode.templates.max-per-exporter")
+                    .intType()
+                    .defaultValue(TemplateLimits.DEFAULT_MAX_TEMPLATES_PER_EXPORTER)
+                    .withDescription(
+                            "Templates (data and options) one exporter key may hold across its"
+                                    + " domains; more are refused and counted as TEMPLATE_FLOOD.");
+
+    public static final ConfigOption<Integer> TEMPLATES_MAX_FIELDS =
+            ConfigOptions.key("flowhouse.decode.templates.max-fields")
+                    .intType()
+                    .defaultValue(TemplateLimits.DEFAULT_MAX_FIELDS_PER_TEMPLATE)
+                    .withDescription(
+                            "Fields one template may declare; a larger template is refused and"
+                                    + " counted as TEMPLATE_TOO_LARGE.");
+
+    public static final ConfigOption<Integer> TEMPLATES_MAX_BYTES_PER_SCOPE =
+            ConfigOptions.key("flowhouse.decode.templates.max-bytes-per-scope")
+                    .intType()
+                    .defaultValue(TemplateLimits.DEFAULT_MAX_BYTES_PER_SCOPE)
+                    .withDescription(
+                            "Template bytes (7 + 8 per field each, as stored) one scope (exporter,"
+                                    + " version, domain) may hold; more are refused and counted"
+                                    + " as TEMPLATE_FLOOD.");
+
+    public static final ConfigOption<Integer> OPTIONS_MAX_STRING_BYTES =
+            ConfigOptions.key("flowhouse.decode.options.max-string-bytes")
+                    .intType()
+                    .defaultValue(OptionsLimits.DEFAULT_MAX_STRING_BYTES)
+                    .withDescription(
+                            "Longest options string kept (interface names), in UTF-8 bytes;"
+                                    + " longer ones are cut and counted as OPTION_TRUNCATED.");
+
+    public static final ConfigOption<Integer> OPTIONS_MAX_ENTRIES_PER_SCOPE =
+            ConfigOptions.key("flowhouse.decode.options.max-entries-per-scope")
+                    .intType()
+                    .defaultValue(OptionsLimits.DEFAULT_MAX_ENTRIES_PER_SCOPE)
+                    .withDescription(
+                            "Interface names, and sampling rates, one scope may hold; options"
+                                    + " records adding more are refused and counted as"
+                                    + " OPTIONS_LIMIT.");
+
+    public static final ConfigOption<Integer> OPTIONS_MAX_BYTES_PER_SCOPE =
+            ConfigOptions.key("flowhouse.decode.options.max-bytes-per-scope")
+                    .intType()
+                    .defaultValue(OptionsLimits.DEFAULT_MAX_BYTES_PER_SCOPE)
+                    .withDescription(
+                            "Bytes one scope's options data may take as stored and archived;"
+                                    + " options records growing it beyond are refused and counted"
+                                    + " as OPTIONS_LIMIT.");
 
     public static final ConfigOption<String> TEMPLATE_SCOPE =
             ConfigOptions.key("flowhouse.decode.template-scope")

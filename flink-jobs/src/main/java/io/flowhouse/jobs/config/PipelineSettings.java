@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.config;
 
+import io.flowhouse.codec.template.OptionsLimits;
+import io.flowhouse.codec.template.TemplateLimits;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
@@ -103,7 +105,15 @@ public record PipelineSettings(
                         SamplingPolicy.parse(
                                 conf.get(JobOptions.SAMPLING_DEFAULT),
                                 conf.get(JobOptions.SAMPLING_OVERRIDES)),
-                        conf.get(JobOptions.TEMPLATES_ARCHIVE_ENABLED));
+                        conf.get(JobOptions.TEMPLATES_ARCHIVE_ENABLED),
+                        new TemplateLimits(
+                                conf.get(JobOptions.TEMPLATES_MAX_PER_EXPORTER),
+                                conf.get(JobOptions.TEMPLATES_MAX_FIELDS),
+                                conf.get(JobOptions.TEMPLATES_MAX_BYTES_PER_SCOPE)),
+                        new OptionsLimits(
+                                conf.get(JobOptions.OPTIONS_MAX_STRING_BYTES),
+                                conf.get(JobOptions.OPTIONS_MAX_ENTRIES_PER_SCOPE),
+                                conf.get(JobOptions.OPTIONS_MAX_BYTES_PER_SCOPE)));
         String user = env.getOrDefault("FLOWHOUSE_CLICKHOUSE_USER", "");
         if (user.isEmpty()) {
             user = conf.get(JobOptions.CLICKHOUSE_USER);

@@ -3,15 +3,13 @@ package io.flowhouse.jobs.decode;
 
 import io.flowhouse.codec.DecodeContext;
 import io.flowhouse.codec.DecodeException;
-import io.flowhouse.codec.DecodeProblem;
 import io.flowhouse.codec.DecodeResult;
 import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.NetflowDecoder;
 import io.flowhouse.codec.envelope.RawDatagram;
+import io.flowhouse.codec.template.OptionsLimits;
 import io.flowhouse.codec.template.TemplateCache;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The one call into the codec: a datagram and a template cache in, a {@link Decoded} out. Holds the
@@ -19,7 +17,11 @@ import java.util.List;
  */
 final class DatagramDecoder {
 
-    private final NetflowDecoder decoder = new NetflowDecoder();
+    private final NetflowDecoder decoder;
+
+    DatagramDecoder(OptionsLimits optionsLimits) {
+        this.decoder = new NetflowDecoder(optionsLimits);
+    }
 
     Decoded decode(RawDatagram d, ExporterKey exporter, TemplateCache cache)
             throws DecodeException {
@@ -28,25 +30,15 @@ final class DatagramDecoder {
                         ByteBuffer.wrap(d.payload()).asReadOnlyBuffer(),
                         new DecodeContext(exporter, d.receivedMillis()),
                         cache);
-        List<Integer> missing = List.of();
-        for (DecodeProblem p : r.problems()) {
-            if (p.kind() == DecodeProblem.Kind.TEMPLATE_MISSING) {
-                if (missing.isEmpty()) {
-                    missing = new ArrayList<>(2);
-                }
-                if (!missing.contains(p.templateId())) {
-                    missing.add(p.templateId());
-                }
-            }
-        }
         return new Decoded(
                 r.records(),
-                missing,
+                r.missingTemplateIds(),
                 r.version(),
                 r.observationDomainId(),
                 r.sequenceNumber(),
                 r.sequenceUnits(),
                 r.problems(),
+                r.problemCounts(),
                 r.learned().size());
     }
 }

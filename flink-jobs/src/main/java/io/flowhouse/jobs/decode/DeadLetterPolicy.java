@@ -3,6 +3,7 @@ package io.flowhouse.jobs.decode;
 
 import io.flowhouse.codec.DecodeProblem;
 import io.flowhouse.codec.DecodeProblem.Kind;
+import io.flowhouse.codec.ProblemCounts;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -28,6 +29,8 @@ final class DeadLetterPolicy {
                     Kind.TEMPLATE_INVALID,
                     Kind.FIELD_COUNT_OVERFLOW,
                     Kind.TEMPLATE_FLOOD,
+                    Kind.TEMPLATE_TOO_LARGE,
+                    Kind.OPTIONS_LIMIT,
                     Kind.RECORD_TRUNCATED);
 
     /** Longest detail written to a dead letter, in chars. */
@@ -35,11 +38,19 @@ final class DeadLetterPolicy {
 
     private DeadLetterPolicy() {}
 
-    /** The reason for a dead letter (first unprocessed problem's kind), or null when none. */
-    static String reason(List<DecodeProblem> problems) {
+    /**
+     * The reason for a dead letter (the first unprocessed problem's kind among those described,
+     * else the first counted in kind order), or null when none.
+     */
+    static String reason(ProblemCounts counts, List<DecodeProblem> problems) {
         for (DecodeProblem p : problems) {
             if (NOT_PROCESSED.contains(p.kind())) {
                 return p.kind().name();
+            }
+        }
+        for (Kind k : NOT_PROCESSED) {
+            if (counts.count(k) > 0) {
+                return k.name();
             }
         }
         return null;

@@ -111,9 +111,9 @@ public final class DecodeRawFlowFunction
         held = getRuntimeContext().getListState(HELD);
         holdTimer = getRuntimeContext().getState(HOLD_TIMER);
         statsTimer = getRuntimeContext().getState(STATS_TIMER);
-        cache = new StateBackedTemplateCache(templates, options);
+        cache = new StateBackedTemplateCache(templates, options, settings.templateLimits());
         metrics = new DecodeMetrics(getRuntimeContext().getMetricGroup());
-        decoder = new DatagramDecoder();
+        decoder = new DatagramDecoder(settings.optionsLimits());
     }
 
     @Override
@@ -131,7 +131,7 @@ public final class DecodeRawFlowFunction
             ScopeCounters c = counters(ctx, 0, 0L, d);
             c.rejectedRecords++;
             putCounters(0, 0L, c);
-            countProblem(0, 0L, e.kind().name());
+            countProblem(0, 0L, e.kind().name(), 1);
             reject(ctx, d, e.kind().name(), e.getMessage());
             return;
         }
@@ -147,8 +147,8 @@ public final class DecodeRawFlowFunction
         metrics.sequenceResets.inc(c.sequenceResets - resetsBefore);
         c.templateRecords += r.templateRecords();
         putCounters(r.version(), r.observationDomainId(), c);
-        for (DecodeProblem p : r.problems()) {
-            countProblem(r.version(), r.observationDomainId(), p.kind().name());
+        for (Map.Entry<DecodeProblem.Kind, Integer> p : r.problemCounts().asMap().entrySet()) {
+            countProblem(r.version(), r.observationDomainId(), p.getKey().name(), p.getValue());
         }
 
         boolean learned = !cache.learned().isEmpty();
@@ -347,7 +347,7 @@ public final class DecodeRawFlowFunction
                         + "; "
                         + r.records().size()
                         + " records of this datagram were decoded and emitted";
-        if (DeadLetterPolicy.reason(r.problems()) != null) {
+        if (DeadLetterPolicy.reason(r.problemCounts(), r.problems()) != null) {
             detail =
                     DeadLetterPolicy.bound(
                             detail + "; also " + DeadLetterPolicy.problems(r.problems()));
@@ -366,7 +366,7 @@ public final class DecodeRawFlowFunction
      * DeadLetterPolicy}); what decoded has been emitted. Not for held or template-missing data.
      */
     private void rejectProblems(Context ctx, RawDatagram d, Decoded r) throws Exception {
-        String reason = DeadLetterPolicy.reason(r.problems());
+        String reason = DeadLetterPolicy.reason(r.problemCounts(), r.problems());
         if (reason == null) {
             return;
         }
@@ -436,10 +436,10 @@ public final class DecodeRawFlowFunction
         counters.put(version + "/" + domain, c);
     }
 
-    private void countProblem(int version, long domain, String kind) throws Exception {
+    private void countProblem(int version, long domain, String kind, long count) throws Exception {
         String k = version + "/" + domain + "/" + kind;
         Long n = problems.get(k);
-        problems.put(k, n == null ? 1L : n + 1);
+        problems.put(k, n == null ? count : n + count);
     }
 
     private void clearProblems(String scopeKey) throws Exception {

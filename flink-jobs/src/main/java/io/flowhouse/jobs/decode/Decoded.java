@@ -2,6 +2,7 @@
 package io.flowhouse.jobs.decode;
 
 import io.flowhouse.codec.DecodeProblem;
+import io.flowhouse.codec.ProblemCounts;
 import io.flowhouse.codec.flow.FlowRecord;
 import java.util.List;
 
@@ -9,12 +10,14 @@ import java.util.List;
  * What the decode step needs from one decoded datagram.
  *
  * @param records the flow records decoded
- * @param missingTemplateIds ids of data sets whose template was unknown (empty if none)
+ * @param missingTemplateIds ids of data sets whose template was unknown, each once (empty if none;
+ *     bounded, see {@link io.flowhouse.codec.DecodeResult#missingTemplateIds()})
  * @param version 5, 9 or 10
  * @param observationDomainId observation domain / source id / v5 engine (uint32)
  * @param sequenceNumber header sequence number (uint32)
  * @param sequenceUnits how far the datagram advances its sequence number
- * @param problems what was wrong inside the datagram
+ * @param problems what was wrong inside the datagram: the first of each kind, a few at most
+ * @param problemCounts every problem, counted by kind
  * @param templateRecords template and options template records the datagram carried
  */
 record Decoded(
@@ -25,4 +28,5 @@ record Decoded(
         long sequenceNumber,
         long sequenceUnits,
         List<DecodeProblem> problems,
+        ProblemCounts problemCounts,
         int templateRecords) {}

@@ -5,6 +5,7 @@ import io.flowhouse.codec.template.OptionsData;
 import io.flowhouse.codec.template.Template;
 import io.flowhouse.codec.template.TemplateCache;
 import io.flowhouse.codec.template.TemplateKey;
+import io.flowhouse.codec.template.TemplateLimits;
 import io.flowhouse.codec.template.TemplateScope;
 import io.flowhouse.codec.template.TemplateStatus;
 import io.flowhouse.codec.template.TemplateWire;
@@ -33,19 +34,37 @@ import org.apache.flink.api.common.state.MapState;
  */
 public final class StateBackedTemplateCache implements TemplateCache {
 
-    /** Templates one exporter may hold; more are refused, against template floods. */
-    public static final int MAX_TEMPLATES_PER_EXPORTER = 4096;
-
+    /** Decoded templates and options data kept per function instance, in entries. */
     private static final int DECODED_CACHE_LIMIT = 8192;
+
+    /**
+     * Decoded templates kept per function instance, in fields (a template may have thousands): 1 M
+     * fields is some 40 MB of heap at most.
+     */
+    private static final int DECODED_CACHE_MAX_FIELDS = 1 << 20;
+
+    /** Decoded options data kept per function instance, in stored bytes. */
+    private static final int DECODED_OPTIONS_MAX_BYTES = 16 << 20;
 
     /** A template or options data that this datagram taught (new or changed), for the archive. */
     public record Learned(TemplateScope scope, int templateId, byte[] wire, boolean options) {}
 
     private final MapState<String, StoredTemplate> templates;
     private final MapState<String, byte[]> options;
+    private final TemplateLimits limits;
 
     /** Decoded templates by wire bytes: decoding is skipped when the stored bytes are the same. */
     private final Map<String, Decoded> decoded = new HashMap<>();
+
+    private int decodedFields;
+
+    /**
+     * Decoded options data by stored bytes: the options of a scope are decoded once, not for every
+     * datagram of the scope (their encoding is canonical, so equal bytes are equal data).
+     */
+    private final Map<String, DecodedOptions> decodedOptions = new HashMap<>();
+
+    private long decodedOptionsBytes;
 
     private final List<Learned> learned = new ArrayList<>();
     private final Map<String, StoredTemplate> overlay = new HashMap<>();
@@ -56,10 +75,20 @@ public final class StateBackedTemplateCache implements TemplateCache {
 
     private record Decoded(byte[] wire, Template template) {}
 
+    private record DecodedOptions(byte[] wire, OptionsData data) {}
+
+    /**
+     * @param limits templates per exporter (this cache holds one exporter key), fields per template
+     *     and template bytes per scope; what they refuse is counted by the decoder ({@code
+     *     TEMPLATE_FLOOD}, {@code TEMPLATE_TOO_LARGE})
+     */
     public StateBackedTemplateCache(
-            MapState<String, StoredTemplate> templates, MapState<String, byte[]> options) {
+            MapState<String, StoredTemplate> templates,
+            MapState<String, byte[]> options,
+            TemplateLimits limits) {
         this.templates = templates;
         this.options = options;
+        this.limits = limits;
     }
 
     /**
@@ -118,10 +147,13 @@ public final class StateBackedTemplateCache implements TemplateCache {
             return d.template;
         }
         Template t = TemplateWire.decodeTemplate(wire);
-        if (decoded.size() >= DECODED_CACHE_LIMIT) {
+        if (decoded.size() >= DECODED_CACHE_LIMIT
+                || decodedFields + t.fields().size() > DECODED_CACHE_MAX_FIELDS) {
             decoded.clear();
+            decodedFields = 0;
         }
-        decoded.put(ck, new Decoded(wire, t));
+        Decoded old = decoded.put(ck, new Decoded(wire, t));
+        decodedFields += t.fields().size() - (old == null ? 0 : old.template.fields().size());
         return t;
     }
 
@@ -134,12 +166,16 @@ public final class StateBackedTemplateCache implements TemplateCache {
             old = get(k);
         }
         TemplateStatus status;
-        if (old == null) {
-            if (!readOnly && countTemplates() >= MAX_TEMPLATES_PER_EXPORTER) {
-                return TemplateStatus.REJECTED_LIMIT;
+        boolean same = old != null && Arrays.equals(old.wire(), wire);
+        if (!same) {
+            TemplateStatus refused = refused(key, template, old);
+            if (refused != null) {
+                return refused;
             }
+        }
+        if (old == null) {
             status = TemplateStatus.NEW;
-        } else if (Arrays.equals(old.wire(), wire)) {
+        } else if (same) {
             status = TemplateStatus.REFRESHED;
             if (!old.archived()) {
                 return status;
@@ -171,6 +207,9 @@ public final class StateBackedTemplateCache implements TemplateCache {
      */
     public boolean restore(TemplateKey key, byte[] wire, long learnedMillis) {
         String k = templateKey(key);
+        if (wire.length > TemplateWire.encodedTemplateSize(limits.maxFieldsPerTemplate())) {
+            return false; // more fields than the stream may teach: not restored either
+        }
         StoredTemplate old = get(k);
         if (old != null && (!old.archived() || old.validFromMillis() >= learnedMillis)) {
             return false;
@@ -260,12 +299,33 @@ public final class StateBackedTemplateCache implements TemplateCache {
         if (o != null) {
             return o;
         }
+        byte[] wire;
         try {
-            byte[] wire = options.get(k);
-            return wire == null ? OptionsData.EMPTY : TemplateWire.decodeOptions(wire);
+            wire = options.get(k);
         } catch (Exception e) {
             throw new IllegalStateException("options state of " + k, e);
         }
+        if (wire == null) {
+            return OptionsData.EMPTY;
+        }
+        String ck = exporterKey + "#" + k;
+        DecodedOptions d = decodedOptions.get(ck);
+        if (d != null && (d.wire == wire || Arrays.equals(d.wire, wire))) {
+            return d.data;
+        }
+        OptionsData data = TemplateWire.decodeOptions(wire);
+        rememberOptions(ck, wire, data);
+        return data;
+    }
+
+    private void rememberOptions(String ck, byte[] wire, OptionsData data) {
+        if (decodedOptions.size() >= DECODED_CACHE_LIMIT
+                || decodedOptionsBytes + wire.length > DECODED_OPTIONS_MAX_BYTES) {
+            decodedOptions.clear();
+            decodedOptionsBytes = 0;
+        }
+        DecodedOptions old = decodedOptions.put(ck, new DecodedOptions(wire, data));
+        decodedOptionsBytes += wire.length - (old == null ? 0 : old.wire.length);
     }
 
     @Override
@@ -285,19 +345,40 @@ public final class StateBackedTemplateCache implements TemplateCache {
         } catch (Exception e) {
             throw new IllegalStateException("options state of " + k, e);
         }
+        rememberOptions(exporterKey + "#" + k, wire, data);
         learned.add(new Learned(scope, -1, wire, true));
     }
 
-    private int countTemplates() {
-        int n = 0;
+    /**
+     * What {@link TemplateLimits} say about a new or changed template, or null if it may be stored.
+     * The counts come from one pass over this exporter's templates, on new and changed templates
+     * only (a refresh costs nothing). A read-only decode (its changes are dropped) is bounded by
+     * its datagram and checked for the field count only.
+     */
+    private TemplateStatus refused(TemplateKey key, Template template, StoredTemplate old) {
+        if (template.fields().size() > limits.maxFieldsPerTemplate()) {
+            return TemplateStatus.REJECTED_TOO_LARGE;
+        }
+        if (readOnly) {
+            return null;
+        }
+        String prefix = scopeKey(key.scope()) + "/";
+        int count = 0;
+        long scopeBytes = 0;
         try {
-            for (String ignored : templates.keys()) {
-                n++;
+            for (Map.Entry<String, StoredTemplate> e : templates.entries()) {
+                count++;
+                if (e.getKey().startsWith(prefix)) {
+                    scopeBytes += e.getValue().wire().length;
+                }
             }
         } catch (Exception e) {
             throw new IllegalStateException("template state", e);
         }
-        return n;
+        if (old == null && count >= limits.maxTemplatesPerExporter()) {
+            return TemplateStatus.REJECTED_LIMIT;
+        }
+        return limits.check(template, scopeBytes, old == null ? 0 : old.wire().length);
     }
 
     private StoredTemplate get(String k) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.template;
 
+import java.io.Serializable;
+
 /**
  * Bounds on the options data one {@link TemplateScope} may hold, so options records (interface
  * names of up to 65 KB each, thousands per scope) cannot grow state, the template archive or the
@@ -15,7 +17,8 @@ package io.flowhouse.codec.template;
  *     (what state and the template archive store); a record that would grow it beyond is refused
  *     ({@code OPTIONS_LIMIT})
  */
-public record OptionsLimits(int maxStringBytes, int maxEntriesPerScope, int maxBytesPerScope) {
+public record OptionsLimits(int maxStringBytes, int maxEntriesPerScope, int maxBytesPerScope)
+        implements Serializable {
 
     /** IF-MIB's {@code ifName} and {@code ifDescr} are DisplayStrings of at most 255 octets. */
     public static final int DEFAULT_MAX_STRING_BYTES = 255;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.template;
 
+import java.io.Serializable;
+
 /**
  * Bounds on what a {@link TemplateCache} holds, in entries and in bytes: one template may declare
  * 16 K fields, so a cap on the number of templates alone does not bound memory, state or the
@@ -15,7 +17,8 @@ package io.flowhouse.codec.template;
  * @param maxBytesPerScope template bytes one scope (exporter, version, domain) may hold
  */
 public record TemplateLimits(
-        int maxTemplatesPerExporter, int maxFieldsPerTemplate, int maxBytesPerScope) {
+        int maxTemplatesPerExporter, int maxFieldsPerTemplate, int maxBytesPerScope)
+        implements Serializable {
 
     /**
      * Real exporters use a few dozen templates; 4,096 leaves room for many domains and stays far

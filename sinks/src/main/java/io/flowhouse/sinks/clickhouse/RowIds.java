@@ -7,8 +7,11 @@ import io.flowhouse.codec.flow.IpAddress;
 /**
  * Deterministic row ids: the same flow decoded twice (a replay after a failure) gets the same id,
  * so {@code ReplacingMergeTree} collapses the copies. Exported flows (v5/v9/IPFIX) are identified
- * by exporter address and port, observation domain, message sequence number and record index in the
- * message; flows built from packets (version 0) by their key and start time.
+ * by exporter address and port, observation domain, message sequence number and the record's
+ * position in the message ({@link FlowRecord#setIndex()} and {@link FlowRecord#recordInSet()},
+ * packed in {@link FlowRecord#recordIndex()}): the position comes from the datagram's bytes alone,
+ * so a replay that knows templates the live decode did not still gives every record its live id.
+ * Flows built from packets (version 0) are identified by their key and start time.
  *
  * <p>The id is a 64-bit mix (SplitMix64 finalizer chained over the fields); it is the last column
  * of the sorting key, after the time bucket, exporter and interfaces, so two different flows
@@ -35,6 +38,8 @@ public final class RowIds {
             h = mix(h, r.flowStartMillis());
         } else {
             h = mix(h, r.sequenceNumber());
+            // Set ordinal and record ordinal in the set, as one packed value (v5, and a datagram
+            // whose first set is its only data set, keep the ids they had as a decode ordinal).
             h = mix(h, r.recordIndex());
         }
         return h;
