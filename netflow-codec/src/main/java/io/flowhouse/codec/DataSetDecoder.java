@@ -39,9 +39,6 @@ public final class DataSetDecoder {
      */
     static final int MAX_LAYOUT_FIELDS = 1 << 20;
 
-    /** Odd fields named in one {@code ODD_FIELD_LENGTH} detail; the rest are only counted. */
-    static final int MAX_ODD_FIELDS_NAMED = 4;
-
     /** Slots of the per-template memos below, direct-mapped by a hash of the template id. */
     private static final int SLOT_BITS = 6;
 
@@ -304,7 +301,7 @@ public final class DataSetDecoder {
             TemplateScope scope,
             DecodeResult.Builder out) {
         RecordLayout layout = layout(t, v9);
-        if (!layout.oddFields().isEmpty() && oddReported.put(layout, Boolean.TRUE) == null) {
+        if (layout.oddFieldCount() > 0 && oddReported.put(layout, Boolean.TRUE) == null) {
             reportOdd(layout, t, out);
         }
         int min = layout.minRecordLength();
@@ -377,11 +374,11 @@ public final class DataSetDecoder {
         }
         List<String> odd = layout.oddFields();
         StringBuilder m = new StringBuilder("template ").append(t.templateId()).append(": ");
-        for (int i = 0; i < Math.min(odd.size(), MAX_ODD_FIELDS_NAMED); i++) {
+        for (int i = 0; i < odd.size(); i++) {
             m.append(i == 0 ? "" : ", ").append(odd.get(i));
         }
-        if (odd.size() > MAX_ODD_FIELDS_NAMED) {
-            m.append(" and ").append(odd.size() - MAX_ODD_FIELDS_NAMED).append(" more fields");
+        if (layout.oddFieldCount() > odd.size()) {
+            m.append(" and ").append(layout.oddFieldCount() - odd.size()).append(" more fields");
         }
         out.describe(
                 DecodeProblem.Kind.ODD_FIELD_LENGTH,

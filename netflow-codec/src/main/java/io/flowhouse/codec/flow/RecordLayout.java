@@ -17,7 +17,8 @@ import java.util.List;
 /**
  * A template compiled for decoding: per field its length, {@link Kind} and scratch slot, so the
  * per-record loop does no look-ups. Fields with a length their element does not allow are compiled
- * to skips and listed in {@link #oddFields()}. Immutable.
+ * to skips, counted in {@link #oddFieldCount()} and the first few named in {@link #oddFields()}.
+ * Immutable.
  */
 public final class RecordLayout {
 
@@ -31,6 +32,14 @@ public final class RecordLayout {
     private final int fixedLength;
     private final boolean variable;
     private final List<String> oddFields;
+    private final int oddFieldCount;
+
+    /**
+     * Odd fields described per layout: a template may have thousands, and describing each would
+     * cost far more than its 4 bytes on the wire.
+     */
+    public static final int MAX_ODD_FIELDS_NAMED = 4;
+
     // Fixed layouts, the field plan: the mapped fields grouped by how they are read, each entry
     // (offset in the record << 8 | scratch slot), so the common widths are read by loops without
     // a per-field dispatch. Only the last field of the wire order writing a slot is kept (reading
@@ -63,6 +72,7 @@ public final class RecordLayout {
         kinds = new byte[n];
         slots = new int[n];
         List<String> odd = new ArrayList<>();
+        int oddCount = 0;
         boolean var = false;
         int fixed = 0;
         for (int i = 0; i < n; i++) {
@@ -85,12 +95,15 @@ public final class RecordLayout {
                 m = mapper.lookup(f.enterpriseNumber(), f.id());
             }
             if (m == null) {
-                checkUnmapped(mapper, f, v9Scope && i < template.scopeFieldCount(), odd);
+                String name = oddUnmapped(mapper, f, v9Scope && i < template.scopeFieldCount());
+                if (name != null) {
+                    oddCount = odd(odd, oddCount, name, f);
+                }
                 continue;
             }
             boolean ok = f.isVariableLength() ? m.kind() == Kind.STRING : m.accepts(f.length());
             if (!ok) {
-                odd.add(describe(m.element().name(), f));
+                oddCount = odd(odd, oddCount, m.element().name(), f);
                 continue;
             }
             kinds[i] = (byte) m.kind().ordinal();
@@ -99,6 +112,7 @@ public final class RecordLayout {
         this.fixedLength = fixed;
         this.variable = var;
         this.oddFields = List.copyOf(odd);
+        this.oddFieldCount = oddCount;
         minRecordLength = template.minRecordLength();
         int[] lastWriter = new int[FlowRecordMapper.SCRATCH_SIZE];
         Arrays.fill(lastWriter, -1);
@@ -109,54 +123,75 @@ public final class RecordLayout {
         }
         // Offsets only matter when a record fits a datagram (< 64 KiB), so << 8 cannot overflow
         // then.
-        int[][] groups = new int[OP_COUNT][n];
-        int[] counts = new int[OP_COUNT];
-        int[] restOpsAll = new int[n];
+        int[][] groups = new int[OP_COUNT][];
+        int[] filled = new int[OP_COUNT];
+        int[] restOpsAll = new int[0];
         long presentBits = 0L;
-        int off = 0;
-        for (int i = 0; i < n && !var; i++) {
-            int slot = slots[i];
-            if (slot >= 0 && lastWriter[slot] == i) {
-                int op = op(kinds[i], lengths[i]);
-                int g = op <= OP_U64 || op == OP_U48 || op == OP_V6 ? op : OP_UNSIGNED;
-                if (g == OP_UNSIGNED) {
-                    restOpsAll[counts[g]] = (op << 16) | lengths[i];
+        // Two passes: count each group, then fill arrays of exactly that size (a template may have
+        // thousands of fields, few of them mapped).
+        int[] counts = new int[OP_COUNT];
+        for (int pass = 0; pass < 2; pass++) {
+            int off = 0;
+            for (int i = 0; i < n && !var; i++) {
+                int slot = slots[i];
+                if (slot >= 0 && lastWriter[slot] == i) {
+                    int op = op(kinds[i], lengths[i]);
+                    int g = op <= OP_U64 || op == OP_U48 || op == OP_V6 ? op : OP_UNSIGNED;
+                    if (pass == 0) {
+                        counts[g]++;
+                    } else {
+                        if (g == OP_UNSIGNED) {
+                            restOpsAll[filled[g]] = (op << 16) | lengths[i];
+                        }
+                        groups[g][filled[g]++] = (off << 8) | slot;
+                        presentBits |= 1L << slot;
+                    }
                 }
-                groups[g][counts[g]++] = (off << 8) | slot;
-                presentBits |= 1L << slot;
+                off += lengths[i];
             }
-            off += lengths[i];
+            if (pass == 0) {
+                for (int g = 0; g < OP_COUNT; g++) {
+                    groups[g] = new int[counts[g]];
+                }
+                restOpsAll = new int[counts[OP_UNSIGNED]];
+            }
         }
-        u8 = Arrays.copyOf(groups[OP_U8], counts[OP_U8]);
-        u16 = Arrays.copyOf(groups[OP_U16], counts[OP_U16]);
-        u32 = Arrays.copyOf(groups[OP_U32], counts[OP_U32]);
-        u64 = Arrays.copyOf(groups[OP_U64], counts[OP_U64]);
-        u48 = Arrays.copyOf(groups[OP_U48], counts[OP_U48]);
-        v6 = Arrays.copyOf(groups[OP_V6], counts[OP_V6]);
-        rest = Arrays.copyOf(groups[OP_UNSIGNED], counts[OP_UNSIGNED]);
-        restOps = Arrays.copyOf(restOpsAll, counts[OP_UNSIGNED]);
+        u8 = groups[OP_U8];
+        u16 = groups[OP_U16];
+        u32 = groups[OP_U32];
+        u64 = groups[OP_U64];
+        u48 = groups[OP_U48];
+        v6 = groups[OP_V6];
+        rest = groups[OP_UNSIGNED];
+        restOps = restOpsAll;
         fixedPresent = presentBits;
     }
 
-    private static void checkUnmapped(
-            FlowRecordMapper mapper, FieldSpecifier f, boolean scope, List<String> odd) {
+    /** The element's name if an unmapped field has a length its element does not allow. */
+    private static String oddUnmapped(FlowRecordMapper mapper, FieldSpecifier f, boolean scope) {
         if (scope || f.isVariableLength()) {
-            return;
+            return null;
         }
         InformationElement e = mapper.registry().find(f.enterpriseNumber(), f.id()).orElse(null);
         if (e == null) {
-            return;
+            return null;
         }
         DataType t = e.dataType();
         int natural = t.naturalLength();
         if (natural < 0) {
-            return;
+            return null;
         }
         boolean ok =
                 t.isInteger() ? f.length() >= 1 && f.length() <= natural : f.length() == natural;
-        if (!ok) {
-            odd.add(describe(e.name(), f));
+        return ok ? null : e.name();
+    }
+
+    /** Counts an odd field and describes it while few are; returns the new count. */
+    private static int odd(List<String> odd, int count, String name, FieldSpecifier f) {
+        if (count < MAX_ODD_FIELDS_NAMED) {
+            odd.add(describe(name, f));
         }
+        return count + 1;
     }
 
     private static String describe(String name, FieldSpecifier f) {
@@ -178,8 +213,14 @@ public final class RecordLayout {
     }
 
     /** Fields skipped because of a length their element does not allow. */
+    /** The first {@link #MAX_ODD_FIELDS_NAMED} odd fields, described. */
     public List<String> oddFields() {
         return oddFields;
+    }
+
+    /** Fields with a length their element does not allow (skipped when read). */
+    public int oddFieldCount() {
+        return oddFieldCount;
     }
 
     public boolean isVariableLength() {

@@ -31,11 +31,13 @@ public record OptionsData(
     /** Upper bound on entries per map, against floods of options records. */
     public static final int MAX_ENTRIES = 4096;
 
-    public static final OptionsData EMPTY = new OptionsData(Map.of(), UNKNOWN, Map.of());
+    public static final OptionsData EMPTY =
+            new OptionsData(SortedLongMap.empty(), UNKNOWN, SortedLongMap.empty());
 
+    /** Keeps both maps as sorted arrays ({@link SortedLongMap}): compact, iterated in key order. */
     public OptionsData {
-        samplingRates = Map.copyOf(samplingRates);
-        interfaceNames = Map.copyOf(interfaceNames);
+        samplingRates = SortedLongMap.of(samplingRates);
+        interfaceNames = SortedLongMap.of(interfaceNames);
     }
 
     public OptionsData withSamplingRate(long samplerId, long rate) {

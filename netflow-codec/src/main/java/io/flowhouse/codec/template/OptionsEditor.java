@@ -30,18 +30,23 @@ public final class OptionsEditor {
 
     private OptionsLimits limits = OptionsLimits.defaults();
     private OptionsData base = OptionsData.EMPTY;
+    // What this datagram changed, by key; merged into the base once, by build().
     private Map<Long, Long> rates;
     private Map<Long, String> names;
+    private int addedRates;
+    private int addedNames;
     private long systemInit = OptionsData.UNKNOWN;
     private boolean changed;
     private long bytes;
 
-    /** Starts editing {@code base} (nothing is copied until the first change). */
+    /** Starts editing {@code base} (nothing is copied). */
     public OptionsEditor reset(OptionsData base, OptionsLimits limits) {
         this.base = base;
         this.limits = limits;
         this.rates = null;
         this.names = null;
+        this.addedRates = 0;
+        this.addedNames = 0;
         this.systemInit = base.systemInitTimeMillis();
         this.changed = false;
         this.bytes = -1;
@@ -53,12 +58,21 @@ public final class OptionsEditor {
         return changed;
     }
 
+    private Long rate(long samplerId) {
+        Long r = rates == null ? null : rates.get(samplerId);
+        return r != null ? r : base.samplingRates().get(samplerId);
+    }
+
+    private String name(long ifIndex) {
+        String n = names == null ? null : names.get(ifIndex);
+        return n != null ? n : base.interfaceNames().get(ifIndex);
+    }
+
     /** As {@link OptionsData#samplingRate(long)}, with the changes so far. */
     public long samplingRate(long samplerId) {
-        Map<Long, Long> m = rates == null ? base.samplingRates() : rates;
-        Long r = m.get(samplerId);
+        Long r = rate(samplerId);
         if (r == null) {
-            r = m.get(OptionsData.ANY_SAMPLER);
+            r = rate(OptionsData.ANY_SAMPLER);
         }
         return r == null ? 0L : r;
     }
@@ -68,22 +82,22 @@ public final class OptionsEditor {
     }
 
     public Outcome samplingRate(long samplerId, long rate) {
-        Map<Long, Long> m = rates == null ? base.samplingRates() : rates;
-        Long old = m.get(samplerId);
+        Long old = rate(samplerId);
         if (old != null && old == rate) {
             return Outcome.UNCHANGED;
         }
         if (old == null) {
-            if (m.size() >= limits.maxEntriesPerScope()) {
+            if (base.samplingRates().size() + addedRates >= limits.maxEntriesPerScope()) {
                 return Outcome.REFUSED_ENTRIES;
             }
             if (bytes() + RATE_BYTES > limits.maxBytesPerScope()) {
                 return Outcome.REFUSED_BYTES;
             }
             bytes += RATE_BYTES;
+            addedRates++;
         }
         if (rates == null) {
-            rates = new HashMap<>(base.samplingRates());
+            rates = new HashMap<>();
         }
         rates.put(samplerId, rate);
         changed = true;
@@ -104,39 +118,46 @@ public final class OptionsEditor {
      * to {@link OptionsLimits#maxStringBytes()}. The string is made only if it changes something.
      */
     public Outcome interfaceName(long ifIndex, byte[] b, int pos, int length) {
-        Map<Long, String> m = names == null ? base.interfaceNames() : names;
-        String old = m.get(ifIndex);
+        String old = name(ifIndex);
         if (old != null && sameUtf8(old, b, pos, length)) {
             return Outcome.UNCHANGED;
         }
-        long oldBytes = old == null ? 0 : NAME_OVERHEAD + utf8Length(old);
-        if (old == null && m.size() >= limits.maxEntriesPerScope()) {
+        if (old == null
+                && base.interfaceNames().size() + addedNames >= limits.maxEntriesPerScope()) {
             return Outcome.REFUSED_ENTRIES;
         }
+        long oldBytes = old == null ? 0 : NAME_OVERHEAD + utf8Length(old);
         long grown = bytes() - oldBytes + NAME_OVERHEAD + length;
         if (grown > limits.maxBytesPerScope() && grown > bytes()) {
             return Outcome.REFUSED_BYTES;
         }
         if (names == null) {
-            names = new HashMap<>(base.interfaceNames());
+            names = new HashMap<>();
         }
         String name = new String(b, pos, length, StandardCharsets.UTF_8);
         names.put(ifIndex, name);
+        if (old == null) {
+            addedNames++;
+        }
         // A malformed sequence decodes to U+FFFD, whose UTF-8 form is longer: count what is stored.
         bytes = grown - length + utf8Length(name);
         changed = true;
         return Outcome.APPLIED;
     }
 
-    /** The edited options data; {@code base} itself when nothing changed. */
+    /** The edited options data, the changes merged in one pass; {@code base} if none. */
     public OptionsData build() {
         if (!changed) {
             return base;
         }
         return new OptionsData(
-                rates == null ? base.samplingRates() : rates,
+                rates == null
+                        ? base.samplingRates()
+                        : SortedLongMap.of(base.samplingRates()).merge(rates),
                 systemInit,
-                names == null ? base.interfaceNames() : names);
+                names == null
+                        ? base.interfaceNames()
+                        : SortedLongMap.of(base.interfaceNames()).merge(names));
     }
 
     /** The wire size so far, computed from the base at the first change that needs it. */

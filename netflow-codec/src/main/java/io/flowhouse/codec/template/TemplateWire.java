@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * A compact, versioned binary form of {@link Template} and {@link OptionsData}, for Flink state and
@@ -90,28 +89,28 @@ public final class TemplateWire {
      * compare the bytes to skip unchanged writes and to reuse what they decoded).
      */
     public static byte[] encode(OptionsData o) {
-        int size = 1 + 8 + 4 + 16 * o.samplingRates().size() + 4;
-        TreeMap<Long, String> sorted = new TreeMap<>(o.interfaceNames());
+        // OptionsData keeps its maps sorted by key (SortedLongMap): no sorting here.
+        SortedLongMap<Long> rates = SortedLongMap.of(o.samplingRates());
+        SortedLongMap<String> sorted = SortedLongMap.of(o.interfaceNames());
+        int size = 1 + 8 + 4 + 16 * rates.size() + 4;
         byte[][] names = new byte[sorted.size()][];
-        int i = 0;
-        for (String n : sorted.values()) {
-            names[i] = n.getBytes(StandardCharsets.UTF_8);
-            size += 8 + 4 + names[i++].length;
+        for (int i = 0; i < names.length; i++) {
+            names[i] = sorted.valueAt(i).getBytes(StandardCharsets.UTF_8);
+            size += 8 + 4 + names[i].length;
         }
         ByteBuffer b = ByteBuffer.allocate(size);
         b.put(OPTIONS_V1);
         b.putLong(o.systemInitTimeMillis());
-        b.putInt(o.samplingRates().size());
-        for (var e : new TreeMap<>(o.samplingRates()).entrySet()) {
-            b.putLong(e.getKey());
-            b.putLong(e.getValue());
+        b.putInt(rates.size());
+        for (int i = 0; i < rates.size(); i++) {
+            b.putLong(rates.keyAt(i));
+            b.putLong(rates.valueAt(i));
         }
         b.putInt(names.length);
-        i = 0;
-        for (long ifIndex : sorted.keySet()) {
-            b.putLong(ifIndex);
+        for (int i = 0; i < names.length; i++) {
+            b.putLong(sorted.keyAt(i));
             b.putInt(names[i].length);
-            b.put(names[i++]);
+            b.put(names[i]);
         }
         return b.array();
     }
