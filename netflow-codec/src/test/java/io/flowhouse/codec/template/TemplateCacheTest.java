@@ -146,4 +146,95 @@ class TemplateCacheTest {
         assertThatThrownBy(() -> TemplateWire.decodeOptions(bad))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    private static Template wide(int id, int fields) {
+        FieldSpecifier[] f = new FieldSpecifier[fields];
+        java.util.Arrays.fill(f, FieldSpecifier.of(1, 8));
+        return Template.of(id, List.of(f));
+    }
+
+    @Test
+    void templatesAreBoundedInFieldsAndInBytesPerScope() {
+        // 100 fields at most; 2 KiB per scope: two templates of 100 fields (807 bytes each).
+        InMemoryTemplateCache c = new InMemoryTemplateCache(new TemplateLimits(4096, 100, 2048));
+        assertThat(c.put(SA.key(256), wide(256, 101))).isEqualTo(TemplateStatus.REJECTED_TOO_LARGE);
+        assertThat(c.put(SA.key(256), wide(256, 100))).isEqualTo(TemplateStatus.NEW);
+        assertThat(c.put(SA.key(257), wide(257, 100))).isEqualTo(TemplateStatus.NEW);
+        assertThat(c.templateBytes(SA)).isEqualTo(2 * TemplateWire.encodedTemplateSize(100));
+        assertThat(c.put(SA.key(258), wide(258, 100))).isEqualTo(TemplateStatus.REJECTED_LIMIT);
+        // a smaller replacement fits, and frees room; other scopes have their own budget
+        assertThat(c.put(SA.key(257), wide(257, 10))).isEqualTo(TemplateStatus.REPLACED);
+        assertThat(c.put(SA.key(258), wide(258, 100))).isEqualTo(TemplateStatus.NEW);
+        assertThat(c.put(SB.key(258), wide(258, 100))).isEqualTo(TemplateStatus.NEW);
+        // a withdrawal returns its bytes
+        c.remove(SA.key(258));
+        assertThat(c.templateBytes(SA))
+                .isEqualTo(
+                        TemplateWire.encodedTemplateSize(100)
+                                + TemplateWire.encodedTemplateSize(10));
+        c.removeAll(SA, false);
+        assertThat(c.templateBytes(SA)).isZero();
+        assertThat(c.templateCount(A)).isZero();
+    }
+
+    @Test
+    void expiringCacheKeepsNoLifetimeForARefusedTemplate() {
+        ManualClock clock = new ManualClock();
+        InMemoryTemplateCache inner = new InMemoryTemplateCache(new TemplateLimits(1, 10, 1024));
+        ExpiringTemplateCache c = new ExpiringTemplateCache(inner, clock, Duration.ofMinutes(30));
+        assertThat(c.put(SA.key(256), wide(256, 11))).isEqualTo(TemplateStatus.REJECTED_TOO_LARGE);
+        assertThat(c.put(SA.key(256), wide(256, 10))).isEqualTo(TemplateStatus.NEW);
+        assertThat(c.put(SA.key(257), wide(257, 1))).isEqualTo(TemplateStatus.REJECTED_LIMIT);
+        clock.millis = Duration.ofHours(1).toMillis();
+        assertThat(c.expire()).isEqualTo(1); // only the one stored had a lifetime
+        assertThat(inner.size()).isZero();
+    }
+
+    @Test
+    void limitsAreChecked() {
+        assertThatThrownBy(() -> new TemplateLimits(0, 10, 1024))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new TemplateLimits(1, 1000, 100))
+                .hasMessageContaining("one template of maxFieldsPerTemplate fields");
+        assertThatThrownBy(() -> new OptionsLimits(-1, 1, 1024))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void optionsEditorAppliesItsLimits() {
+        // 2 entries per map at most, 13 + 2 * 12 + 16 + 5 + 5 bytes of names: see TemplateWire
+        OptionsEditor e = new OptionsEditor();
+        byte[] abc = "abcde".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        int empty = TemplateWire.encodedSize(OptionsData.EMPTY);
+        e.reset(OptionsData.EMPTY, new OptionsLimits(255, 2, empty + 2 * 17 + 16));
+        assertThat(e.interfaceName(1, abc, 0, 5)).isEqualTo(OptionsEditor.Outcome.APPLIED);
+        assertThat(e.interfaceName(1, abc, 0, 5)).isEqualTo(OptionsEditor.Outcome.UNCHANGED);
+        assertThat(e.interfaceName(2, abc, 0, 5)).isEqualTo(OptionsEditor.Outcome.APPLIED);
+        assertThat(e.interfaceName(3, abc, 0, 1)).isEqualTo(OptionsEditor.Outcome.REFUSED_ENTRIES);
+        assertThat(e.samplingRate(7, 100)).isEqualTo(OptionsEditor.Outcome.APPLIED);
+        assertThat(e.samplingRate(8, 100)).isEqualTo(OptionsEditor.Outcome.REFUSED_BYTES);
+        // a longer name for a known interface would grow the scope beyond its bytes
+        assertThat(
+                        e.interfaceName(
+                                2,
+                                "abcdefgh".getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                                0,
+                                8))
+                .isEqualTo(OptionsEditor.Outcome.REFUSED_BYTES);
+        assertThat(e.samplingRate(7)).isEqualTo(100);
+        assertThat(e.samplingRate(99)).isZero();
+        OptionsData o = e.build();
+        assertThat(o.interfaceNames()).isEqualTo(Map.of(1L, "abcde", 2L, "abcde"));
+        assertThat(o.samplingRates()).isEqualTo(Map.of(7L, 100L));
+        assertThat(TemplateWire.encode(o)).hasSize(empty + 2 * 17 + 16);
+        // equal data, equal bytes, however it was built (the job compares them)
+        assertThat(
+                        TemplateWire.encode(
+                                new OptionsData(
+                                        Map.of(7L, 100L),
+                                        o.systemInitTimeMillis(),
+                                        new java.util.HashMap<>(Map.of(2L, "abcde", 1L, "abcde")))))
+                .isEqualTo(TemplateWire.encode(o));
+        assertThat(TemplateWire.decodeOptions(TemplateWire.encode(o))).isEqualTo(o);
+    }
 }

@@ -22,7 +22,7 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
 
 /** {@code decode(encode(x)) == x} for the IPFIX encoder's flow templates, over many messages. */
-class IpfixRoundTripProperties {
+class IpfixRoundTripPropertiesTest {
 
     private static final ExporterKey EXPORTER =
             new ExporterKey(IpAddress.parse("198.51.100.7"), 40000);
@@ -142,7 +142,18 @@ class IpfixRoundTripProperties {
             assertThat(r.problems()).isEmpty();
             assertThat(r.sequenceNumber()).isEqualTo(expectSeq);
             expectSeq += n;
+            // Positions: records fill their sets in order, each set numbered after the sets
+            // (templates included) before it in the message.
+            int set = -1;
+            int inSet = 0;
             for (int i = 0; i < n; i++) {
+                FlowRecord got = r.records().get(i);
+                if (got.setIndex() != set) {
+                    assertThat(got.setIndex()).isGreaterThan(set);
+                    set = got.setIndex();
+                    inSet = 0;
+                }
+                assertThat(got.recordInSet()).isEqualTo(inSet++);
                 expected.add(
                         flows.get(from + i).toBuilder()
                                 .version(10)
@@ -150,7 +161,7 @@ class IpfixRoundTripProperties {
                                 .exporterPort(EXPORTER.port())
                                 .observationDomainId(domain)
                                 .sequenceNumber(r.sequenceNumber())
-                                .recordIndex(i)
+                                .position(set, inSet - 1)
                                 .exportTimeMillis(exportSecs * 1000)
                                 .timeReceivedMillis(5)
                                 .build());

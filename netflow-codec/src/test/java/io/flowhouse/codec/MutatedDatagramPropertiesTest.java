@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.flowhouse.codec.template.InMemoryTemplateCache;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,9 +16,10 @@ import net.jqwik.api.constraints.IntRange;
 
 /**
  * Mutated real datagrams (every capture in shared/testdata) decode or throw a {@link
- * DecodeException}; nothing else escapes. The long run (10 million inputs) is {@code FuzzMain}.
+ * DecodeException}; nothing else escapes, and what they report is bounded. The long run (10 million
+ * inputs, with the allocation bound) is {@code FuzzMain}.
  */
-class MutatedDatagramProperties {
+class MutatedDatagramPropertiesTest {
 
     static final List<SharedTestData.Datagram> SEEDS = load();
 
@@ -58,7 +61,18 @@ class MutatedDatagramProperties {
         }
         byte[] m = Mutator.mutate(base.payload(), rnd);
         try {
-            decoder.decode(ByteBuffer.wrap(m), base.context(), cache);
+            DecodeResult r = decoder.decode(ByteBuffer.wrap(m), base.context(), cache);
+            // Problems are counted, a few described; missing ids are kept once each, a few.
+            assertThat(r.problems().size())
+                    .isLessThanOrEqualTo(DecodeResult.MAX_PROBLEM_DETAILS)
+                    .isLessThanOrEqualTo(r.problemCounts().total());
+            assertThat(r.problems().isEmpty()).isEqualTo(r.problemCounts().isEmpty());
+            assertThat(r.missingTemplateIds())
+                    .doesNotHaveDuplicates()
+                    .hasSizeLessThanOrEqualTo(DecodeResult.MAX_MISSING_TEMPLATE_IDS)
+                    .hasSizeLessThanOrEqualTo(r.problemCount(DecodeProblem.Kind.TEMPLATE_MISSING));
+            assertThat(r.missingTemplateIds().isEmpty())
+                    .isEqualTo(r.problemCount(DecodeProblem.Kind.TEMPLATE_MISSING) == 0);
         } catch (DecodeException expected) {
             // named failure: fine
         }
