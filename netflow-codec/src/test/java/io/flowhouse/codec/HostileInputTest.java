@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec;
 
-import static io.flowhouse.codec.Wire.concat;
 import static io.flowhouse.codec.Wire.repeat;
 import static io.flowhouse.codec.Wire.set;
-import static io.flowhouse.codec.Wire.values;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.flow.IpAddress;
@@ -48,7 +46,7 @@ class HostileInputTest {
     /** Thread CPU a full-size hostile datagram may take (it takes about a millisecond). */
     static final long MAX_CPU_NANOS = 250_000_000L;
 
-    static final int MAX = 0xffff;
+    static final int MAX = HostileDatagrams.MAX;
 
     private static final DecodeContext CTX =
             new DecodeContext(
@@ -109,24 +107,9 @@ class HostileInputTest {
         return new InMemoryTemplateCache(new TemplateLimits(4096, 0xffff, 1 << 20));
     }
 
-    /**
-     * An IPFIX template of {@code fields} sourceIPv4Address fields of 3 bytes (the element is 4),
-     * then empty data sets of that template up to {@code size}.
-     */
-    static byte[] ipfixOddFieldBomb(int fields, int size) {
-        int[] spec = new int[fields * 2];
-        for (int i = 0; i < fields; i++) {
-            spec[2 * i] = 8;
-            spec[2 * i + 1] = 3;
-        }
-        byte[] templateSet = set(2, Wire.template(256, spec));
-        int empties = (size - 16 - templateSet.length) / 4;
-        return Wire.ipfix(1, 0, concat(templateSet, repeat(set(256, new byte[0]), empties)));
-    }
-
     @Test
     void oddFieldTimesEmptySetBombIsCountedOncePerTemplate() throws Exception {
-        byte[] bomb = ipfixOddFieldBomb(8000, MAX);
+        byte[] bomb = HostileDatagrams.ipfixOddFieldBomb(8000, MAX);
         assertThat(bomb.length).isGreaterThan(MAX - 4);
         Cost c = measure(HostileInputTest::lenient, bomb);
         assertBounded(c, bomb, K_NO_FLOWS);
@@ -144,7 +127,7 @@ class HostileInputTest {
 
     @Test
     void emptySetsOfACachedOddTemplate() throws Exception {
-        byte[] teach = ipfixOddFieldBomb(8000, 16 + 8 + 4 * 8000);
+        byte[] teach = HostileDatagrams.ipfixOddFieldBomb(8000, 16 + 8 + 4 * 8000);
         byte[] sets = Wire.ipfix(1, 1, repeat(set(256, new byte[0]), (MAX - 16) / 4));
         Cost c = measure(HostileInputTest::lenient, sets, teach);
         assertBounded(c, sets, K_NO_FLOWS);
@@ -153,15 +136,7 @@ class HostileInputTest {
 
     @Test
     void v9OddFieldTimesEmptyFlowSetBomb() throws Exception {
-        int fields = 8000;
-        int[] spec = new int[fields * 2];
-        for (int i = 0; i < fields; i++) {
-            spec[2 * i] = 8;
-            spec[2 * i + 1] = 3;
-        }
-        byte[] templateSet = set(0, Wire.template(256, spec));
-        int empties = (MAX - 20 - templateSet.length) / 4;
-        byte[] bomb = Wire.v9(1, 0, 1, concat(templateSet, repeat(set(256, new byte[0]), empties)));
+        byte[] bomb = HostileDatagrams.v9OddFieldBomb(8000, MAX);
         Cost c = measure(HostileInputTest::lenient, bomb);
         assertBounded(c, bomb, K_NO_FLOWS);
         assertThat(c.result().problemCount(DecodeProblem.Kind.ODD_FIELD_LENGTH)).isEqualTo(1);
@@ -169,16 +144,11 @@ class HostileInputTest {
 
     @Test
     void setsOfThousandsOfMissingTemplates() throws Exception {
-        int n = (MAX - 16) / 4;
-        byte[] sets = new byte[n * 4];
-        ByteBuffer b = ByteBuffer.wrap(sets);
-        for (int i = 0; i < n; i++) {
-            b.putShort((short) (256 + i)).putShort((short) 4);
-        }
-        byte[] m = Wire.ipfix(1, 0, sets);
+        byte[] m = HostileDatagrams.missingTemplates();
         Cost c = measure(InMemoryTemplateCache::new, m);
         assertBounded(c, m, K_NO_FLOWS);
-        assertThat(c.result().problemCount(DecodeProblem.Kind.TEMPLATE_MISSING)).isEqualTo(n);
+        assertThat(c.result().problemCount(DecodeProblem.Kind.TEMPLATE_MISSING))
+                .isEqualTo((m.length - 16) / 4);
         assertThat(c.result().missingTemplateIds())
                 .hasSize(DecodeResult.MAX_MISSING_TEMPLATE_IDS)
                 .startsWith(256, 257, 258);
@@ -196,18 +166,13 @@ class HostileInputTest {
 
     @Test
     void withdrawalFloods() throws Exception {
-        int n = (MAX - 16 - 4) / 4;
-        ByteBuffer unknown = ByteBuffer.allocate(n * 4);
-        for (int i = 0; i < n; i++) {
-            unknown.putShort((short) (256 + i)).putShort((short) 0);
-        }
-        byte[] m = Wire.ipfix(1, 0, set(2, unknown.array()));
+        byte[] m = HostileDatagrams.unknownWithdrawals();
         Cost c = measure(InMemoryTemplateCache::new, m);
         assertBounded(c, m, K_NO_FLOWS);
         assertThat(c.result().problemCount(DecodeProblem.Kind.TEMPLATE_WITHDRAWAL_UNKNOWN))
-                .isEqualTo(n);
+                .isEqualTo((m.length - 16 - 4) / 4);
 
-        byte[] all = Wire.ipfix(1, 0, set(2, repeat(values(2, 2, 0), n)));
+        byte[] all = HostileDatagrams.withdrawAllFlood();
         byte[] teach = Wire.ipfix(1, 0, set(2, Wire.template(256, 8, 4)));
         Cost d = measure(InMemoryTemplateCache::new, all, teach);
         assertBounded(d, all, K_NO_FLOWS);
@@ -216,57 +181,31 @@ class HostileInputTest {
 
     @Test
     void templateFlood() throws Exception {
-        int n = (MAX - 16 - 4) / 8;
-        ByteBuffer t = ByteBuffer.allocate(n * 8);
-        for (int i = 0; i < n; i++) {
-            t.putShort((short) (256 + i))
-                    .putShort((short) 1)
-                    .putShort((short) 8)
-                    .putShort((short) 4);
-        }
-        byte[] m = Wire.ipfix(1, 0, set(2, t.array()));
+        byte[] m = HostileDatagrams.templateFlood();
         Cost c = measure(InMemoryTemplateCache::new, m);
         assertBounded(c, m, K_NO_FLOWS);
         assertThat(c.result().learned()).hasSize(TemplateLimits.DEFAULT_MAX_TEMPLATES_PER_EXPORTER);
         assertThat(c.result().problemCount(DecodeProblem.Kind.TEMPLATE_FLOOD))
-                .isEqualTo(n - TemplateLimits.DEFAULT_MAX_TEMPLATES_PER_EXPORTER);
-    }
-
-    /** Options template 300: ingressInterface (scope), interfaceName (variable length). */
-    private static final byte[] NAMES_TEMPLATE =
-            Wire.ipfix(1, 0, set(3, Wire.ipfixOptionsTemplate(300, 1, 10, 4, 82, 0xffff)));
-
-    /** An interfaceName record: ifIndex, then the name with its variable-length prefix. */
-    private static byte[] nameRecord(long ifIndex, int nameLength) {
-        byte[] prefix =
-                nameLength < 255
-                        ? values(1, nameLength)
-                        : concat(values(1, 255), values(2, nameLength));
-        byte[] name = new byte[nameLength];
-        java.util.Arrays.fill(name, (byte) 'x');
-        return concat(values(4, ifIndex), prefix, name);
+                .isEqualTo(
+                        (m.length - 16 - 4) / 8
+                                - TemplateLimits.DEFAULT_MAX_TEMPLATES_PER_EXPORTER);
     }
 
     @Test
     void hugeOptionStringsAreCut() throws Exception {
-        int len = MAX - 16 - 4 - 4 - 3;
-        byte[] m = Wire.ipfix(1, 1, set(300, nameRecord(7, len)));
+        byte[] m = HostileDatagrams.hugeOptionString();
         assertThat(m).hasSize(MAX);
-        Cost c = measure(InMemoryTemplateCache::new, m, NAMES_TEMPLATE);
+        Cost c = measure(InMemoryTemplateCache::new, m);
         assertBounded(c, m, K_NO_FLOWS);
         assertThat(c.result().problemCount(DecodeProblem.Kind.OPTION_TRUNCATED)).isEqualTo(1);
 
-        // Many long names: each is cut, the scope stops at its byte limit.
-        byte[] many = new byte[0];
-        int i = 0;
-        while (16 + 4 + many.length + 4 + 3 + 1000 <= MAX) {
-            many = concat(many, nameRecord(i++, 1000));
-        }
-        byte[] n = Wire.ipfix(1, 2, set(300, many));
+        // Many long names: each is cut to the limit.
+        byte[] n = HostileDatagrams.manyLongOptionStrings();
         InMemoryTemplateCache cache = new InMemoryTemplateCache();
-        Cost d = measure(() -> cache, n, NAMES_TEMPLATE);
+        Cost d = measure(() -> cache, n);
         assertBounded(d, n, K_NO_FLOWS);
-        assertThat(d.result().problemCount(DecodeProblem.Kind.OPTION_TRUNCATED)).isEqualTo(i);
+        assertThat(d.result().problemCount(DecodeProblem.Kind.OPTION_TRUNCATED))
+                .isEqualTo(d.result().optionsRecords());
         assertThat(
                         cache.options(d.result().scope()).interfaceNames().values().stream()
                                 .mapToInt(String::length)
@@ -276,20 +215,15 @@ class HostileInputTest {
 
     @Test
     void optionsFloodStopsAtTheScopeLimits() throws Exception {
-        // 1-byte names under 10,000 ifIndexes: the scope takes 4,096 of them.
-        int n = (MAX - 16 - 4) / 6;
-        ByteBuffer r = ByteBuffer.allocate(n * 6);
-        for (int i = 0; i < n; i++) {
-            r.putInt(i).put((byte) 1).put((byte) 'a');
-        }
-        byte[] m = Wire.ipfix(1, 1, set(300, r.array()));
+        byte[] m = HostileDatagrams.optionsFlood();
         InMemoryTemplateCache cache = new InMemoryTemplateCache();
-        Cost c = measure(() -> cache, m, NAMES_TEMPLATE);
+        Cost c = measure(() -> cache, m);
         assertBounded(c, m, K_NO_FLOWS);
         assertThat(cache.options(c.result().scope()).interfaceNames())
                 .hasSize(OptionsLimits.DEFAULT_MAX_ENTRIES_PER_SCOPE);
         assertThat(c.result().problemCount(DecodeProblem.Kind.OPTIONS_LIMIT))
-                .isEqualTo(n - OptionsLimits.DEFAULT_MAX_ENTRIES_PER_SCOPE);
+                .isEqualTo(
+                        c.result().optionsRecords() - OptionsLimits.DEFAULT_MAX_ENTRIES_PER_SCOPE);
     }
 
     /**
@@ -299,14 +233,9 @@ class HostileInputTest {
      */
     @Test
     void changingAFullScopeCostsOneCopyOfIt() throws Exception {
-        int n = (MAX - 16 - 4) / 6;
-        ByteBuffer r = ByteBuffer.allocate(n * 6);
-        for (int i = 0; i < n; i++) {
-            r.putInt(i).put((byte) 1).put((byte) 'a');
-        }
-        byte[] fill = Wire.ipfix(1, 1, set(300, r.array()));
-        byte[] change = Wire.ipfix(1, 2, set(300, nameRecord(5, 3)));
-        Cost c = measure(InMemoryTemplateCache::new, change, NAMES_TEMPLATE, fill);
+        byte[] fill = HostileDatagrams.optionsFlood();
+        byte[] change = Wire.ipfix(1, 2, set(300, HostileDatagrams.nameRecord(5, 3)));
+        Cost c = measure(InMemoryTemplateCache::new, change, fill);
         long copy = COPY_BYTES_PER_OPTIONS_BYTE * OptionsLimits.DEFAULT_MAX_BYTES_PER_SCOPE;
         System.out.printf(
                 "%,d bytes changing a full scope: %,d allocated (bound %,d)%n",

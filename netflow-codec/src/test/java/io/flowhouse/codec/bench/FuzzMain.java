@@ -4,10 +4,15 @@ package io.flowhouse.codec.bench;
 import io.flowhouse.codec.DecodeException;
 import io.flowhouse.codec.DecodeProblem;
 import io.flowhouse.codec.DecodeResult;
+import io.flowhouse.codec.ExporterKey;
+import io.flowhouse.codec.HostileDatagrams;
 import io.flowhouse.codec.Mutator;
 import io.flowhouse.codec.NetflowDecoder;
+import io.flowhouse.codec.ProblemCounts;
 import io.flowhouse.codec.SharedTestData;
+import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.template.InMemoryTemplateCache;
+import io.flowhouse.codec.template.TemplateLimits;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -25,11 +30,12 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Mutation fuzzer for the decoder (not part of the unit suite): mutates real datagrams from every
- * capture in shared/testdata and decodes them, counting outcomes. Fails (exit 1) on any exception
- * other than {@link DecodeException}, on a decode that allocates more than {@link
- * #ALLOCATION_PER_INPUT_BYTE} bytes per input byte plus {@link #ALLOCATION_SLACK}, and (exit 2) on
- * a decode that makes no progress for {@link #STALL_SECONDS} seconds. Offending inputs are written
- * to {@code target/fuzz-failures/}.
+ * capture in shared/testdata, and the hostile datagrams of {@link HostileDatagrams} (odd-field x
+ * empty-set bombs, huge option strings, floods), and decodes them, counting outcomes. Fails (exit
+ * 1) on any exception other than {@link DecodeException}, on a decode that allocates more than
+ * {@link #ALLOCATION_PER_INPUT_BYTE} bytes per input byte plus {@link #ALLOCATION_SLACK}, and (exit
+ * 2) on a decode that makes no progress for {@link #STALL_SECONDS} seconds. Offending inputs are
+ * written to {@code target/fuzz-failures/}.
  *
  * <p>Usage: {@code FuzzMain [inputs=10000000] [seed=1] [maxSeconds=3600]}; see BENCHMARKS.md.
  */
@@ -38,10 +44,25 @@ public final class FuzzMain {
     /** Bytes a decode may allocate per input byte: a 1-byte record yields one ~300-byte flow. */
     static final long ALLOCATION_PER_INPUT_BYTE = 512;
 
-    /** Fixed allowance per decode (result lists, template objects). */
+    /**
+     * Fixed allowance per decode: one-off growth of the decoder's reused tables (a layout map
+     * rehash, the datagram scratch) that any small datagram may happen to trigger.
+     */
     static final long ALLOCATION_SLACK = 64 * 1024;
 
+    /**
+     * Template limits of the fuzzer's cache: as the defaults, but templates of any size, so the
+     * odd-field bomb's 8,000-field template is stored and its data sets decoded.
+     */
+    static final TemplateLimits LIMITS = new TemplateLimits(256, 0xffff, 1 << 20);
+
     static final int STALL_SECONDS = 10;
+
+    /**
+     * Copies of each hostile datagram among the seeds: with 2, mutations of them are about 1 % of
+     * the inputs (each costs milliseconds: 64 KB, thousands of sets).
+     */
+    static final int HOSTILE_COPIES = 2;
 
     /**
      * Inputs before the allocation bound applies: the first decodes bootstrap string concatenation
@@ -61,6 +82,8 @@ public final class FuzzMain {
         "ipfix-biflow-softflowd.pcap"
     };
 
+    private static final DecodeProblem.Kind[] KINDS = DecodeProblem.Kind.values();
+
     private FuzzMain() {}
 
     public static void main(String[] args) throws Exception {
@@ -71,12 +94,21 @@ public final class FuzzMain {
         for (String f : CAPTURES) {
             seeds.addAll(SharedTestData.datagrams(f));
         }
+        // Each hostile datagram from an exporter of its own.
+        int real = seeds.size();
+        List<byte[]> hostile = new ArrayList<>(HostileDatagrams.all().values());
+        for (int copy = 0; copy < HOSTILE_COPIES; copy++) {
+            for (int i = 0; i < hostile.size(); i++) {
+                ExporterKey from = new ExporterKey(IpAddress.ofIpv4(0xc0000280 + i), 4739);
+                seeds.add(new SharedTestData.Datagram(from, hostile.get(i), 0L));
+            }
+        }
         com.sun.management.ThreadMXBean mx =
                 (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long tid = Thread.currentThread().getId();
         Random rnd = new Random(seed);
         NetflowDecoder decoder = new NetflowDecoder();
-        InMemoryTemplateCache cache = new InMemoryTemplateCache(256);
+        InMemoryTemplateCache cache = new InMemoryTemplateCache(LIMITS);
         AtomicLong progress = new AtomicLong();
         byte[][] current = new byte[1][];
         Thread watchdog =
@@ -107,9 +139,12 @@ public final class FuzzMain {
         watchdog.setDaemon(true);
         watchdog.start();
         Map<DecodeProblem.Kind, Long> exceptions = new EnumMap<>(DecodeProblem.Kind.class);
-        Map<DecodeProblem.Kind, Long> problems = new EnumMap<>(DecodeProblem.Kind.class);
+        long[] problems = new long[KINDS.length];
         Map<String, Long> failures = new TreeMap<>();
         long records = 0;
+        long hostileInputs = 0;
+        long hostileMaxAlloc = 0;
+        double hostileMaxRatio = 0;
         long maxAlloc = 0;
         double maxRatio = 0;
         long overAllocation = 0;
@@ -120,7 +155,7 @@ public final class FuzzMain {
         Path failDir = Paths.get("target", "fuzz-failures");
         for (; done < inputs && System.nanoTime() < deadline; done++) {
             if (done % 100_000 == 0) {
-                cache = new InMemoryTemplateCache(256);
+                cache = new InMemoryTemplateCache(LIMITS);
                 // learn real templates first, so mutated data sets reach the record decoder
                 for (SharedTestData.Datagram d : seeds) {
                     try {
@@ -130,18 +165,28 @@ public final class FuzzMain {
                     }
                 }
             }
-            SharedTestData.Datagram base = seeds.get(rnd.nextInt(seeds.size()));
+            int pick = rnd.nextInt(seeds.size());
+            SharedTestData.Datagram base = seeds.get(pick);
             byte[] m = Mutator.mutate(base.payload(), rnd);
             current[0] = m;
             long a0 = mx.getThreadAllocatedBytes(tid);
             long t0 = System.nanoTime();
+            long alloc;
             try {
                 DecodeResult r = decoder.decode(ByteBuffer.wrap(m), base.context(), cache);
+                alloc = mx.getThreadAllocatedBytes(tid) - a0;
                 records += r.records().size();
-                r.problemCounts().asMap().forEach((k, c) -> problems.merge(k, (long) c, Long::sum));
+                ProblemCounts pc = r.problemCounts();
+                if (!pc.isEmpty()) {
+                    for (DecodeProblem.Kind k : KINDS) {
+                        problems[k.ordinal()] += pc.count(k);
+                    }
+                }
             } catch (DecodeException e) {
+                alloc = mx.getThreadAllocatedBytes(tid) - a0;
                 exceptions.merge(e.kind(), 1L, Long::sum);
             } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
+                alloc = mx.getThreadAllocatedBytes(tid) - a0;
                 String key = e.getClass().getName() + ": " + e.getMessage();
                 if (failures.merge(key, 1L, Long::sum) == 1L) {
                     Files.createDirectories(failDir);
@@ -150,10 +195,14 @@ public final class FuzzMain {
                 }
             }
             long dt = System.nanoTime() - t0;
-            long alloc = mx.getThreadAllocatedBytes(tid) - a0;
             if (done < WARMUP_INPUTS) {
                 progress.lazySet(done);
                 continue;
+            }
+            if (pick >= real) {
+                hostileInputs++;
+                hostileMaxAlloc = Math.max(hostileMaxAlloc, alloc);
+                hostileMaxRatio = Math.max(hostileMaxRatio, (double) alloc / Math.max(1, m.length));
             }
             maxNanos = Math.max(maxNanos, dt);
             maxAlloc = Math.max(maxAlloc, alloc);
@@ -169,15 +218,26 @@ public final class FuzzMain {
         double secs = (System.nanoTime() - start) / 1e9;
         System.out.printf(
                 Locale.ROOT,
-                "fuzz: %d inputs in %.1f s (%.0f inputs/s), seed %d, %d seed datagrams%n",
+                "fuzz: %d inputs in %.1f s (%.0f inputs/s), seed %d, %d seed datagrams (%d real,"
+                        + " %d hostile x "
+                        + HOSTILE_COPIES
+                        + ")%n",
                 done,
                 secs,
                 done / secs,
                 seed,
-                seeds.size());
+                seeds.size(),
+                real,
+                hostile.size());
         System.out.println("fuzz: decoded records " + records);
         System.out.println("fuzz: DecodeExceptions by kind " + exceptions);
-        System.out.println("fuzz: problems by kind " + problems);
+        Map<DecodeProblem.Kind, Long> byKind = new EnumMap<>(DecodeProblem.Kind.class);
+        for (DecodeProblem.Kind k : KINDS) {
+            if (problems[k.ordinal()] > 0) {
+                byKind.put(k, problems[k.ordinal()]);
+            }
+        }
+        System.out.println("fuzz: problems by kind " + byKind);
         System.out.printf(
                 Locale.ROOT,
                 "fuzz: after %d warm-up inputs: slowest decode %.3f ms; most allocated by one"
@@ -188,6 +248,13 @@ public final class FuzzMain {
                 maxAlloc,
                 maxRatio,
                 overAllocation);
+        System.out.printf(
+                Locale.ROOT,
+                "fuzz: mutated hostile datagrams %d: most allocated by one decode %d bytes, max"
+                        + " allocation/input-byte %.1f%n",
+                hostileInputs,
+                hostileMaxAlloc,
+                hostileMaxRatio);
         System.out.println("fuzz: other exceptions " + (failures.isEmpty() ? "none" : failures));
         System.exit(failures.isEmpty() && overAllocation == 0 ? 0 : 1);
     }
