@@ -11,6 +11,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flowhouse.codec.envelope.RejectedDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.codec.template.OptionsLimits;
+import io.flowhouse.codec.template.TemplateLimits;
 import io.flowhouse.codec.template.TemplateWire;
 import io.flowhouse.jobs.config.DecodeSettings;
 import io.flowhouse.jobs.config.SamplingPolicy;
@@ -214,6 +216,29 @@ class DecodeRawFlowFunctionTest {
                 stats().stream().filter(s -> s.observationDomainId() == 7).findFirst().get();
         assertThat(s7.rejectedRecords()).isEqualTo(1);
         assertThat(s7.problems()).containsEntry("TEMPLATE_MISSING", 1L);
+    }
+
+    @Test
+    void templatesOverTheFieldLimitAreRefusedCountedAndNotArchived() throws Exception {
+        int fields = LAYOUT_A.fields().size();
+        open(
+                DecodeSettings.defaults()
+                        .withTemplateHold(Duration.ZERO)
+                        .withLimits(
+                                new TemplateLimits(4096, fields - 1, 1 << 16),
+                                OptionsLimits.defaults()));
+        send(R1, 2055, 10, payload(1, 0, List.of(LAYOUT_A), LAYOUT_A, flows(2, 1, 10)));
+        assertThat(out()).isEmpty();
+        assertThat(archived()).isEmpty();
+        assertThat(rejected())
+                .extracting(RejectedDatagram::reason)
+                .containsExactly("TEMPLATE_MISSING");
+        assertThat(rejected().get(0).detail()).contains("TEMPLATE_TOO_LARGE");
+        harness.setProcessingTime(DecodeRawFlowFunction.STATS_INTERVAL_MILLIS);
+        ExporterStats s = stats().get(0);
+        assertThat(s.problems())
+                .containsEntry("TEMPLATE_TOO_LARGE", 1L)
+                .containsEntry("TEMPLATE_MISSING", 1L);
     }
 
     @Test
