@@ -297,8 +297,6 @@ public final class DataSetDecoder {
             int setIndex,
             Template t,
             boolean v9,
-            TemplateCache cache,
-            TemplateScope scope,
             DecodeResult.Builder out) {
         RecordLayout layout = layout(t, v9);
         if (layout.oddFieldCount() > 0 && oddReported.put(layout, Boolean.TRUE) == null) {

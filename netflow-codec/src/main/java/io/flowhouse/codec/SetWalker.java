@@ -131,7 +131,7 @@ public final class SetWalker {
             if (id >= MIN_DATA_SET_ID) {
                 Optional<Template> t = cache.find(data.key(scope, id));
                 if (t.isPresent()) {
-                    data.decode(b, body, end, setIndex, t.get(), v9, cache, scope, out);
+                    data.decode(b, body, end, setIndex, t.get(), v9, out);
                 } else if (out.missingTemplate(id)) {
                     out.describe(
                             DecodeProblem.Kind.TEMPLATE_MISSING,
