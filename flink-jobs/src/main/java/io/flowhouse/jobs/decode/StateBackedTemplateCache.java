@@ -261,7 +261,7 @@ public final class StateBackedTemplateCache implements TemplateCache {
             while (it.hasNext()) {
                 Map.Entry<String, StoredTemplate> e = it.next();
                 if (e.getKey().startsWith(prefix)
-                        && TemplateWire.decodeTemplate(e.getValue().wire()).isOptions()
+                        && TemplateWire.isOptionsTemplate(e.getValue().wire())
                                 == optionsTemplates) {
                     it.remove();
                     n++;

@@ -64,6 +64,17 @@ public final class TemplateWire {
         }
     }
 
+    /**
+     * Whether {@link #encode(Template)} bytes hold an options template (scope count > 0), read from
+     * the header without decoding the fields.
+     */
+    public static boolean isOptionsTemplate(byte[] bytes) {
+        if (bytes.length < 7 || bytes[0] != TEMPLATE_V1) {
+            throw new IllegalArgumentException("not a template (unknown format tag or truncated)");
+        }
+        return ((bytes[3] & 0xff) << 8 | (bytes[4] & 0xff)) != 0;
+    }
+
     /** Bytes {@link #encode(Template)} writes for {@code t}. */
     public static int encodedSize(Template t) {
         return encodedTemplateSize(t.fields().size());

@@ -86,6 +86,9 @@ public final class FuzzMain {
 
     private FuzzMain() {}
 
+    /** Inputs of at least this size are where a per-byte allocation ratio means something. */
+    static final int RATIO_MIN_BYTES = 1024;
+
     public static void main(String[] args) throws Exception {
         long inputs = args.length > 0 ? Long.parseLong(args[0]) : 10_000_000L;
         long seed = args.length > 1 ? Long.parseLong(args[1]) : 1L;
@@ -103,14 +106,66 @@ public final class FuzzMain {
                 seeds.add(new SharedTestData.Datagram(from, hostile.get(i), 0L));
             }
         }
-        com.sun.management.ThreadMXBean mx =
-                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        long tid = Thread.currentThread().getId();
-        Random rnd = new Random(seed);
-        NetflowDecoder decoder = new NetflowDecoder();
-        InMemoryTemplateCache cache = new InMemoryTemplateCache(LIMITS);
         AtomicLong progress = new AtomicLong();
         byte[][] current = new byte[1][];
+        startWatchdog(progress, current);
+        Stats all = new Stats();
+        Stats ofHostile = new Stats();
+        Random rnd = new Random(seed);
+        NetflowDecoder decoder = new NetflowDecoder();
+        InMemoryTemplateCache cache = null;
+        long start = System.nanoTime();
+        long deadline = start + maxSeconds * 1_000_000_000L;
+        long done = 0;
+        for (; done < inputs && System.nanoTime() < deadline; done++) {
+            if (done % 100_000 == 0) {
+                cache = learned(decoder, seeds);
+            }
+            int pick = rnd.nextInt(seeds.size());
+            SharedTestData.Datagram base = seeds.get(pick);
+            byte[] m = Mutator.mutate(base.payload(), rnd);
+            current[0] = m;
+            boolean measured = done >= WARMUP_INPUTS;
+            all.decode(decoder, m, base, cache, measured, done);
+            if (measured && pick >= real) {
+                ofHostile.inputs++;
+                ofHostile.measure(m.length, all.lastAlloc, all.lastCpu);
+            }
+            progress.lazySet(done);
+        }
+        double secs = (System.nanoTime() - start) / 1e9;
+        System.out.printf(
+                Locale.ROOT,
+                "fuzz: %d inputs in %.1f s (%.0f inputs/s), seed %d, %d seed datagrams (%d real,"
+                        + " %d hostile x "
+                        + HOSTILE_COPIES
+                        + ")%n",
+                done,
+                secs,
+                done / secs,
+                seed,
+                seeds.size(),
+                real,
+                hostile.size());
+        all.report(ofHostile);
+        System.exit(all.failures.isEmpty() && all.overAllocation == 0 ? 0 : 1);
+    }
+
+    /** A fresh cache that learned the seeds' templates, so mutated data sets reach the records. */
+    private static InMemoryTemplateCache learned(
+            NetflowDecoder decoder, List<SharedTestData.Datagram> seeds) {
+        InMemoryTemplateCache cache = new InMemoryTemplateCache(LIMITS);
+        for (SharedTestData.Datagram d : seeds) {
+            try {
+                decoder.decode(d.buffer(), d.context(), cache);
+            } catch (DecodeException e) {
+                throw new IllegalStateException("seed does not decode", e);
+            }
+        }
+        return cache;
+    }
+
+    private static void startWatchdog(AtomicLong progress, byte[][] current) {
         Thread watchdog =
                 new Thread(
                         () -> {
@@ -138,43 +193,43 @@ public final class FuzzMain {
                         "fuzz-watchdog");
         watchdog.setDaemon(true);
         watchdog.start();
-        Map<DecodeProblem.Kind, Long> exceptions = new EnumMap<>(DecodeProblem.Kind.class);
-        long[] problems = new long[KINDS.length];
-        Map<String, Long> failures = new TreeMap<>();
-        long records = 0;
-        long hostileInputs = 0;
-        long hostileMaxAlloc = 0;
-        double hostileMaxRatio = 0;
-        long maxAlloc = 0;
-        double maxRatio = 0;
-        long overAllocation = 0;
-        long maxNanos = 0;
-        long start = System.nanoTime();
-        long deadline = start + maxSeconds * 1_000_000_000L;
-        long done = 0;
-        Path failDir = Paths.get("target", "fuzz-failures");
-        for (; done < inputs && System.nanoTime() < deadline; done++) {
-            if (done % 100_000 == 0) {
-                cache = new InMemoryTemplateCache(LIMITS);
-                // learn real templates first, so mutated data sets reach the record decoder
-                for (SharedTestData.Datagram d : seeds) {
-                    try {
-                        decoder.decode(d.buffer(), d.context(), cache);
-                    } catch (DecodeException e) {
-                        throw new IllegalStateException("seed does not decode", e);
-                    }
-                }
-            }
-            int pick = rnd.nextInt(seeds.size());
-            SharedTestData.Datagram base = seeds.get(pick);
-            byte[] m = Mutator.mutate(base.payload(), rnd);
-            current[0] = m;
+    }
+
+    /** Outcomes and costs of the decodes. */
+    private static final class Stats {
+        final com.sun.management.ThreadMXBean mx =
+                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        final long tid = Thread.currentThread().getId();
+        final Map<DecodeProblem.Kind, Long> exceptions = new EnumMap<>(DecodeProblem.Kind.class);
+        final long[] problems = new long[KINDS.length];
+        final Map<String, Long> failures = new TreeMap<>();
+        final Path failDir = Paths.get("target", "fuzz-failures");
+        long inputs;
+        long records;
+        long maxAlloc;
+        double maxRatio;
+        double maxRatioLarge;
+        long maxCpu;
+        long maxNanos;
+        long overAllocation;
+        long lastAlloc;
+        long lastCpu;
+
+        void decode(
+                NetflowDecoder decoder,
+                byte[] m,
+                SharedTestData.Datagram base,
+                InMemoryTemplateCache cache,
+                boolean measured,
+                long done)
+                throws java.io.IOException {
             long a0 = mx.getThreadAllocatedBytes(tid);
+            long c0 = mx.getThreadCpuTime(tid);
             long t0 = System.nanoTime();
-            long alloc;
             try {
                 DecodeResult r = decoder.decode(ByteBuffer.wrap(m), base.context(), cache);
-                alloc = mx.getThreadAllocatedBytes(tid) - a0;
+                lastAlloc = mx.getThreadAllocatedBytes(tid) - a0;
+                lastCpu = mx.getThreadCpuTime(tid) - c0;
                 records += r.records().size();
                 ProblemCounts pc = r.problemCounts();
                 if (!pc.isEmpty()) {
@@ -183,10 +238,12 @@ public final class FuzzMain {
                     }
                 }
             } catch (DecodeException e) {
-                alloc = mx.getThreadAllocatedBytes(tid) - a0;
+                lastAlloc = mx.getThreadAllocatedBytes(tid) - a0;
+                lastCpu = mx.getThreadCpuTime(tid) - c0;
                 exceptions.merge(e.kind(), 1L, Long::sum);
             } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
-                alloc = mx.getThreadAllocatedBytes(tid) - a0;
+                lastAlloc = mx.getThreadAllocatedBytes(tid) - a0;
+                lastCpu = mx.getThreadCpuTime(tid) - c0;
                 String key = e.getClass().getName() + ": " + e.getMessage();
                 if (failures.merge(key, 1L, Long::sum) == 1L) {
                     Files.createDirectories(failDir);
@@ -195,67 +252,69 @@ public final class FuzzMain {
                 }
             }
             long dt = System.nanoTime() - t0;
-            if (done < WARMUP_INPUTS) {
-                progress.lazySet(done);
-                continue;
+            if (!measured) {
+                return;
             }
-            if (pick >= real) {
-                hostileInputs++;
-                hostileMaxAlloc = Math.max(hostileMaxAlloc, alloc);
-                hostileMaxRatio = Math.max(hostileMaxRatio, (double) alloc / Math.max(1, m.length));
-            }
+            inputs++;
             maxNanos = Math.max(maxNanos, dt);
-            maxAlloc = Math.max(maxAlloc, alloc);
-            maxRatio = Math.max(maxRatio, (double) alloc / Math.max(1, m.length));
-            if (alloc > ALLOCATION_PER_INPUT_BYTE * m.length + ALLOCATION_SLACK) {
+            measure(m.length, lastAlloc, lastCpu);
+            if (lastAlloc > ALLOCATION_PER_INPUT_BYTE * m.length + ALLOCATION_SLACK) {
                 if (overAllocation++ == 0) {
                     Files.createDirectories(failDir);
                     Files.write(failDir.resolve("alloc-" + done + ".bin"), m);
                 }
             }
-            progress.lazySet(done);
         }
-        double secs = (System.nanoTime() - start) / 1e9;
-        System.out.printf(
-                Locale.ROOT,
-                "fuzz: %d inputs in %.1f s (%.0f inputs/s), seed %d, %d seed datagrams (%d real,"
-                        + " %d hostile x "
-                        + HOSTILE_COPIES
-                        + ")%n",
-                done,
-                secs,
-                done / secs,
-                seed,
-                seeds.size(),
-                real,
-                hostile.size());
-        System.out.println("fuzz: decoded records " + records);
-        System.out.println("fuzz: DecodeExceptions by kind " + exceptions);
-        Map<DecodeProblem.Kind, Long> byKind = new EnumMap<>(DecodeProblem.Kind.class);
-        for (DecodeProblem.Kind k : KINDS) {
-            if (problems[k.ordinal()] > 0) {
-                byKind.put(k, problems[k.ordinal()]);
+
+        void measure(int length, long alloc, long cpu) {
+            maxAlloc = Math.max(maxAlloc, alloc);
+            maxCpu = Math.max(maxCpu, cpu);
+            double ratio = (double) alloc / Math.max(1, length);
+            maxRatio = Math.max(maxRatio, ratio);
+            if (length >= RATIO_MIN_BYTES) {
+                maxRatioLarge = Math.max(maxRatioLarge, ratio);
             }
         }
-        System.out.println("fuzz: problems by kind " + byKind);
-        System.out.printf(
-                Locale.ROOT,
-                "fuzz: after %d warm-up inputs: slowest decode %.3f ms; most allocated by one"
-                        + " decode %d bytes; max allocation/input-byte %.1f; over the allocation"
-                        + " bound (512 B/input byte + 64 KiB) %d%n",
-                WARMUP_INPUTS,
-                maxNanos / 1e6,
-                maxAlloc,
-                maxRatio,
-                overAllocation);
-        System.out.printf(
-                Locale.ROOT,
-                "fuzz: mutated hostile datagrams %d: most allocated by one decode %d bytes, max"
-                        + " allocation/input-byte %.1f%n",
-                hostileInputs,
-                hostileMaxAlloc,
-                hostileMaxRatio);
-        System.out.println("fuzz: other exceptions " + (failures.isEmpty() ? "none" : failures));
-        System.exit(failures.isEmpty() && overAllocation == 0 ? 0 : 1);
+
+        void report(Stats hostile) {
+            System.out.println("fuzz: decoded records " + records);
+            System.out.println("fuzz: DecodeExceptions by kind " + exceptions);
+            Map<DecodeProblem.Kind, Long> byKind = new EnumMap<>(DecodeProblem.Kind.class);
+            for (DecodeProblem.Kind k : KINDS) {
+                if (problems[k.ordinal()] > 0) {
+                    byKind.put(k, problems[k.ordinal()]);
+                }
+            }
+            System.out.println("fuzz: problems by kind " + byKind);
+            System.out.printf(
+                    Locale.ROOT,
+                    "fuzz: after %d warm-up inputs: slowest decode %.3f ms wall, %.3f ms thread"
+                            + " cpu; most allocated by one decode %d bytes; max allocation/input"
+                            + " byte %.1f (inputs of %d bytes or more: %.1f); over the allocation"
+                            + " bound (%d B/input byte + %d KiB) %d%n",
+                    WARMUP_INPUTS,
+                    maxNanos / 1e6,
+                    maxCpu / 1e6,
+                    maxAlloc,
+                    maxRatio,
+                    RATIO_MIN_BYTES,
+                    maxRatioLarge,
+                    ALLOCATION_PER_INPUT_BYTE,
+                    ALLOCATION_SLACK / 1024,
+                    overAllocation);
+            System.out.printf(
+                    Locale.ROOT,
+                    "fuzz: mutated hostile datagrams %d: most allocated by one decode %d bytes,"
+                            + " max allocation/input byte %.1f (inputs of %d bytes or more:"
+                            + " %.1f), most thread cpu %.3f ms%n",
+                    hostile.inputs,
+                    hostile.maxAlloc,
+                    hostile.maxRatio,
+                    RATIO_MIN_BYTES,
+                    hostile.maxRatioLarge,
+                    hostile.maxCpu / 1e6);
+            System.out.println(
+                    "fuzz: other exceptions " + (failures.isEmpty() ? "none" : failures));
+        }
     }
 }

@@ -191,6 +191,14 @@ class TemplateCacheTest {
     }
 
     @Test
+    void wireTellsOptionsTemplatesApartWithoutDecoding() {
+        assertThat(TemplateWire.isOptionsTemplate(TemplateWire.encode(OPT))).isTrue();
+        assertThat(TemplateWire.isOptionsTemplate(TemplateWire.encode(T1))).isFalse();
+        assertThatThrownBy(() -> TemplateWire.isOptionsTemplate(new byte[3]))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void limitsAreChecked() {
         assertThatThrownBy(() -> new TemplateLimits(0, 10, 1024))
                 .isInstanceOf(IllegalArgumentException.class);
