@@ -2,6 +2,7 @@
 package io.flowhouse.codec;
 
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.sflow.SflowDatagram;
 import io.flowhouse.codec.template.Template;
 import io.flowhouse.codec.template.TemplateKey;
 import io.flowhouse.codec.template.TemplateScope;
@@ -17,18 +18,20 @@ import java.util.RandomAccess;
  * What one datagram decoded to: its header facts, flow records, templates learned and withdrawn,
  * and the problems met on the way.
  *
- * @param version 5, 9 or 10
- * @param observationDomainId IPFIX observation domain / v9 source id / v5 engine type<<8|engine id
- * @param sequenceNumber header sequence number (uint32)
- * @param exportTimeMillis header export time, epoch ms
- * @param headerCount the header's record count (v5, v9); -1 for IPFIX, which has none
- * @param sysUptimeMillis header sysUpTime in ms (v5, v9; uint32); -1 for IPFIX
+ * @param version 5, 9 or 10; {@link FlowRecord#VERSION_SFLOW5} for sFlow v5
+ * @param observationDomainId IPFIX observation domain / v9 source id / v5 engine type<<8|engine
+ *     id / sFlow sub-agent id
+ * @param sequenceNumber header sequence number (uint32; sFlow: the datagram sequence)
+ * @param exportTimeMillis header export time, epoch ms (sFlow has none: the receive time)
+ * @param headerCount the header's record count (v5, v9; sFlow: samples); -1 for IPFIX
+ * @param sysUptimeMillis header sysUpTime in ms (v5, v9, sFlow; uint32); -1 for IPFIX
  * @param scope template scope of the message (v9, IPFIX); null for v5
  * @param records the flow records, in wire order
  * @param learned templates and options templates learned (new, replaced or refreshed)
  * @param withdrawn templates withdrawn (IPFIX)
  * @param optionsRecords options data records decoded (not flows)
  * @param problems what was wrong but did not stop decoding
+ * @param sflow the sFlow datagram's own facts (agent, counter samples); null for NetFlow/IPFIX
  */
 public record DecodeResult(
         int version,
@@ -42,7 +45,38 @@ public record DecodeResult(
         List<Template> learned,
         List<TemplateKey> withdrawn,
         int optionsRecords,
-        List<DecodeProblem> problems) {
+        List<DecodeProblem> problems,
+        SflowDatagram sflow) {
+
+    /** A NetFlow v5/v9 or IPFIX result (no sFlow part). */
+    public DecodeResult(
+            int version,
+            long observationDomainId,
+            long sequenceNumber,
+            long exportTimeMillis,
+            int headerCount,
+            long sysUptimeMillis,
+            TemplateScope scope,
+            List<FlowRecord> records,
+            List<Template> learned,
+            List<TemplateKey> withdrawn,
+            int optionsRecords,
+            List<DecodeProblem> problems) {
+        this(
+                version,
+                observationDomainId,
+                sequenceNumber,
+                exportTimeMillis,
+                headerCount,
+                sysUptimeMillis,
+                scope,
+                records,
+                learned,
+                withdrawn,
+                optionsRecords,
+                problems,
+                null);
+    }
 
     /** Wraps the lists read-only without copying them (the decoders hand over fresh lists). */
     public DecodeResult {
@@ -82,12 +116,12 @@ public record DecodeResult(
 
     /**
      * How far this message advances its sequence number: v5 counts flows, v9 counts export packets,
-     * IPFIX counts data records (options data records included).
+     * IPFIX counts data records (options data records included), sFlow counts datagrams.
      */
     public long sequenceUnits() {
         return switch (version) {
             case 5 -> headerCount;
-            case 9 -> 1L;
+            case 9, FlowRecord.VERSION_SFLOW5 -> 1L;
             default -> records.size() + (long) optionsRecords;
         };
     }
@@ -108,6 +142,7 @@ public record DecodeResult(
         List<TemplateKey> withdrawn = List.of();
         int optionsRecords;
         List<DecodeProblem> problems = List.of();
+        SflowDatagram sflow;
 
         public Builder(int expectedRecords) {
             records = new FlowRecord[Math.max(1, Math.min(expectedRecords, 1024))];
@@ -132,6 +167,7 @@ public record DecodeResult(
             withdrawn = List.of();
             optionsRecords = 0;
             problems = List.of();
+            sflow = null;
             return this;
         }
 
@@ -148,6 +184,11 @@ public record DecodeResult(
             this.exportTimeMillis = exportTimeMillis;
             this.headerCount = headerCount;
             this.sysUptimeMillis = sysUptimeMillis;
+            return this;
+        }
+
+        public Builder sflow(SflowDatagram s) {
+            this.sflow = s;
             return this;
         }
 
@@ -219,7 +260,8 @@ public record DecodeResult(
                     learnedCount == 0 ? List.of() : new Records<>(learned, learnedCount),
                     withdrawn,
                     optionsRecords,
-                    problems);
+                    problems,
+                    sflow);
         }
     }
 }

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.codec.sflow;
+
+import io.flowhouse.codec.DecodeContext;
+import io.flowhouse.codec.DecodeException;
+import io.flowhouse.codec.DecodeProblem;
+import io.flowhouse.codec.DecodeResult;
+import io.flowhouse.codec.MalformedSetException;
+import io.flowhouse.codec.TruncatedMessageException;
+import io.flowhouse.codec.UnsupportedVersionException;
+import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.flow.IpAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Decodes sFlow v5 datagrams (sflow.org, "sFlow Version 5", XDR encoded): the header with an IPv4
+ * or IPv6 agent address, then flow samples and counter samples, compact or expanded. Each flow
+ * sample becomes one {@link FlowRecord} (version {@link FlowRecord#VERSION_SFLOW5}); counter
+ * samples with interface counters are in {@link SflowDatagram#counters()}. Unknown sample and record
+ * formats are skipped by their length and counted.
+ *
+ * <p>Every length is checked against its enclosing structure before it is used, work is linear in
+ * the datagram's size, and what is allocated is bounded by a fixed multiple of it: at most one
+ * record per 40-byte flow sample, problems counted per kind (one {@link DecodeProblem} per kind per
+ * datagram). Only {@link DecodeException} subtypes are thrown, for an unusable header. Pure: no
+ * clock, no logging; the buffer's position and limit are left as they were. Holds reusable
+ * scratch, so use one instance per thread.
+ */
+public final class SflowDecoder {
+
+    /** The datagram version word, a 32-bit 5 (NetFlow v5 starts with a 16-bit 5). */
+    public static final int VERSION = 5;
+
+    /** Header with an IPv4 agent: version, address type, address, sub-agent, sequence, uptime, count. */
+    public static final int MIN_HEADER_SIZE = 28;
+
+    /** The smallest sample that yields a flow record: format, length and a compact flow sample. */
+    static final int MIN_FLOW_SAMPLE = 8 + FlowSample.SIZE;
+
+    /** Per-datagram facts every sample's output repeats. Reused; not thread-safe. */
+    static final class DatagramFacts {
+        IpAddress agentAddress = IpAddress.UNSPECIFIED;
+        long subAgentId;
+        long sequenceNumber;
+        long uptimeMillis;
+        IpAddress exporterAddress = IpAddress.UNSPECIFIED;
+        int exporterPort;
+        long receivedMillis;
+    }
+
+    private final DatagramFacts facts = new DatagramFacts();
+    private final ProblemTally tally = new ProblemTally();
+    private final FlowSample flowSample = new FlowSample();
+    private final CounterSample counterSample = new CounterSample();
+    private final DecodeResult.Builder out = new DecodeResult.Builder(1);
+    private final Samples samples = new Samples();
+
+    /**
+     * Decodes the datagram between {@code datagram}'s position and limit.
+     *
+     * @throws DecodeException if the header is unusable (truncated, not version 5, an agent
+     *     address type sFlow does not define); problems inside are in {@link
+     *     DecodeResult#problems()}
+     */
+    public DecodeResult decode(ByteBuffer datagram, DecodeContext ctx) throws DecodeException {
+        // Duplicates: big-endian whatever the caller's order, and a second one whose window the
+        // packet parser may move, so the caller's buffer is never changed.
+        ByteBuffer b = datagram.duplicate();
+        ByteBuffer view = datagram.duplicate();
+        int start = b.position();
+        int end = b.limit();
+        if (end - start < MIN_HEADER_SIZE) {
+            throw new TruncatedMessageException(
+                    DecodeProblem.Kind.TRUNCATED_HEADER,
+                    "sFlow datagram of "
+                            + (end - start)
+                            + " bytes (expected: >= "
+                            + MIN_HEADER_SIZE
+                            + ")");
+        }
+        long version = Xdr.u32(b, start);
+        if (version != VERSION) {
+            throw new UnsupportedVersionException((int) Math.min(version, Integer.MAX_VALUE));
+        }
+        int addressType = b.getInt(start + 4);
+        int addressLength = Xdr.addressLength(addressType);
+        if (addressLength < 0) {
+            throw new MalformedSetException(
+                    DecodeProblem.Kind.BAD_ADDRESS_TYPE,
+                    "sFlow agent address type "
+                            + Integer.toUnsignedString(addressType)
+                            + " (expected: 0, 1 or 2)");
+        }
+        int headerSize = 8 + addressLength + 16;
+        if (end - start < headerSize) {
+            throw new TruncatedMessageException(
+                    DecodeProblem.Kind.TRUNCATED_HEADER,
+                    "sFlow header with a "
+                            + addressLength
+                            + "-byte agent address needs "
+                            + headerSize
+                            + " bytes, "
+                            + (end - start)
+                            + " remain");
+        }
+        DatagramFacts d = facts;
+        d.agentAddress = Xdr.address(b, start + 8, addressType);
+        int p = start + 8 + addressLength;
+        d.subAgentId = Xdr.u32(b, p);
+        d.sequenceNumber = Xdr.u32(b, p + 4);
+        d.uptimeMillis = Xdr.u32(b, p + 8);
+        long declared = Xdr.u32(b, p + 12);
+        d.exporterAddress = ctx.exporter().address();
+        d.exporterPort = ctx.exporter().port();
+        d.receivedMillis = ctx.receivedMillis();
+        p += 16;
+
+        ProblemTally t = tally;
+        t.reset();
+        int fit = (end - p) / MIN_FLOW_SAMPLE;
+        DecodeResult.Builder r = out.reset((int) Math.min(declared, fit));
+        r.header(
+                FlowRecord.VERSION_SFLOW5,
+                d.subAgentId,
+                d.sequenceNumber,
+                d.receivedMillis,
+                (int) Math.min(declared, Integer.MAX_VALUE),
+                d.uptimeMillis);
+        Samples s = samples;
+        s.start(b, view, d, t, r);
+        RecordWalk.walk(b, p, end, declared, s, t, "sample");
+        r.sflow(
+                new SflowDatagram(
+                        d.agentAddress,
+                        d.subAgentId,
+                        d.sequenceNumber,
+                        d.uptimeMillis,
+                        declared,
+                        s.flowSamples,
+                        s.counterSamples,
+                        t.count(DecodeProblem.Kind.UNKNOWN_SAMPLE_FORMAT),
+                        t.count(DecodeProblem.Kind.UNKNOWN_RECORD_FORMAT),
+                        s.counters));
+        s.finish();
+        t.drainTo(r);
+        return r.build();
+    }
+
+    /** Dispatches each sample of the datagram by its format. */
+    private final class Samples implements RecordWalk.Visitor {
+        private ByteBuffer b;
+        private ByteBuffer view;
+        private DatagramFacts d;
+        private ProblemTally t;
+        private DecodeResult.Builder r;
+        int flowSamples;
+        int counterSamples;
+        List<InterfaceCounters> counters;
+
+        void start(
+                ByteBuffer b,
+                ByteBuffer view,
+                DatagramFacts d,
+                ProblemTally t,
+                DecodeResult.Builder r) {
+            this.b = b;
+            this.view = view;
+            this.d = d;
+            this.t = t;
+            this.r = r;
+            flowSamples = 0;
+            counterSamples = 0;
+            counters = List.of();
+        }
+
+        void finish() {
+            b = null;
+            view = null;
+            r = null;
+            counters = List.of();
+        }
+
+        @Override
+        public void element(int dataFormat, int at, int len) {
+            switch (dataFormat) {
+                case FlowSample.FORMAT:
+                case FlowSample.EXPANDED_FORMAT:
+                    FlowRecord f =
+                            flowSample.decode(
+                                    b,
+                                    view,
+                                    at,
+                                    len,
+                                    dataFormat == FlowSample.EXPANDED_FORMAT,
+                                    d,
+                                    r.recordCount(),
+                                    t);
+                    if (f != null) {
+                        flowSamples++;
+                        r.record(f);
+                    }
+                    break;
+                case CounterSample.FORMAT:
+                case CounterSample.EXPANDED_FORMAT:
+                    boolean expanded = dataFormat == CounterSample.EXPANDED_FORMAT;
+                    InterfaceCounters c = counterSample.decode(b, at, len, expanded, d, t);
+                    if (len >= (expanded ? CounterSample.EXPANDED_SIZE : CounterSample.SIZE)) {
+                        counterSamples++;
+                    }
+                    if (c != null) {
+                        if (counters.isEmpty()) {
+                            counters = new ArrayList<>(4);
+                        }
+                        counters.add(c);
+                    }
+                    break;
+                default:
+                    DecodeProblem.Kind k = DecodeProblem.Kind.UNKNOWN_SAMPLE_FORMAT;
+                    t.add(
+                            k,
+                            t.seen(k)
+                                    ? null
+                                    : "sample "
+                                            + FlowRecords.format(dataFormat)
+                                            + " of "
+                                            + len
+                                            + " bytes skipped");
+            }
+        }
+    }
+}
