@@ -19,8 +19,8 @@ import java.util.RandomAccess;
  * and the problems met on the way.
  *
  * @param version 5, 9 or 10; {@link FlowRecord#VERSION_SFLOW5} for sFlow v5
- * @param observationDomainId IPFIX observation domain / v9 source id / v5 engine type<<8|engine
- *     id / sFlow sub-agent id
+ * @param observationDomainId IPFIX observation domain / v9 source id / v5 engine type<<8|engine id
+ *     / sFlow sub-agent id
  * @param sequenceNumber header sequence number (uint32; sFlow: the datagram sequence)
  * @param exportTimeMillis header export time, epoch ms (sFlow has none: the receive time)
  * @param headerCount the header's record count (v5, v9; sFlow: samples); -1 for IPFIX

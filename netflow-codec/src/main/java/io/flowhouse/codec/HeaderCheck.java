@@ -119,10 +119,7 @@ public final class HeaderCheck {
                     false,
                     version,
                     Reason.TOO_SHORT,
-                    "sFlow v5 header needs "
-                            + SflowDecoder.MIN_HEADER_SIZE
-                            + " bytes, got "
-                            + n);
+                    "sFlow v5 header needs " + SflowDecoder.MIN_HEADER_SIZE + " bytes, got " + n);
         }
         int type = d.getInt(start + 4);
         if (type != 1 && type != 2 && type != 0) {

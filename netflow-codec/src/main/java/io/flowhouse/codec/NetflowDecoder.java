@@ -10,11 +10,12 @@ import io.flowhouse.codec.v9.V9Decoder;
 import java.nio.ByteBuffer;
 
 /**
- * The codec's front door: reads the version of a datagram and hands it to the v5, v9, IPFIX or sFlow
- * v5 decoder. NetFlow and IPFIX start with a 16-bit version (5, 9, 10), sFlow with a 32-bit one
- * ({@code 00 00 00 05}), so the first two bytes tell them apart on any port. Pure apart from the caller's {@link TemplateCache}: no logging, no clock, no threads.
- * Holds reusable scratch, so use one instance per thread (they are cheap). Only {@link
- * DecodeException} subtypes escape; the buffer's position and limit are left as they were.
+ * The codec's front door: reads the version of a datagram and hands it to the v5, v9, IPFIX or
+ * sFlow v5 decoder. NetFlow and IPFIX start with a 16-bit version (5, 9, 10), sFlow with a 32-bit
+ * one ({@code 00 00 00 05}), so the first two bytes tell them apart on any port. Pure apart from
+ * the caller's {@link TemplateCache}: no logging, no clock, no threads. Holds reusable scratch, so
+ * use one instance per thread (they are cheap). Only {@link DecodeException} subtypes escape; the
+ * buffer's position and limit are left as they were.
  */
 public final class NetflowDecoder {
 

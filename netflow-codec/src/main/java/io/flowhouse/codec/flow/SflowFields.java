@@ -14,15 +14,15 @@ package io.flowhouse.codec.flow;
  * @param sampleSequence the flow sample's sequence number, per data source (uint32)
  * @param sourceIdClass the data source type: 0 ifIndex, 1 smonVlanDataSource, 2 entPhysicalEntry
  * @param sourceIdIndex the data source index (24 bits compact, uint32 expanded)
- * @param samplePool packets that could have been sampled so far (uint32; some agents synthesize
- *     it as samples times rate)
+ * @param samplePool packets that could have been sampled so far (uint32; some agents synthesize it
+ *     as samples times rate)
  * @param drops samples the agent dropped for lack of resources so far (uint32)
  * @param inputFormat input interface format: 0 ifIndex, 1 packet discarded, 2 multiple
  * @param inputValue input interface value: ifIndex, discard reason or interface count
  * @param outputFormat output interface format, as {@code inputFormat}
  * @param outputValue output interface value, as {@code inputValue}
- * @param stripped bytes stripped from the frame before sampling (the FCS: 4), counted in the
- *     frame length that {@link FlowRecord#bytes()} carries
+ * @param stripped bytes stripped from the frame before sampling (the FCS: 4), counted in the frame
+ *     length that {@link FlowRecord#bytes()} carries
  * @param srcPriority 802.1p priority of the incoming frame (extended switch), 0 if not given
  * @param dstPriority 802.1p priority of the outgoing frame (extended switch), 0 if not given
  * @param bgpNextHop BGP next hop (extended gateway), {@link IpAddress#UNSPECIFIED} if not given

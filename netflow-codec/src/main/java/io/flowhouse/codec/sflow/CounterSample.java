@@ -46,11 +46,7 @@ final class CounterSample implements RecordWalk.Visitor {
                     k,
                     t.seen(k)
                             ? null
-                            : "counter sample of "
-                                    + len
-                                    + " bytes (expected: >= "
-                                    + fixed
-                                    + ")");
+                            : "counter sample of " + len + " bytes (expected: >= " + fixed + ")");
             return null;
         }
         long sequence = Xdr.u32(b, at);

@@ -5,8 +5,8 @@ import io.flowhouse.codec.DecodeProblem;
 import java.nio.ByteBuffer;
 
 /**
- * {@code extended_gateway} (flow record 0:1003): BGP next hop, the router's AS, source AS,
- * source peer AS, the destination AS path (segments of AS sets or sequences), communities and local
+ * {@code extended_gateway} (flow record 0:1003): BGP next hop, the router's AS, source AS, source
+ * peer AS, the destination AS path (segments of AS sets or sequences), communities and local
  * preference. The destination AS is the last AS of the path. Nothing is kept unless the whole
  * record is well formed; the path is walked, not stored, so a long path costs no memory.
  */

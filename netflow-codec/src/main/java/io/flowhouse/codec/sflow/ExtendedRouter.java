@@ -3,7 +3,9 @@ package io.flowhouse.codec.sflow;
 
 import java.nio.ByteBuffer;
 
-/** {@code extended_router} (flow record 0:1002): IP next hop and source/destination mask lengths. */
+/**
+ * {@code extended_router} (flow record 0:1002): IP next hop and source/destination mask lengths.
+ */
 final class ExtendedRouter {
 
     static final int FORMAT = 1002;

@@ -52,11 +52,7 @@ final class FlowSample implements RecordWalk.Visitor {
                     k,
                     t.seen(k)
                             ? null
-                            : "flow sample of "
-                                    + len
-                                    + " bytes (expected: >= "
-                                    + fixed
-                                    + ")");
+                            : "flow sample of " + len + " bytes (expected: >= " + fixed + ")");
             return null;
         }
         FlowSampleState s = this.s;

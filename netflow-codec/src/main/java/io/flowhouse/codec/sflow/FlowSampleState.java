@@ -128,10 +128,10 @@ final class FlowSampleState {
 
     /**
      * The normalized record: one flow sample is one flow of one packet whose bytes are the sampled
-     * frame's length, with the sample's rate (counters are not scaled), as goflow2 and Akvorado
-     * map it. An interface that is not a single ifIndex (discarded, multiple) is 0 here and kept
-     * in {@link SflowFields}. Gateway AS fields follow goflow2: no source AS, or an empty path,
-     * means the router's own AS.
+     * frame's length, with the sample's rate (counters are not scaled), as goflow2 and Akvorado map
+     * it. An interface that is not a single ifIndex (discarded, multiple) is 0 here and kept in
+     * {@link SflowFields}. Gateway AS fields follow goflow2: no source AS, or an empty path, means
+     * the router's own AS.
      */
     FlowRecord toRecord(FlowRecord.Builder b, SflowDecoder.DatagramFacts d, int index) {
         long received = d.receivedMillis;

@@ -5,9 +5,9 @@ import java.nio.ByteBuffer;
 
 /**
  * {@code if_counters} (counter record 0:1): the generic interface counters of RFC 2233's ifTable
- * and ifXTable, as the agent read them (running totals: take differences between samples).
- * uint32 values are widened to {@code long}; the 64-bit ones ({@code ifSpeed}, the octet counters)
- * are unsigned in a {@code long}. Agents send 0xFFFFFFFF for a 32-bit counter they do not have.
+ * and ifXTable, as the agent read them (running totals: take differences between samples). uint32
+ * values are widened to {@code long}; the 64-bit ones ({@code ifSpeed}, the octet counters) are
+ * unsigned in a {@code long}. Agents send 0xFFFFFFFF for a 32-bit counter they do not have.
  *
  * @param ifIndex the interface (uint32)
  * @param ifType IANAifType (uint32; 6 is ethernetCsmacd)

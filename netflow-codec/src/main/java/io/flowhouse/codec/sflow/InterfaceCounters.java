@@ -6,8 +6,8 @@ import io.flowhouse.codec.flow.IpAddress;
 /**
  * One sFlow counter sample (compact or expanded) that carried interface counters: who sent it,
  * when, its data source and sequence, and the generic and Ethernet counter records it held (either
- * may be absent, not both). Counter samples with only other records (processor, OVS datapath,
- * host) are counted in {@link SflowDatagram#counterSamples()} but produce none of these.
+ * may be absent, not both). Counter samples with only other records (processor, OVS datapath, host)
+ * are counted in {@link SflowDatagram#counterSamples()} but produce none of these.
  *
  * @param agentAddress the sFlow agent address from the datagram header
  * @param subAgentId the datagram's sub-agent id (uint32)

@@ -5,8 +5,8 @@ import io.flowhouse.codec.DecodeProblem;
 import java.nio.ByteBuffer;
 
 /**
- * Walks XDR {@code (data_format, opaque<>)} elements: the samples of a datagram and the records of a
- * sample. Each element's length is checked against what remains of its enclosing structure before
+ * Walks XDR {@code (data_format, opaque<>)} elements: the samples of a datagram and the records of
+ * a sample. Each element's length is checked against what remains of its enclosing structure before
  * its body is handed on, and the walk advances by the padded length, so it ends with the enclosing
  * structure whatever the declared count.
  */

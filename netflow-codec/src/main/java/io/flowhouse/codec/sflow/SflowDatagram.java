@@ -7,11 +7,11 @@ import java.util.List;
 
 /**
  * What an sFlow v5 datagram says beyond its flow records ({@link DecodeResult#records()}, one per
- * flow sample): the agent, the datagram's sequence (per agent and sub-agent), what kinds of
- * samples it held, and its counter samples.
+ * flow sample): the agent, the datagram's sequence (per agent and sub-agent), what kinds of samples
+ * it held, and its counter samples.
  *
- * @param agentAddress the agent address from the header (IPv4 mapped into IPv6; {@code ::} for
- *     the "unknown" address type)
+ * @param agentAddress the agent address from the header (IPv4 mapped into IPv6; {@code ::} for the
+ *     "unknown" address type)
  * @param subAgentId sub-agent id (uint32)
  * @param sequenceNumber datagram sequence number, per agent and sub-agent (uint32)
  * @param uptimeMillis the agent's uptime in ms (uint32)
@@ -36,6 +36,7 @@ public record SflowDatagram(
         List<InterfaceCounters> counters) {
 
     public SflowDatagram {
-        counters = counters.isEmpty() ? List.of() : java.util.Collections.unmodifiableList(counters);
+        counters =
+                counters.isEmpty() ? List.of() : java.util.Collections.unmodifiableList(counters);
     }
 }

@@ -18,23 +18,26 @@ import java.util.List;
  * Decodes sFlow v5 datagrams (sflow.org, "sFlow Version 5", XDR encoded): the header with an IPv4
  * or IPv6 agent address, then flow samples and counter samples, compact or expanded. Each flow
  * sample becomes one {@link FlowRecord} (version {@link FlowRecord#VERSION_SFLOW5}); counter
- * samples with interface counters are in {@link SflowDatagram#counters()}. Unknown sample and record
- * formats are skipped by their length and counted.
+ * samples with interface counters are in {@link SflowDatagram#counters()}. Unknown sample and
+ * record formats are skipped by their length and counted.
  *
  * <p>Every length is checked against its enclosing structure before it is used, work is linear in
  * the datagram's size, and what is allocated is bounded by a fixed multiple of it: at most one
  * record per 40-byte flow sample, problems counted per kind (one {@link DecodeProblem} per kind per
  * datagram). Only {@link DecodeException} subtypes are thrown, for an unusable header. Pure: no
- * clock, no logging; the buffer's position and limit are left as they were. Holds reusable
- * scratch, so use one instance per thread.
+ * clock, no logging; the buffer's position and limit are left as they were. Holds reusable scratch,
+ * so use one instance per thread.
  */
 public final class SflowDecoder {
 
     /** The datagram version word, a 32-bit 5 (NetFlow v5 starts with a 16-bit 5). */
     public static final int VERSION = 5;
 
-    /** Header with an IPv4 agent: version, address type, address, sub-agent, sequence, uptime, count. */
-    public static final int MIN_HEADER_SIZE = 28;
+    /**
+     * The smallest header: version, address type "unknown" (no address bytes), sub-agent, sequence,
+     * uptime, sample count. An IPv4 agent makes it 28 bytes, an IPv6 one 40.
+     */
+    public static final int MIN_HEADER_SIZE = 24;
 
     /** The smallest sample that yields a flow record: format, length and a compact flow sample. */
     static final int MIN_FLOW_SAMPLE = 8 + FlowSample.SIZE;
@@ -60,9 +63,8 @@ public final class SflowDecoder {
     /**
      * Decodes the datagram between {@code datagram}'s position and limit.
      *
-     * @throws DecodeException if the header is unusable (truncated, not version 5, an agent
-     *     address type sFlow does not define); problems inside are in {@link
-     *     DecodeResult#problems()}
+     * @throws DecodeException if the header is unusable (truncated, not version 5, an agent address
+     *     type sFlow does not define); problems inside are in {@link DecodeResult#problems()}
      */
     public DecodeResult decode(ByteBuffer datagram, DecodeContext ctx) throws DecodeException {
         // Duplicates: big-endian whatever the caller's order, and a second one whose window the

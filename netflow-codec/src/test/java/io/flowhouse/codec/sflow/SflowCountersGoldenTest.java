@@ -29,10 +29,25 @@ class SflowCountersGoldenTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static final String[] GENERIC = {
-        "ifIndex", "ifType", "ifSpeed", "ifDirection", "ifStatus", "ifInOctets", "ifInUcastPkts",
-        "ifInMulticastPkts", "ifInBroadcastPkts", "ifInDiscards", "ifInErrors", "ifInUnknownProtos",
-        "ifOutOctets", "ifOutUcastPkts", "ifOutMulticastPkts", "ifOutBroadcastPkts", "ifOutDiscards",
-        "ifOutErrors", "ifPromiscuousMode"
+        "ifIndex",
+        "ifType",
+        "ifSpeed",
+        "ifDirection",
+        "ifStatus",
+        "ifInOctets",
+        "ifInUcastPkts",
+        "ifInMulticastPkts",
+        "ifInBroadcastPkts",
+        "ifInDiscards",
+        "ifInErrors",
+        "ifInUnknownProtos",
+        "ifOutOctets",
+        "ifOutUcastPkts",
+        "ifOutMulticastPkts",
+        "ifOutBroadcastPkts",
+        "ifOutDiscards",
+        "ifOutErrors",
+        "ifPromiscuousMode"
     };
 
     private static final String[] ETHERNET = {
@@ -133,15 +148,30 @@ class SflowCountersGoldenTest {
             if (generic != null) {
                 GenericInterfaceCounters g = c.generic();
                 long[] values = {
-                    g.ifIndex(), g.ifType(), g.ifSpeed(), g.ifDirection(), g.ifStatus(),
-                    g.ifInOctets(), g.ifInUcastPkts(), g.ifInMulticastPkts(),
-                    g.ifInBroadcastPkts(), g.ifInDiscards(), g.ifInErrors(),
-                    g.ifInUnknownProtos(), g.ifOutOctets(), g.ifOutUcastPkts(),
-                    g.ifOutMulticastPkts(), g.ifOutBroadcastPkts(), g.ifOutDiscards(),
-                    g.ifOutErrors(), g.ifPromiscuousMode()
+                    g.ifIndex(),
+                    g.ifType(),
+                    g.ifSpeed(),
+                    g.ifDirection(),
+                    g.ifStatus(),
+                    g.ifInOctets(),
+                    g.ifInUcastPkts(),
+                    g.ifInMulticastPkts(),
+                    g.ifInBroadcastPkts(),
+                    g.ifInDiscards(),
+                    g.ifInErrors(),
+                    g.ifInUnknownProtos(),
+                    g.ifOutOctets(),
+                    g.ifOutUcastPkts(),
+                    g.ifOutMulticastPkts(),
+                    g.ifOutBroadcastPkts(),
+                    g.ifOutDiscards(),
+                    g.ifOutErrors(),
+                    g.ifPromiscuousMode()
                 };
                 for (int k = 0; k < GENERIC.length; k++) {
-                    assertThat(values[k]).as(at + " " + GENERIC[k]).isEqualTo(generic.get(GENERIC[k]).asLong());
+                    assertThat(values[k])
+                            .as(at + " " + GENERIC[k])
+                            .isEqualTo(generic.get(GENERIC[k]).asLong());
                 }
                 assertThat(c.ifIndex()).isEqualTo(g.ifIndex());
             }
@@ -157,7 +187,9 @@ class SflowCountersGoldenTest {
                     e.dot3StatsSymbolErrors()
                 };
                 for (int k = 0; k < ETHERNET.length; k++) {
-                    assertThat(values[k]).as(at + " " + ETHERNET[k]).isEqualTo(ethernet.get(ETHERNET[k]).asLong());
+                    assertThat(values[k])
+                            .as(at + " " + ETHERNET[k])
+                            .isEqualTo(ethernet.get(ETHERNET[k]).asLong());
                 }
             }
         }
@@ -167,7 +199,8 @@ class SflowCountersGoldenTest {
     void lastCountersAreExact() throws Exception {
         // shared/testdata/README.md: the last generic counters of each interface are the trace's.
         Map<String, GenericInterfaceCounters> last = new LinkedHashMap<>();
-        for (String capture : new String[] {"sflow-pmacct-rate1.pcap.gz", "sflow-ovs-rate10.pcap"}) {
+        for (String capture :
+                new String[] {"sflow-pmacct-rate1.pcap.gz", "sflow-ovs-rate10.pcap"}) {
             NetflowDecoder decoder = new NetflowDecoder();
             for (SharedTestData.Datagram d : SharedTestData.datagrams(capture)) {
                 for (InterfaceCounters c :

@@ -24,10 +24,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Sample by sample against two decoders nobody here wrote: goflow2 v2.2.6's JSON and sfcapd 1.7.1's
- * decode ({@code nfdump -o csv}), both made from the same captures (shared/testdata/golden, replayed
- * over loopback in capture order). Each flow sample is one line in both; the i-th record we decode
- * must carry the i-th line's addresses, ports, protocol, VLANs, interfaces, MACs, ToS, TCP flags,
- * frame length and sampling rate (and, for goflow2, agent and datagram sequence).
+ * decode ({@code nfdump -o csv}), both made from the same captures (shared/testdata/golden,
+ * replayed over loopback in capture order). Each flow sample is one line in both; the i-th record
+ * we decode must carry the i-th line's addresses, ports, protocol, VLANs, interfaces, MACs, ToS,
+ * TCP flags, frame length and sampling rate (and, for goflow2, agent and datagram sequence).
  */
 class SflowPeerGoldenTest {
 
