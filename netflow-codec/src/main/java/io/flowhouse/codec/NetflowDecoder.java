@@ -61,6 +61,16 @@ public final class NetflowDecoder {
         if (version != 5 && version != 9 && version != 10 && !sflowV5) {
             throw new UnsupportedVersionException(version);
         }
+        if (sflowV5) {
+            try {
+                // The sFlow decoder makes its own private copy.
+                return sflow.decode(datagram, ctx);
+            } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
+                throw new MalformedSetException(
+                        DecodeProblem.Kind.RECORD_TRUNCATED,
+                        "internal bounds check failed: " + e.getMessage());
+            }
+        }
         // Decode from a private heap copy: heap-buffer reads inline far better than direct or
         // read-only views, and a caller's buffer is then never read twice or kept.
         int len = Math.min(datagram.limit() - start, MAX_DATAGRAM);
@@ -72,9 +82,6 @@ public final class NetflowDecoder {
         ByteBuffer b = heap;
         b.limit(len).position(0);
         try {
-            if (sflowV5) {
-                return sflow.decode(b, ctx);
-            }
             return switch (version) {
                 case 5 -> v5.decode(b, ctx);
                 case 9 -> v9.decode(b, ctx, cache);

@@ -2,7 +2,6 @@
 package io.flowhouse.codec.sflow;
 
 import io.flowhouse.codec.DecodeProblem;
-import java.nio.ByteBuffer;
 
 /**
  * {@code counters_sample} (sample 0:2) and {@code counters_sample_expanded} (0:4): a data source's
@@ -10,7 +9,7 @@ import java.nio.ByteBuffer;
  * InterfaceCounters}; other records (OVS's 1004/1005/2203/2207, host and processor counters) are
  * skipped by their length and counted. Holds reusable scratch: one per decoder.
  */
-final class CounterSample implements RecordWalk.Visitor {
+final class CounterSample {
 
     static final int FORMAT = 2;
 
@@ -22,8 +21,7 @@ final class CounterSample implements RecordWalk.Visitor {
     /** sequence, source type, source index, record count. */
     static final int EXPANDED_SIZE = 16;
 
-    private ByteBuffer b;
-    private ProblemTally t;
+    private final RecordWalk records = new RecordWalk();
     private GenericInterfaceCounters generic;
     private EthernetInterfaceCounters ethernet;
 
@@ -33,7 +31,7 @@ final class CounterSample implements RecordWalk.Visitor {
      * @return its interface counters, or null if it held none (or is too short)
      */
     InterfaceCounters decode(
-            ByteBuffer b,
+            byte[] b,
             int at,
             int len,
             boolean expanded,
@@ -61,13 +59,13 @@ final class CounterSample implements RecordWalk.Visitor {
             sourceIndex = source & 0x00ff_ffffL;
         }
         long count = Xdr.u32(b, at + fixed - 4);
-        this.b = b;
-        this.t = t;
         generic = null;
         ethernet = null;
-        RecordWalk.walk(b, at + fixed, at + len, count, this, t, "counter record");
-        this.b = null;
-        this.t = null;
+        RecordWalk w = records;
+        w.start(b, at + fixed, at + len, count);
+        while (w.next(t, "counter record")) {
+            record(b, w.format(), w.at(), w.length(), t);
+        }
         if (generic == null && ethernet == null) {
             return null;
         }
@@ -90,8 +88,7 @@ final class CounterSample implements RecordWalk.Visitor {
         return c;
     }
 
-    @Override
-    public void element(int dataFormat, int at, int len) {
+    private void record(byte[] b, int dataFormat, int at, int len, ProblemTally t) {
         switch (dataFormat) {
             case GenericInterfaceCounters.FORMAT:
                 if (len < GenericInterfaceCounters.SIZE) {

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.sflow;
 
-import java.nio.ByteBuffer;
-
 /**
  * {@code ethernet_counters} (counter record 0:2): the dot3StatsTable counters of RFC 2358, as the
  * agent read them (uint32 each, widened). Agents send 0xFFFFFFFF for a counter they do not have.
@@ -28,7 +26,7 @@ public record EthernetInterfaceCounters(
     static final int SIZE = 52;
 
     /** Reads the body at {@code at}; the caller checked that {@link #SIZE} bytes are there. */
-    static EthernetInterfaceCounters read(ByteBuffer b, int at) {
+    static EthernetInterfaceCounters read(byte[] b, int at) {
         return new EthernetInterfaceCounters(
                 Xdr.u32(b, at),
                 Xdr.u32(b, at + 4),

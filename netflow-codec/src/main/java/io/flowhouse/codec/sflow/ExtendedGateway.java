@@ -2,7 +2,6 @@
 package io.flowhouse.codec.sflow;
 
 import io.flowhouse.codec.DecodeProblem;
-import java.nio.ByteBuffer;
 
 /**
  * {@code extended_gateway} (flow record 0:1003): BGP next hop, the router's AS, source AS, source
@@ -22,13 +21,13 @@ final class ExtendedGateway {
 
     private ExtendedGateway() {}
 
-    static void read(ByteBuffer b, int at, int len, FlowSampleState s, ProblemTally t) {
+    static void read(byte[] b, int at, int len, FlowSampleState s, ProblemTally t) {
         if (len < MIN_SIZE) {
             FlowRecords.tooShort(t, FORMAT, len, MIN_SIZE);
             return;
         }
         int end = at + len;
-        int type = b.getInt(at);
+        int type = Xdr.s32(b, at);
         int addressLength = Xdr.addressLength(type);
         if (addressLength < 0) {
             FlowRecords.badAddressType(t, FORMAT, type);

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.sflow;
 
-import java.nio.ByteBuffer;
-
 /**
  * {@code extended_router} (flow record 0:1002): IP next hop and source/destination mask lengths.
  */
@@ -15,12 +13,12 @@ final class ExtendedRouter {
 
     private ExtendedRouter() {}
 
-    static void read(ByteBuffer b, int at, int len, FlowSampleState s, ProblemTally t) {
+    static void read(byte[] b, int at, int len, FlowSampleState s, ProblemTally t) {
         if (len < MIN_SIZE) {
             FlowRecords.tooShort(t, FORMAT, len, MIN_SIZE);
             return;
         }
-        int type = b.getInt(at);
+        int type = Xdr.s32(b, at);
         int addressLength = Xdr.addressLength(type);
         if (addressLength < 0) {
             FlowRecords.badAddressType(t, FORMAT, type);

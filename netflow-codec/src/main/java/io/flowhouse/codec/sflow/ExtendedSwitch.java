@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.sflow;
 
-import java.nio.ByteBuffer;
-
 /** {@code extended_switch} (flow record 0:1001): 802.1Q VLAN and 802.1p priority, in and out. */
 final class ExtendedSwitch {
 
@@ -13,7 +11,7 @@ final class ExtendedSwitch {
 
     private ExtendedSwitch() {}
 
-    static void read(ByteBuffer b, int at, int len, FlowSampleState s, ProblemTally t) {
+    static void read(byte[] b, int at, int len, FlowSampleState s, ProblemTally t) {
         if (len < SIZE) {
             FlowRecords.tooShort(t, FORMAT, len, SIZE);
             return;

@@ -2,7 +2,6 @@
 package io.flowhouse.codec.sflow;
 
 import io.flowhouse.codec.DecodeProblem;
-import java.nio.ByteBuffer;
 
 /** What the flow and counter record readers share: narrow reads and problem texts. */
 final class FlowRecords {
@@ -10,17 +9,17 @@ final class FlowRecords {
     private FlowRecords() {}
 
     /** An XDR unsigned int that carries an 8-bit value; larger values saturate at 255. */
-    static int u8(ByteBuffer b, int at) {
+    static int u8(byte[] b, int at) {
         return (int) Math.min(Xdr.u32(b, at), 0xff);
     }
 
     /** An XDR unsigned int that carries a 16-bit value; larger values saturate at 65535. */
-    static int u16(ByteBuffer b, int at) {
+    static int u16(byte[] b, int at) {
         return (int) Math.min(Xdr.u32(b, at), 0xffff);
     }
 
     /** An XDR unsigned int kept in an int; larger values saturate at Integer.MAX_VALUE. */
-    static int u31(ByteBuffer b, int at) {
+    static int u31(byte[] b, int at) {
         return (int) Math.min(Xdr.u32(b, at), Integer.MAX_VALUE);
     }
 

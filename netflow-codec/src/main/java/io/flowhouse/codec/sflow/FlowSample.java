@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
  * type:index (8:24 bits) and each interface as format:value (2:30 bits); expanded ones give each
  * part its own word. Holds reusable scratch: one per decoder.
  */
-final class FlowSample implements RecordWalk.Visitor {
+final class FlowSample {
 
     static final int FORMAT = 1;
 
@@ -27,9 +27,7 @@ final class FlowSample implements RecordWalk.Visitor {
     private final FlowSampleState s = new FlowSampleState();
     private final FlowRecord.Builder builder = FlowRecord.builder();
     private final PacketSummary.Builder packet = PacketSummary.builder();
-    private ByteBuffer b;
-    private ByteBuffer view;
-    private ProblemTally t;
+    private final RecordWalk records = new RecordWalk();
 
     /**
      * Decodes the sample body at {@code at} ({@code len} bytes).
@@ -37,7 +35,7 @@ final class FlowSample implements RecordWalk.Visitor {
      * @return the flow record, or null if the sample is too short for its fixed part
      */
     FlowRecord decode(
-            ByteBuffer b,
+            byte[] b,
             ByteBuffer view,
             int at,
             int len,
@@ -89,18 +87,17 @@ final class FlowSample implements RecordWalk.Visitor {
             p += 8;
         }
         long count = Xdr.u32(b, p);
-        this.b = b;
-        this.view = view;
-        this.t = t;
-        RecordWalk.walk(b, p + 4, at + len, count, this, t, "flow record");
-        this.b = null;
-        this.view = null;
-        this.t = null;
+        RecordWalk w = records;
+        w.start(b, p + 4, at + len, count);
+        while (w.next(t, "flow record")) {
+            record(b, view, w.format(), w.at(), w.length(), t);
+        }
         return s.toRecord(builder, d, index);
     }
 
-    @Override
-    public void element(int dataFormat, int at, int len) {
+    private void record(
+            byte[] b, ByteBuffer view, int dataFormat, int at, int len, ProblemTally t) {
+        FlowSampleState s = this.s;
         switch (dataFormat) {
             case SampledHeader.FORMAT:
                 SampledHeader.read(b, view, at, len, s, packet, t);

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.sflow;
 
-import java.nio.ByteBuffer;
-
 /**
  * {@code if_counters} (counter record 0:1): the generic interface counters of RFC 2233's ifTable
  * and ifXTable, as the agent read them (running totals: take differences between samples). uint32
@@ -56,7 +54,7 @@ public record GenericInterfaceCounters(
     static final int SIZE = 88;
 
     /** Reads the body at {@code at}; the caller checked that {@link #SIZE} bytes are there. */
-    static GenericInterfaceCounters read(ByteBuffer b, int at) {
+    static GenericInterfaceCounters read(byte[] b, int at) {
         return new GenericInterfaceCounters(
                 Xdr.u32(b, at),
                 Xdr.u32(b, at + 4),

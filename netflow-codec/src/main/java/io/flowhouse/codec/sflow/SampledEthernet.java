@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.sflow;
 
-import java.nio.ByteBuffer;
-
 /**
  * {@code sampled_ethernet} (flow record 0:2): frame length and MAC addresses, each MAC an XDR
  * {@code opaque[6]} padded to 8 bytes. Fills only what no sampled header gave.
@@ -16,7 +14,7 @@ final class SampledEthernet {
 
     private SampledEthernet() {}
 
-    static void read(ByteBuffer b, int at, int len, FlowSampleState s, ProblemTally t) {
+    static void read(byte[] b, int at, int len, FlowSampleState s, ProblemTally t) {
         if (len < SIZE) {
             FlowRecords.tooShort(t, FORMAT, len, SIZE);
             return;
@@ -30,7 +28,7 @@ final class SampledEthernet {
         }
     }
 
-    private static long mac(ByteBuffer b, int at) {
-        return ((b.getShort(at) & 0xffffL) << 32) | (b.getInt(at + 2) & 0xffff_ffffL);
+    private static long mac(byte[] b, int at) {
+        return ((long) Xdr.u16(b, at) << 32) | Xdr.u32(b, at + 2);
     }
 }

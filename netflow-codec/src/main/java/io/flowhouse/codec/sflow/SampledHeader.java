@@ -34,7 +34,7 @@ final class SampledHeader {
      * private duplicate of {@code b} whose position and limit this may move.
      */
     static void read(
-            ByteBuffer b,
+            byte[] b,
             ByteBuffer view,
             int at,
             int len,
@@ -45,7 +45,7 @@ final class SampledHeader {
             FlowRecords.tooShort(t, FORMAT, len, FIXED_SIZE);
             return;
         }
-        int protocol = b.getInt(at);
+        int protocol = Xdr.s32(b, at);
         s.hasHeader = true;
         s.frameLength = Xdr.u32(b, at + 4);
         s.stripped = Xdr.u32(b, at + 8);

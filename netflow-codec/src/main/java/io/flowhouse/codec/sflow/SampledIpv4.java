@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.sflow;
 
-import java.nio.ByteBuffer;
-
 /**
  * {@code sampled_ipv4} (flow record 0:3): the IPv4 5-tuple, TCP flags and ToS an agent decoded
  * itself. Fills only what no sampled header gave.
@@ -18,7 +16,7 @@ final class SampledIpv4 {
 
     private SampledIpv4() {}
 
-    static void read(ByteBuffer b, int at, int len, FlowSampleState s, ProblemTally t) {
+    static void read(byte[] b, int at, int len, FlowSampleState s, ProblemTally t) {
         if (len < SIZE) {
             FlowRecords.tooShort(t, FORMAT, len, SIZE);
             return;

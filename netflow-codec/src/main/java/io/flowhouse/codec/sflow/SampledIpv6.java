@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.sflow;
 
-import java.nio.ByteBuffer;
-
 /**
  * {@code sampled_ipv6} (flow record 0:4): the IPv6 5-tuple, TCP flags and priority (traffic class)
  * an agent decoded itself. Fills only what no sampled header gave.
@@ -16,7 +14,7 @@ final class SampledIpv6 {
 
     private SampledIpv6() {}
 
-    static void read(ByteBuffer b, int at, int len, FlowSampleState s, ProblemTally t) {
+    static void read(byte[] b, int at, int len, FlowSampleState s, ProblemTally t) {
         if (len < SIZE) {
             FlowRecords.tooShort(t, FORMAT, len, SIZE);
             return;
@@ -29,10 +27,10 @@ final class SampledIpv6 {
         }
         s.ipVersion = 6;
         s.protocol = FlowRecords.u8(b, at + 4);
-        s.srcHi = b.getLong(at + 8);
-        s.srcLo = b.getLong(at + 16);
-        s.dstHi = b.getLong(at + 24);
-        s.dstLo = b.getLong(at + 32);
+        s.srcHi = Xdr.u64(b, at + 8);
+        s.srcLo = Xdr.u64(b, at + 16);
+        s.dstHi = Xdr.u64(b, at + 24);
+        s.dstLo = Xdr.u64(b, at + 32);
         s.srcPort = FlowRecords.u16(b, at + 40);
         s.dstPort = FlowRecords.u16(b, at + 44);
         s.tcpFlags = FlowRecords.u16(b, at + 48);

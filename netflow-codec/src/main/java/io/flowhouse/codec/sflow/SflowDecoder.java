@@ -39,6 +39,9 @@ public final class SflowDecoder {
      */
     public static final int MIN_HEADER_SIZE = 24;
 
+    /** Largest datagram (UDP payload limit); the scratch copy never grows beyond it. */
+    static final int MAX_DATAGRAM = 0xffff;
+
     /** The smallest sample that yields a flow record: format, length and a compact flow sample. */
     static final int MIN_FLOW_SAMPLE = 8 + FlowSample.SIZE;
 
@@ -59,6 +62,10 @@ public final class SflowDecoder {
     private final CounterSample counterSample = new CounterSample();
     private final DecodeResult.Builder out = new DecodeResult.Builder(1);
     private final Samples samples = new Samples();
+    private final RecordWalk walk = new RecordWalk();
+    private byte[] scratch = new byte[2048];
+    // The packet parser reads sampled headers through a buffer: one over the scratch, reused.
+    private ByteBuffer view = ByteBuffer.wrap(scratch);
 
     /**
      * Decodes the datagram between {@code datagram}'s position and limit.
@@ -67,26 +74,29 @@ public final class SflowDecoder {
      *     type sFlow does not define); problems inside are in {@link DecodeResult#problems()}
      */
     public DecodeResult decode(ByteBuffer datagram, DecodeContext ctx) throws DecodeException {
-        // Duplicates: big-endian whatever the caller's order, and a second one whose window the
-        // packet parser may move, so the caller's buffer is never changed.
-        ByteBuffer b = datagram.duplicate();
-        ByteBuffer view = datagram.duplicate();
-        int start = b.position();
-        int end = b.limit();
-        if (end - start < MIN_HEADER_SIZE) {
+        int start = datagram.position();
+        int n = Math.min(datagram.limit() - start, MAX_DATAGRAM);
+        if (n < MIN_HEADER_SIZE) {
             throw new TruncatedMessageException(
                     DecodeProblem.Kind.TRUNCATED_HEADER,
-                    "sFlow datagram of "
-                            + (end - start)
-                            + " bytes (expected: >= "
-                            + MIN_HEADER_SIZE
-                            + ")");
+                    "sFlow datagram of " + n + " bytes (expected: >= " + MIN_HEADER_SIZE + ")");
         }
-        long version = Xdr.u32(b, start);
+        // A private heap copy: array reads inline far better than buffer reads, and the caller's
+        // buffer is never read twice, moved or kept.
+        if (scratch.length < n) {
+            scratch = new byte[Math.max(n, Math.min(MAX_DATAGRAM, scratch.length * 2))];
+            view = ByteBuffer.wrap(scratch);
+        }
+        datagram.get(start, scratch, 0, n);
+        return decode(scratch, n, ctx);
+    }
+
+    private DecodeResult decode(byte[] b, int end, DecodeContext ctx) throws DecodeException {
+        long version = Xdr.u32(b, 0);
         if (version != VERSION) {
             throw new UnsupportedVersionException((int) Math.min(version, Integer.MAX_VALUE));
         }
-        int addressType = b.getInt(start + 4);
+        int addressType = Xdr.s32(b, 4);
         int addressLength = Xdr.addressLength(addressType);
         if (addressLength < 0) {
             throw new MalformedSetException(
@@ -96,7 +106,7 @@ public final class SflowDecoder {
                             + " (expected: 0, 1 or 2)");
         }
         int headerSize = 8 + addressLength + 16;
-        if (end - start < headerSize) {
+        if (end < headerSize) {
             throw new TruncatedMessageException(
                     DecodeProblem.Kind.TRUNCATED_HEADER,
                     "sFlow header with a "
@@ -104,12 +114,12 @@ public final class SflowDecoder {
                             + "-byte agent address needs "
                             + headerSize
                             + " bytes, "
-                            + (end - start)
+                            + end
                             + " remain");
         }
         DatagramFacts d = facts;
-        d.agentAddress = Xdr.address(b, start + 8, addressType);
-        int p = start + 8 + addressLength;
+        d.agentAddress = Xdr.address(b, 8, addressType);
+        int p = 8 + addressLength;
         d.subAgentId = Xdr.u32(b, p);
         d.sequenceNumber = Xdr.u32(b, p + 4);
         d.uptimeMillis = Xdr.u32(b, p + 8);
@@ -132,7 +142,11 @@ public final class SflowDecoder {
                 d.uptimeMillis);
         Samples s = samples;
         s.start(b, view, d, t, r);
-        RecordWalk.walk(b, p, end, declared, s, t, "sample");
+        RecordWalk w = walk;
+        w.start(b, p, end, declared);
+        while (w.next(t, "sample")) {
+            s.sample(w.format(), w.at(), w.length());
+        }
         r.sflow(
                 new SflowDatagram(
                         d.agentAddress,
@@ -151,8 +165,8 @@ public final class SflowDecoder {
     }
 
     /** Dispatches each sample of the datagram by its format. */
-    private final class Samples implements RecordWalk.Visitor {
-        private ByteBuffer b;
+    private final class Samples {
+        private byte[] b;
         private ByteBuffer view;
         private DatagramFacts d;
         private ProblemTally t;
@@ -162,7 +176,7 @@ public final class SflowDecoder {
         List<InterfaceCounters> counters;
 
         void start(
-                ByteBuffer b,
+                byte[] b,
                 ByteBuffer view,
                 DatagramFacts d,
                 ProblemTally t,
@@ -184,8 +198,7 @@ public final class SflowDecoder {
             counters = List.of();
         }
 
-        @Override
-        public void element(int dataFormat, int at, int len) {
+        void sample(int dataFormat, int at, int len) {
             switch (dataFormat) {
                 case FlowSample.FORMAT:
                 case FlowSample.EXPANDED_FORMAT:

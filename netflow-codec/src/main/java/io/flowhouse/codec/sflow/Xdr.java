@@ -2,11 +2,14 @@
 package io.flowhouse.codec.sflow;
 
 import io.flowhouse.codec.flow.IpAddress;
-import java.nio.ByteBuffer;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 
 /**
- * XDR reads (RFC 4506: big-endian, 4-byte aligned) at absolute indices of a buffer. Callers check
- * bounds before reading; these never move the buffer's position.
+ * XDR reads (RFC 4506: big-endian, 4-byte aligned) at indices of the decoder's private copy of a
+ * datagram, through big-endian array views (one bounds check per read, no buffer state). Callers
+ * check lengths before reading; an index past the array still fails, never reads garbage.
  */
 final class Xdr {
 
@@ -17,16 +20,33 @@ final class Xdr {
 
     static final int ADDRESS_IPV6 = 2;
 
+    private static final VarHandle I16 =
+            MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle I32 =
+            MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle I64 =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
     private Xdr() {}
 
+    /** An int, as the wire has it (formats, types). */
+    static int s32(byte[] b, int at) {
+        return (int) I32.get(b, at);
+    }
+
     /** An unsigned int, widened. */
-    static long u32(ByteBuffer b, int at) {
-        return b.getInt(at) & 0xffff_ffffL;
+    static long u32(byte[] b, int at) {
+        return (int) I32.get(b, at) & 0xffff_ffffL;
     }
 
     /** An unsigned hyper, as a long holding the unsigned value. */
-    static long u64(ByteBuffer b, int at) {
-        return b.getLong(at);
+    static long u64(byte[] b, int at) {
+        return (long) I64.get(b, at);
+    }
+
+    /** A 16-bit unsigned value inside opaque data (MAC addresses). */
+    static int u16(byte[] b, int at) {
+        return (short) I16.get(b, at) & 0xffff;
     }
 
     /**
@@ -46,12 +66,12 @@ final class Xdr {
     }
 
     /** The address value at {@code at} of an address of {@code type} (checked by the caller). */
-    static IpAddress address(ByteBuffer b, int at, int type) {
+    static IpAddress address(byte[] b, int at, int type) {
         if (type == ADDRESS_IPV4) {
-            return IpAddress.ofIpv4(b.getInt(at));
+            return IpAddress.ofIpv4(s32(b, at));
         }
         if (type == ADDRESS_IPV6) {
-            return new IpAddress(b.getLong(at), b.getLong(at + 8));
+            return new IpAddress(u64(b, at), u64(b, at + 8));
         }
         return IpAddress.UNSPECIFIED;
     }
