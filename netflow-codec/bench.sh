@@ -52,6 +52,8 @@ case "$what" in
     (cd bench/goflow2 && go build -o ../../target/bench/goflow2bench .)
     java -cp "$cp" org.openjdk.jmh.Main DecodeBenchmark -p file="$(IFS=,; echo "${captures[*]}")" \
       -rf text -rff target/bench/jmh-sflow.txt "$@"
+    # Per CPU-second of the decoding thread too: goflow2's figure below is per CPU-second.
+    java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.CpuRateMain 8 "load=$(cut -d' ' -f1 /proc/loadavg)" "${captures[@]}"
     echo "goflow2 $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
     for c in "${captures[@]}"; do
       target/bench/goflow2bench -seconds 10 "target/bench/$c.dgrams"
