@@ -21,7 +21,9 @@ public final class HeaderCheck {
         TOO_SHORT,
         UNSUPPORTED_VERSION,
         LENGTH_MISMATCH,
-        BAD_COUNT
+        BAD_COUNT,
+        /** sFlow: an agent address type other than 0 (unknown), 1 (IPv4) and 2 (IPv6). */
+        BAD_ADDRESS_TYPE
     }
 
     /**
@@ -126,7 +128,7 @@ public final class HeaderCheck {
             return new Verdict(
                     false,
                     version,
-                    Reason.LENGTH_MISMATCH,
+                    Reason.BAD_ADDRESS_TYPE,
                     "sFlow v5 agent address type "
                             + Integer.toUnsignedString(type)
                             + " (expected: 0, 1 or 2)");

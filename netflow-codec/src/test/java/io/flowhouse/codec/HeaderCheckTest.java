@@ -75,7 +75,7 @@ class HeaderCheckTest {
         byte[] badType = header.clone();
         badType[7] = 3;
         assertThat(check(ByteBuffer.wrap(badType)).reason())
-                .isEqualTo(HeaderCheck.Reason.LENGTH_MISMATCH);
+                .isEqualTo(HeaderCheck.Reason.BAD_ADDRESS_TYPE);
         byte[] v6 = header.clone();
         v6[7] = 2;
         assertThat(check(ByteBuffer.wrap(v6)).reason()).isEqualTo(HeaderCheck.Reason.TOO_SHORT);

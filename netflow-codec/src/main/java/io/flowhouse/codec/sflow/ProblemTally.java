@@ -3,6 +3,7 @@ package io.flowhouse.codec.sflow;
 
 import io.flowhouse.codec.DecodeProblem;
 import io.flowhouse.codec.DecodeResult;
+import java.util.Arrays;
 
 /**
  * Problems of one datagram counted per kind, so that a datagram of a thousand bad records costs a
@@ -19,8 +20,8 @@ final class ProblemTally {
 
     void reset() {
         if (total != 0) {
-            java.util.Arrays.fill(counts, 0);
-            java.util.Arrays.fill(first, null);
+            Arrays.fill(counts, 0);
+            Arrays.fill(first, null);
             total = 0;
         }
     }

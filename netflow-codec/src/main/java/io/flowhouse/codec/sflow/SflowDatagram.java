@@ -3,6 +3,7 @@ package io.flowhouse.codec.sflow;
 
 import io.flowhouse.codec.DecodeResult;
 import io.flowhouse.codec.flow.IpAddress;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -36,7 +37,6 @@ public record SflowDatagram(
         List<InterfaceCounters> counters) {
 
     public SflowDatagram {
-        counters =
-                counters.isEmpty() ? List.of() : java.util.Collections.unmodifiableList(counters);
+        counters = counters.isEmpty() ? List.of() : Collections.unmodifiableList(counters);
     }
 }

@@ -97,48 +97,11 @@ public final class FuzzMain {
         InMemoryTemplateCache cache = new InMemoryTemplateCache(256);
         AtomicLong progress = new AtomicLong();
         byte[][] current = new byte[1][];
-        Thread watchdog =
-                new Thread(
-                        () -> {
-                            long last = -1;
-                            int still = 0;
-                            while (true) {
-                                try {
-                                    Thread.sleep(1000);
-                                } catch (InterruptedException e) {
-                                    return;
-                                }
-                                long now = progress.get();
-                                still = now == last ? still + 1 : 0;
-                                last = now;
-                                if (still >= STALL_SECONDS) {
-                                    System.err.println(
-                                            "STALL: no progress for "
-                                                    + still
-                                                    + " s on input "
-                                                    + HexFormat.of().formatHex(current[0]));
-                                    System.exit(2);
-                                }
-                            }
-                        },
-                        "fuzz-watchdog");
-        watchdog.setDaemon(true);
-        watchdog.start();
-        Map<DecodeProblem.Kind, Long> exceptions = new EnumMap<>(DecodeProblem.Kind.class);
-        Map<DecodeProblem.Kind, Long> problems = new EnumMap<>(DecodeProblem.Kind.class);
-        Map<String, Long> failures = new TreeMap<>();
-        long records = 0;
-        long maxAlloc = 0;
-        double maxRatio = 0;
-        long overAllocation = 0;
-        long maxNanos = 0;
-        long flowSamples = 0;
-        long counterSamples = 0;
-        long interfaceCounters = 0;
-        long inputBytes = 0;
-        long allocatedBytes = 0;
-        double maxRatioOver1k = 0;
-        long firstTimeSites = 0;
+        startWatchdog(progress, current);
+        Tally t = new Tally();
+        Map<DecodeProblem.Kind, Long> exceptions = t.exceptions;
+        Map<DecodeProblem.Kind, Long> problems = t.problems;
+        Map<String, Long> failures = t.failures;
         long start = System.nanoTime();
         long deadline = start + maxSeconds * 1_000_000_000L;
         long done = 0;
@@ -165,11 +128,11 @@ public final class FuzzMain {
             long t0 = System.nanoTime();
             try {
                 DecodeResult r = decoder.decode(ByteBuffer.wrap(m), base.context(), cache);
-                records += r.records().size();
+                t.records += r.records().size();
                 if (r.sflow() != null) {
-                    flowSamples += r.sflow().flowSamples();
-                    counterSamples += r.sflow().counterSamples();
-                    interfaceCounters += r.sflow().counters().size();
+                    t.flowSamples += r.sflow().flowSamples();
+                    t.counterSamples += r.sflow().counterSamples();
+                    t.interfaceCounters += r.sflow().counters().size();
                 }
                 for (DecodeProblem p : r.problems()) {
                     problems.merge(p.kind(), 1L, Long::sum);
@@ -198,7 +161,7 @@ public final class FuzzMain {
                 }
                 long again = mx.getThreadAllocatedBytes(tid) - a1;
                 if (again < alloc) {
-                    firstTimeSites++;
+                    t.firstTimeSites++;
                     alloc = again;
                 }
             }
@@ -206,16 +169,16 @@ public final class FuzzMain {
                 progress.lazySet(done);
                 continue;
             }
-            maxNanos = Math.max(maxNanos, dt);
-            maxAlloc = Math.max(maxAlloc, alloc);
-            maxRatio = Math.max(maxRatio, (double) alloc / Math.max(1, m.length));
+            t.maxNanos = Math.max(t.maxNanos, dt);
+            t.maxAlloc = Math.max(t.maxAlloc, alloc);
+            t.maxRatio = Math.max(t.maxRatio, (double) alloc / Math.max(1, m.length));
             if (m.length >= 1024) {
-                maxRatioOver1k = Math.max(maxRatioOver1k, (double) alloc / m.length);
+                t.maxRatioOver1k = Math.max(t.maxRatioOver1k, (double) alloc / m.length);
             }
-            inputBytes += m.length;
-            allocatedBytes += alloc;
+            t.inputBytes += m.length;
+            t.allocatedBytes += alloc;
             if (alloc > perByte * m.length + slack) {
-                if (overAllocation++ == 0) {
+                if (t.overAllocation++ == 0) {
                     Files.createDirectories(failDir);
                     Files.write(failDir.resolve("alloc-" + done + ".bin"), m);
                 }
@@ -223,48 +186,110 @@ public final class FuzzMain {
             progress.lazySet(done);
         }
         double secs = (System.nanoTime() - start) / 1e9;
-        System.out.printf(
-                Locale.ROOT,
-                "fuzz: %d inputs in %.1f s (%.0f inputs/s), seed %d, %d seed datagrams%n",
-                done,
-                secs,
-                done / secs,
-                seed,
-                seeds.size());
-        System.out.println("fuzz: decoded records " + records);
-        if (sflow) {
+        t.print(done, secs, seed, seeds.size(), sflow, perByte, slack);
+        System.exit(failures.isEmpty() && t.overAllocation == 0 ? 0 : 1);
+    }
+
+    /** Exits the JVM (2) when the decode loop makes no progress for {@link #STALL_SECONDS}. */
+    private static void startWatchdog(AtomicLong progress, byte[][] current) {
+        Thread watchdog =
+                new Thread(
+                        () -> {
+                            long last = -1;
+                            int still = 0;
+                            while (true) {
+                                try {
+                                    Thread.sleep(1000);
+                                } catch (InterruptedException e) {
+                                    return;
+                                }
+                                long now = progress.get();
+                                still = now == last ? still + 1 : 0;
+                                last = now;
+                                if (still >= STALL_SECONDS) {
+                                    System.err.println(
+                                            "STALL: no progress for "
+                                                    + still
+                                                    + " s on input "
+                                                    + HexFormat.of().formatHex(current[0]));
+                                    System.exit(2);
+                                }
+                            }
+                        },
+                        "fuzz-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
+    }
+
+    /** What the run counted. */
+    private static final class Tally {
+        final Map<DecodeProblem.Kind, Long> exceptions = new EnumMap<>(DecodeProblem.Kind.class);
+        final Map<DecodeProblem.Kind, Long> problems = new EnumMap<>(DecodeProblem.Kind.class);
+        final Map<String, Long> failures = new TreeMap<>();
+        long records;
+        long maxAlloc;
+        double maxRatio;
+        long overAllocation;
+        long maxNanos;
+        long flowSamples;
+        long counterSamples;
+        long interfaceCounters;
+        long inputBytes;
+        long allocatedBytes;
+        double maxRatioOver1k;
+        long firstTimeSites;
+
+        void print(
+                long done,
+                double secs,
+                long seed,
+                int seeds,
+                boolean sflow,
+                long perByte,
+                long slack) {
+            System.out.printf(
+                    Locale.ROOT,
+                    "fuzz: %d inputs in %.1f s (%.0f inputs/s), seed %d, %d seed datagrams%n",
+                    done,
+                    secs,
+                    done / secs,
+                    seed,
+                    seeds);
+            System.out.println("fuzz: decoded records " + records);
+            if (sflow) {
+                System.out.println(
+                        "fuzz: sFlow flow samples "
+                                + flowSamples
+                                + ", counter samples "
+                                + counterSamples
+                                + ", interface counter records "
+                                + interfaceCounters);
+            }
+            System.out.println("fuzz: DecodeExceptions by kind " + exceptions);
+            System.out.println("fuzz: problems by kind " + problems);
+            System.out.printf(
+                    Locale.ROOT,
+                    "fuzz: after %d warm-up inputs: slowest decode %.3f ms; most allocated by one"
+                            + " decode %d bytes; max allocation/input-byte %.1f (inputs >= 1 KiB:"
+                            + " %.1f; mean %.2f); over the allocation bound (%d B/input byte + %d KiB)"
+                            + " %d%n",
+                    WARMUP_INPUTS,
+                    maxNanos / 1e6,
+                    maxAlloc,
+                    maxRatio,
+                    maxRatioOver1k,
+                    (double) allocatedBytes / Math.max(1, inputBytes),
+                    perByte,
+                    slack / 1024,
+                    overAllocation);
+            if (sflow) {
+                System.out.println(
+                        "fuzz: inputs over the bound on their first decode only (a string"
+                                + " concatenation site bootstrapped), measured again: "
+                                + firstTimeSites);
+            }
             System.out.println(
-                    "fuzz: sFlow flow samples "
-                            + flowSamples
-                            + ", counter samples "
-                            + counterSamples
-                            + ", interface counter records "
-                            + interfaceCounters);
+                    "fuzz: other exceptions " + (failures.isEmpty() ? "none" : failures));
         }
-        System.out.println("fuzz: DecodeExceptions by kind " + exceptions);
-        System.out.println("fuzz: problems by kind " + problems);
-        System.out.printf(
-                Locale.ROOT,
-                "fuzz: after %d warm-up inputs: slowest decode %.3f ms; most allocated by one"
-                        + " decode %d bytes; max allocation/input-byte %.1f (inputs >= 1 KiB:"
-                        + " %.1f; mean %.2f); over the allocation bound (%d B/input byte + %d KiB)"
-                        + " %d%n",
-                WARMUP_INPUTS,
-                maxNanos / 1e6,
-                maxAlloc,
-                maxRatio,
-                maxRatioOver1k,
-                (double) allocatedBytes / Math.max(1, inputBytes),
-                perByte,
-                slack / 1024,
-                overAllocation);
-        if (sflow) {
-            System.out.println(
-                    "fuzz: inputs over the bound on their first decode only (a string"
-                            + " concatenation site bootstrapped), measured again: "
-                            + firstTimeSites);
-        }
-        System.out.println("fuzz: other exceptions " + (failures.isEmpty() ? "none" : failures));
-        System.exit(failures.isEmpty() && overAllocation == 0 ? 0 : 1);
     }
 }
