@@ -62,8 +62,8 @@ final class CounterSample {
         generic = null;
         ethernet = null;
         RecordWalk w = records;
-        w.start(b, at + fixed, at + len, count);
-        while (w.next(t, "counter record")) {
+        w.start(at + fixed, at + len, count);
+        while (w.next(b, t, "counter record")) {
             record(b, w.format(), w.at(), w.length(), t);
         }
         if (generic == null && ethernet == null) {

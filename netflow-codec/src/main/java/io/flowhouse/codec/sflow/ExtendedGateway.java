@@ -72,7 +72,9 @@ final class ExtendedGateway {
             return;
         }
         s.hasGateway = true;
-        s.bgpNextHop = Xdr.address(b, at + 4, type);
+        s.hasBgpNextHop = type != Xdr.ADDRESS_UNKNOWN;
+        s.bgpNextHopHi = Xdr.addressHi(b, at + 4, type);
+        s.bgpNextHopLo = Xdr.addressLo(b, at + 4, type);
         s.gatewayAs = as;
         s.srcAs = srcAs;
         s.srcPeerAs = srcPeerAs;

@@ -29,7 +29,9 @@ final class ExtendedRouter {
             FlowRecords.tooShort(t, FORMAT, len, size);
             return;
         }
-        s.nextHop = Xdr.address(b, at + 4, type);
+        s.hasNextHop = type != Xdr.ADDRESS_UNKNOWN;
+        s.nextHopHi = Xdr.addressHi(b, at + 4, type);
+        s.nextHopLo = Xdr.addressLo(b, at + 4, type);
         int p = at + 4 + addressLength;
         s.srcMaskLen = FlowRecords.u8(b, p);
         s.dstMaskLen = FlowRecords.u8(b, p + 4);

@@ -25,7 +25,6 @@ final class FlowSample {
     static final int EXPANDED_SIZE = 44;
 
     private final FlowSampleState s = new FlowSampleState();
-    private final FlowRecord.Builder builder = FlowRecord.builder();
     private final PacketSummary.Builder packet = PacketSummary.builder();
     private final RecordWalk records = new RecordWalk();
 
@@ -88,11 +87,11 @@ final class FlowSample {
         }
         long count = Xdr.u32(b, p);
         RecordWalk w = records;
-        w.start(b, p + 4, at + len, count);
-        while (w.next(t, "flow record")) {
+        w.start(p + 4, at + len, count);
+        while (w.next(b, t, "flow record")) {
             record(b, view, w.format(), w.at(), w.length(), t);
         }
-        return s.toRecord(builder, d, index);
+        return s.toRecord(d, index);
     }
 
     private void record(

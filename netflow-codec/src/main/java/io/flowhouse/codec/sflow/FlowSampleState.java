@@ -51,13 +51,18 @@ final class FlowSampleState {
     int dstVlan;
     int dstPriority;
 
-    // extended_router
-    IpAddress nextHop;
+    // extended_router (addresses as two longs each: no reference stores into this long-lived
+    // object, which G1 would make pay a card-marking barrier per sample)
+    boolean hasNextHop;
+    long nextHopHi;
+    long nextHopLo;
     int srcMaskLen;
     int dstMaskLen;
 
     // extended_gateway
-    IpAddress bgpNextHop;
+    boolean hasBgpNextHop;
+    long bgpNextHopHi;
+    long bgpNextHopLo;
     long gatewayAs;
     long srcAs;
     long srcPeerAs;
@@ -97,10 +102,10 @@ final class FlowSampleState {
         srcPriority = 0;
         dstVlan = 0;
         dstPriority = 0;
-        nextHop = IpAddress.UNSPECIFIED;
+        hasNextHop = false;
         srcMaskLen = 0;
         dstMaskLen = 0;
-        bgpNextHop = IpAddress.UNSPECIFIED;
+        hasBgpNextHop = false;
         gatewayAs = 0;
         srcAs = 0;
         srcPeerAs = 0;
@@ -133,7 +138,7 @@ final class FlowSampleState {
      * {@link SflowFields}. Gateway AS fields follow goflow2: no source AS, or an empty path, means
      * the router's own AS.
      */
-    FlowRecord toRecord(FlowRecord.Builder b, SflowDecoder.DatagramFacts d, int index) {
+    FlowRecord toRecord(SflowDecoder.DatagramFacts d, int index) {
         long received = d.receivedMillis;
         IpAddress src = ipVersion == 0 ? IpAddress.UNSPECIFIED : new IpAddress(srcHi, srcLo);
         IpAddress dst = ipVersion == 0 ? IpAddress.UNSPECIFIED : new IpAddress(dstHi, dstLo);
@@ -155,10 +160,15 @@ final class FlowSampleState {
                         stripped,
                         srcPriority,
                         dstPriority,
-                        bgpNextHop,
+                        hasBgpNextHop
+                                ? new IpAddress(bgpNextHopHi, bgpNextHopLo)
+                                : IpAddress.UNSPECIFIED,
                         gatewayAs,
                         srcPeerAs);
-        return b.version(FlowRecord.VERSION_SFLOW5)
+        // A builder per record, not a reused one: it stays young (or is scalar replaced), so its
+        // reference stores cost no G1 card marks.
+        return FlowRecord.builder()
+                .version(FlowRecord.VERSION_SFLOW5)
                 .exporterAddress(d.exporterAddress)
                 .exporterPort(d.exporterPort)
                 .observationDomainId(d.subAgentId)
@@ -171,7 +181,7 @@ final class FlowSampleState {
                 .ipVersion(ipVersion)
                 .srcAddr(src)
                 .dstAddr(dst)
-                .nextHop(nextHop)
+                .nextHop(hasNextHop ? new IpAddress(nextHopHi, nextHopLo) : IpAddress.UNSPECIFIED)
                 .srcPrefixLen(srcMaskLen)
                 .dstPrefixLen(dstMaskLen)
                 .srcPort(srcPort)

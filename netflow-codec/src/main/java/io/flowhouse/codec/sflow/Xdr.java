@@ -76,6 +76,19 @@ final class Xdr {
         return IpAddress.UNSPECIFIED;
     }
 
+    /** The upper 64 bits of an address value, as {@link IpAddress#hi()} (IPv4: mapped). */
+    static long addressHi(byte[] b, int at, int type) {
+        return type == ADDRESS_IPV6 ? u64(b, at) : 0L;
+    }
+
+    /** The lower 64 bits of an address value, as {@link IpAddress#lo()} (IPv4: mapped). */
+    static long addressLo(byte[] b, int at, int type) {
+        if (type == ADDRESS_IPV4) {
+            return 0x0000_ffff_0000_0000L | u32(b, at);
+        }
+        return type == ADDRESS_IPV6 ? u64(b, at + 8) : 0L;
+    }
+
     /** {@code n} rounded up to a multiple of 4 (XDR opaque padding), as a long (no overflow). */
     static long padded(long n) {
         return (n + 3) & ~3L;
