@@ -3,7 +3,9 @@
 # Codec benchmarks and fuzzing, one command each (see BENCHMARKS.md):
 #   netflow-codec/bench.sh jmh  [JMH args...]     JMH decode throughput (records/s, one thread)
 #   netflow-codec/bench.sh fuzz [inputs] [seed]   mutation fuzzer, default 10,000,000 inputs
+#   netflow-codec/bench.sh fuzz-sflow [inputs] [seed]  the same on the sFlow captures (tighter allocation bound)
 #   netflow-codec/bench.sh peer [capture...]      same-run: our decoder vs nfcapd/nfdump vs goflow2
+#   netflow-codec/bench.sh sflow [JMH args...]    same-run: JMH on the sFlow captures, then goflow2's sFlow decoder
 #   netflow-codec/bench.sh digest [inputs] [seed] [dump] SHA-256 of every decode result: compare two builds
 #   netflow-codec/bench.sh rate [seconds] [capture...] records per CPU-second of the decoding thread
 #       (captures: shared/testdata file names, or synthetic-distinct|synthetic-zipf|synthetic-site)
@@ -11,7 +13,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
 # The codec depends on the JDK only: compiling the module alone is enough (nothing is installed).
-mvn -B -ntp -o -q -Pfast -pl netflow-codec test-compile dependency:build-classpath \
+mvn -B -ntp -o -q -Pfast ${FLOWHOUSE_MVN_ARGS:-} -pl netflow-codec test-compile dependency:build-classpath \
     -Dmdep.outputFile=target/bench.cp -Dmdep.includeScope=test
 cd "$here"
 cp="target/classes:target/test-classes:$(cat target/bench.cp)"
@@ -23,6 +25,8 @@ case "$what" in
     exec java -cp "$cp" org.openjdk.jmh.Main DecodeBenchmark -rf text -rff target/bench/jmh.txt "$@" ;;
   fuzz)
     exec java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.FuzzMain "${1:-10000000}" "${2:-1}" ;;
+  fuzz-sflow)
+    exec java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.FuzzMain "${1:-10000000}" "${2:-1}" 3600 sflow ;;
   rate)
     secs="${1:-4}"
     shift || true
@@ -41,5 +45,20 @@ case "$what" in
     for c in "${captures[@]}"; do
       java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.PeerBench "$c" 10 300 $gobench
     done ;;
-  *) echo "usage: $0 jmh|fuzz|peer|digest|rate [args]" >&2; exit 2 ;;
+  sflow)
+    captures=(sflow-pmacct-rate1.pcap.gz sflow-ovs-rate10.pcap)
+    echo "start $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
+    java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.ExportDatagrams "${captures[@]}"
+    (cd bench/goflow2 && go build -o ../../target/bench/goflow2bench .)
+    java -cp "$cp" org.openjdk.jmh.Main DecodeBenchmark -p file="$(IFS=,; echo "${captures[*]}")" \
+      -rf text -rff target/bench/jmh-sflow.txt "$@"
+    # Per CPU-second of the decoding thread too: goflow2's figure below is per CPU-second.
+    java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.CpuRateMain 8 "load=$(cut -d' ' -f1 /proc/loadavg)" "${captures[@]}"
+    echo "goflow2 $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
+    for c in "${captures[@]}"; do
+      target/bench/goflow2bench -seconds 10 "target/bench/$c.dgrams"
+      target/bench/goflow2bench -seconds 10 -producer "target/bench/$c.dgrams"
+    done
+    echo "end $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg)" ;;
+  *) echo "usage: $0 jmh|fuzz|fuzz-sflow|sflow|peer|digest|rate [args]" >&2; exit 2 ;;
 esac

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Command goflow2bench times goflow2's NetFlow v5/v9/IPFIX decoder (github.com/netsampler/goflow2
-// v2.2.6, decoders only, no producer mapping) on the UDP payloads of a capture, exported by
-// io.flowhouse.codec.bench.PeerBench as <capture>.dgrams (u16 big-endian length + payload).
-// It prints flow records per CPU second, the peer figure in netflow-codec/BENCHMARKS.md.
+// Command goflow2bench times goflow2's NetFlow v5/v9/IPFIX and sFlow v5 decoders
+// (github.com/netsampler/goflow2 v2.2.6, decoders only, no producer mapping) on the UDP payloads
+// of a capture, exported by io.flowhouse.codec.bench.PeerBench as <capture>.dgrams (u16
+// big-endian length + payload). It prints flow records (sFlow: flow samples) per CPU second, the
+// peer figure in netflow-codec/BENCHMARKS.md. With -producer, sFlow datagrams also go through
+// goflow2's own mapping to flow messages (protoproducer.ProcessMessageSFlowConfig: the sampled
+// header parsed into addresses, ports, VLANs), which is what the flowhouse decoder's output
+// corresponds to.
 package main
 
 import (
@@ -17,6 +21,8 @@ import (
 
 	"github.com/netsampler/goflow2/v2/decoders/netflow"
 	"github.com/netsampler/goflow2/v2/decoders/netflowlegacy"
+	"github.com/netsampler/goflow2/v2/decoders/sflow"
+	protoproducer "github.com/netsampler/goflow2/v2/producer/proto"
 )
 
 func cpuSeconds() float64 {
@@ -35,10 +41,40 @@ func countRecords(sets []interface{}) int {
 	return n
 }
 
-func decodeAll(dgrams [][]byte, templates netflow.NetFlowTemplateSystem) int {
+func countFlowSamples(samples []interface{}) int {
+	n := 0
+	for _, s := range samples {
+		switch s.(type) {
+		case sflow.FlowSample, sflow.ExpandedFlowSample:
+			n++
+		}
+	}
+	return n
+}
+
+// pool returns goflow2's flow messages to its pool, as its own pipeline does after formatting.
+var pool, _ = protoproducer.CreateProtoProducer(nil, nil)
+
+func decodeAll(dgrams [][]byte, templates netflow.NetFlowTemplateSystem, produce bool) int {
 	n := 0
 	for _, d := range dgrams {
 		buf := bytes.NewBuffer(d)
+		if len(d) >= 4 && binary.BigEndian.Uint32(d) == 5 {
+			var p sflow.Packet
+			if err := sflow.DecodeMessageVersion(buf, &p); err != nil {
+				continue
+			}
+			if !produce {
+				n += countFlowSamples(p.Samples)
+				continue
+			}
+			msgs, err := protoproducer.ProcessMessageSFlowConfig(&p, nil)
+			if err == nil {
+				n += len(msgs)
+			}
+			pool.Commit(msgs)
+			continue
+		}
 		if len(d) >= 2 && binary.BigEndian.Uint16(d) == 5 {
 			var p netflowlegacy.PacketNetFlowV5
 			if err := netflowlegacy.DecodeMessageVersion(buf, &p); err == nil {
@@ -58,6 +94,7 @@ func decodeAll(dgrams [][]byte, templates netflow.NetFlowTemplateSystem) int {
 
 func main() {
 	seconds := flag.Float64("seconds", 10, "how long to loop")
+	produce := flag.Bool("producer", false, "sFlow: also map samples to flow messages (goflow2's producer)")
 	flag.Parse()
 	raw, err := os.ReadFile(flag.Arg(0))
 	if err != nil {
@@ -71,15 +108,19 @@ func main() {
 		raw = raw[2+l:]
 	}
 	templates := netflow.CreateTemplateSystem()
-	perPass := decodeAll(dgrams, templates) // learn templates
+	perPass := decodeAll(dgrams, templates, *produce) // learn templates
 	var records int64
 	start := time.Now()
 	c0 := cpuSeconds()
 	for time.Since(start).Seconds() < *seconds {
-		records += int64(decodeAll(dgrams, templates))
+		records += int64(decodeAll(dgrams, templates, *produce))
 	}
 	wall := time.Since(start).Seconds()
 	cpu := cpuSeconds() - c0
-	fmt.Printf("goflow2 v2.2.6 decoder: %s: %d records/pass, %.2f M records/s wall, %.2f M records per cpu-s (GOMAXPROCS default, GC included)\n",
-		flag.Arg(0), perPass, float64(records)/wall/1e6, float64(records)/cpu/1e6)
+	what := "decoder"
+	if *produce {
+		what = "decoder + producer"
+	}
+	fmt.Printf("goflow2 v2.2.6 %s: %s: %d records/pass, %.2f M records/s wall, %.2f M records per cpu-s (GOMAXPROCS default, GC included)\n",
+		what, flag.Arg(0), perPass, float64(records)/wall/1e6, float64(records)/cpu/1e6)
 }

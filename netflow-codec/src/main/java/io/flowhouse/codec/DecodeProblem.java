@@ -15,17 +15,23 @@ public record DecodeProblem(Kind kind, String message, int templateId) {
     public enum Kind {
         /** Fewer bytes than the fixed header. */
         TRUNCATED_HEADER,
-        /** Version not 5, 9 or 10. */
+        /** Version not 5, 9 or 10 (nor sFlow's 32-bit 5). */
         UNSUPPORTED_VERSION,
         /** IPFIX header length larger than the datagram. */
         LENGTH_PAST_END,
         /** Bytes after the declared message length, or after the last set. */
         TRAILING_BYTES,
-        /** NetFlow v5 count of 0 or above 30, or more records than bytes. */
+        /**
+         * NetFlow v5 count of 0 or above 30, or more records than bytes; sFlow: more samples or
+         * records declared than the datagram or sample holds.
+         */
         BAD_RECORD_COUNT,
         /** v9 header count differs from the records found (a hint only). */
         COUNT_MISMATCH,
-        /** A set declares a length beyond the end of the message. */
+        /**
+         * A set declares a length beyond the end of the message; sFlow: a sample or record length
+         * beyond the end of its datagram or sample.
+         */
         SET_LENGTH_PAST_END,
         /** A set declares a length shorter than its own header (0 included). */
         ZERO_LENGTH_SET,
@@ -46,7 +52,10 @@ public record DecodeProblem(Kind kind, String message, int templateId) {
         TEMPLATE_WITHDRAWAL_UNKNOWN,
         /** A field with a length its information element does not allow; skipped. */
         ODD_FIELD_LENGTH,
-        /** A data record runs past the end of its set (variable-length fields). */
+        /**
+         * A data record runs past the end of its set (variable-length fields); sFlow: a sample or
+         * record shorter than its structure needs.
+         */
         RECORD_TRUNCATED,
         /** Flow times relative to sysUpTime but no systemInitTimeMilliseconds known. */
         TIME_BASE_MISSING,
@@ -55,7 +64,13 @@ public record DecodeProblem(Kind kind, String message, int templateId) {
         /** An options value refused: its scope holds the most options entries or bytes allowed. */
         OPTIONS_LIMIT,
         /** A template with more fields than the cache takes for one template; not stored. */
-        TEMPLATE_TOO_LARGE
+        TEMPLATE_TOO_LARGE,
+        /** sFlow: a sample format the codec does not decode; skipped by its length. */
+        UNKNOWN_SAMPLE_FORMAT,
+        /** sFlow: a flow or counter record format the codec does not decode; skipped by length. */
+        UNKNOWN_RECORD_FORMAT,
+        /** sFlow: an address type other than 0 (unknown), 1 (IPv4) and 2 (IPv6). */
+        BAD_ADDRESS_TYPE
     }
 
     public static DecodeProblem of(Kind kind, String message) {

@@ -2,6 +2,7 @@
 package io.flowhouse.codec;
 
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.sflow.SflowDatagram;
 import io.flowhouse.codec.template.Template;
 import io.flowhouse.codec.template.TemplateKey;
 import io.flowhouse.codec.template.TemplateScope;
@@ -17,12 +18,13 @@ import java.util.RandomAccess;
  * What one datagram decoded to: its header facts, flow records, templates learned and withdrawn,
  * and the problems met on the way.
  *
- * @param version 5, 9 or 10
+ * @param version 5, 9 or 10; {@link FlowRecord#VERSION_SFLOW5} for sFlow v5
  * @param observationDomainId IPFIX observation domain / v9 source id / v5 engine type<<8|engine id
- * @param sequenceNumber header sequence number (uint32)
- * @param exportTimeMillis header export time, epoch ms
- * @param headerCount the header's record count (v5, v9); -1 for IPFIX, which has none
- * @param sysUptimeMillis header sysUpTime in ms (v5, v9; uint32); -1 for IPFIX
+ *     / sFlow sub-agent id
+ * @param sequenceNumber header sequence number (uint32; sFlow: the datagram sequence)
+ * @param exportTimeMillis header export time, epoch ms (sFlow has none: the receive time)
+ * @param headerCount the header's record count (v5, v9; sFlow: samples); -1 for IPFIX
+ * @param sysUptimeMillis header sysUpTime in ms (v5, v9, sFlow; uint32); -1 for IPFIX
  * @param scope template scope of the message (v9, IPFIX); null for v5
  * @param records the flow records, in wire order
  * @param learned templates and options templates learned (new, replaced or refreshed)
@@ -33,6 +35,7 @@ import java.util.RandomAccess;
  * @param problemCounts every problem, counted by kind
  * @param missingTemplateIds ids of data sets whose template was unknown, each once, in wire order;
  *     at most {@link #MAX_MISSING_TEMPLATE_IDS} (the {@code TEMPLATE_MISSING} count has them all)
+ * @param sflow the sFlow datagram's own facts (agent, counter samples); null for NetFlow/IPFIX
  */
 public record DecodeResult(
         int version,
@@ -48,7 +51,8 @@ public record DecodeResult(
         int optionsRecords,
         List<DecodeProblem> problems,
         ProblemCounts problemCounts,
-        List<Integer> missingTemplateIds) {
+        List<Integer> missingTemplateIds,
+        SflowDatagram sflow) {
 
     /**
      * Problem details kept per datagram. A datagram can hold thousands of problems (one per 4-byte
@@ -104,12 +108,12 @@ public record DecodeResult(
 
     /**
      * How far this message advances its sequence number: v5 counts flows, v9 counts export packets,
-     * IPFIX counts data records (options data records included).
+     * IPFIX counts data records (options data records included), sFlow counts datagrams.
      */
     public long sequenceUnits() {
         return switch (version) {
             case 5 -> headerCount;
-            case 9 -> 1L;
+            case 9, FlowRecord.VERSION_SFLOW5 -> 1L;
             default -> records.size() + (long) optionsRecords;
         };
     }
@@ -135,6 +139,7 @@ public record DecodeResult(
         private int[] problemCounts;
         private int[] missing;
         private int missingCount;
+        SflowDatagram sflow;
 
         public Builder(int expectedRecords) {
             records = new FlowRecord[Math.max(1, Math.min(expectedRecords, 1024))];
@@ -162,6 +167,7 @@ public record DecodeResult(
             problemCounts = null;
             missing = null;
             missingCount = 0;
+            sflow = null;
             return this;
         }
 
@@ -178,6 +184,11 @@ public record DecodeResult(
             this.exportTimeMillis = exportTimeMillis;
             this.headerCount = headerCount;
             this.sysUptimeMillis = sysUptimeMillis;
+            return this;
+        }
+
+        public Builder sflow(SflowDatagram s) {
+            this.sflow = s;
             return this;
         }
 
@@ -259,6 +270,20 @@ public record DecodeResult(
             }
         }
 
+        /**
+         * Counts {@code n} problems of {@code kind} found by a decoder that tallies them itself,
+         * and keeps {@code message} as their detail if they are the first of their kind.
+         */
+        public void problems(DecodeProblem.Kind kind, int n, String message, int templateId) {
+            if (n <= 0) {
+                return;
+            }
+            if (count(kind)) {
+                describe(kind, message, templateId);
+            }
+            problemCounts[kind.ordinal()] += n - 1;
+        }
+
         /** Problems of one kind counted so far. */
         public int problemCount(DecodeProblem.Kind kind) {
             return problemCounts == null ? 0 : problemCounts[kind.ordinal()];
@@ -300,7 +325,8 @@ public record DecodeResult(
                     optionsRecords,
                     problems,
                     problemCounts == null ? ProblemCounts.NONE : ProblemCounts.of(problemCounts),
-                    missingIds());
+                    missingIds(),
+                    sflow);
         }
 
         private List<Integer> missingIds() {

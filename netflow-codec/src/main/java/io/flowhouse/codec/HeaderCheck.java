@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec;
 
+import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.sflow.SflowDecoder;
 import java.nio.ByteBuffer;
 
 /**
  * A cheap look at a datagram's header only, for the capture agent to reject garbage before Kafka:
- * version 5, 9 or 10; length consistent with the header; v5 count sane. Reads absolute positions;
- * the buffer is not changed. Stateless and thread-safe.
+ * version 5, 9 or 10; length consistent with the header; v5 count sane. sFlow v5 (a 32-bit version
+ * 5: {@code 00 00 00 05}, where NetFlow v5 has {@code 00 05}) passes with a known agent address
+ * type, a complete header and no more samples than fit; its verdict's version is {@link
+ * FlowRecord#VERSION_SFLOW5}. Reads absolute positions; the buffer is not changed. Stateless and
+ * thread-safe.
  */
 public final class HeaderCheck {
 
@@ -16,7 +21,9 @@ public final class HeaderCheck {
         TOO_SHORT,
         UNSUPPORTED_VERSION,
         LENGTH_MISMATCH,
-        BAD_COUNT
+        BAD_COUNT,
+        /** sFlow: an agent address type other than 0 (unknown), 1 (IPv4) and 2 (IPv6). */
+        BAD_ADDRESS_TYPE
     }
 
     /**
@@ -33,6 +40,7 @@ public final class HeaderCheck {
         new Verdict(true, 5, Reason.OK, ""),
         new Verdict(true, 9, Reason.OK, ""),
         new Verdict(true, 10, Reason.OK, ""),
+        new Verdict(true, FlowRecord.VERSION_SFLOW5, Reason.OK, ""),
     };
 
     private HeaderCheck() {}
@@ -44,6 +52,9 @@ public final class HeaderCheck {
             return new Verdict(false, -1, Reason.TOO_SHORT, n + " bytes (expected: >= 2)");
         }
         int version = d.getShort(start) & 0xffff;
+        if (version == 0 && n >= 4 && d.getInt(start) == SflowDecoder.VERSION) {
+            return sflow(d, start, n);
+        }
         switch (version) {
             case 5:
                 if (n < 24) {
@@ -99,8 +110,51 @@ public final class HeaderCheck {
                         false,
                         version,
                         Reason.UNSUPPORTED_VERSION,
-                        "version " + version + " (expected: 5, 9 or 10)");
+                        "version " + version + " (expected: 5, 9 or 10, or sFlow's 32-bit 5)");
         }
+    }
+
+    private static Verdict sflow(ByteBuffer d, int start, int n) {
+        int version = FlowRecord.VERSION_SFLOW5;
+        if (n < SflowDecoder.MIN_HEADER_SIZE) {
+            return new Verdict(
+                    false,
+                    version,
+                    Reason.TOO_SHORT,
+                    "sFlow v5 header needs " + SflowDecoder.MIN_HEADER_SIZE + " bytes, got " + n);
+        }
+        int type = d.getInt(start + 4);
+        if (type != 1 && type != 2 && type != 0) {
+            return new Verdict(
+                    false,
+                    version,
+                    Reason.BAD_ADDRESS_TYPE,
+                    "sFlow v5 agent address type "
+                            + Integer.toUnsignedString(type)
+                            + " (expected: 0, 1 or 2)");
+        }
+        int header = 8 + (type == 1 ? 4 : type == 2 ? 16 : 0) + 16;
+        if (n < header) {
+            return new Verdict(
+                    false,
+                    version,
+                    Reason.TOO_SHORT,
+                    "sFlow v5 header needs " + header + " bytes, got " + n);
+        }
+        long samples = d.getInt(start + header - 4) & 0xffff_ffffL;
+        if (samples > (n - header) / 8) {
+            return new Verdict(
+                    false,
+                    version,
+                    Reason.BAD_COUNT,
+                    "sFlow v5 declares "
+                            + samples
+                            + " samples, "
+                            + (n - header)
+                            + " bytes hold at most "
+                            + (n - header) / 8);
+        }
+        return OK_BY_VERSION[3];
     }
 
     private static Verdict tooShort(int version, int n, int need) {

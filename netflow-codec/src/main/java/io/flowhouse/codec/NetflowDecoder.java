@@ -3,6 +3,7 @@ package io.flowhouse.codec;
 
 import io.flowhouse.codec.flow.FlowRecordMapper;
 import io.flowhouse.codec.ipfix.IpfixDecoder;
+import io.flowhouse.codec.sflow.SflowDecoder;
 import io.flowhouse.codec.template.OptionsLimits;
 import io.flowhouse.codec.template.TemplateCache;
 import io.flowhouse.codec.v5.V5Decoder;
@@ -10,10 +11,12 @@ import io.flowhouse.codec.v9.V9Decoder;
 import java.nio.ByteBuffer;
 
 /**
- * The codec's front door: reads the version of a datagram and hands it to the v5, v9 or IPFIX
- * decoder. Pure apart from the caller's {@link TemplateCache}: no logging, no clock, no threads.
- * Holds reusable scratch, so use one instance per thread (they are cheap). Only {@link
- * DecodeException} subtypes escape; the buffer's position and limit are left as they were.
+ * The codec's front door: reads the version of a datagram and hands it to the v5, v9, IPFIX or
+ * sFlow v5 decoder. NetFlow and IPFIX start with a 16-bit version (5, 9, 10), sFlow with a 32-bit
+ * one ({@code 00 00 00 05}), so the first two bytes tell them apart on any port. Pure apart from
+ * the caller's {@link TemplateCache}: no logging, no clock, no threads. Holds reusable scratch, so
+ * use one instance per thread (they are cheap). Only {@link DecodeException} subtypes escape; the
+ * buffer's position and limit are left as they were.
  */
 public final class NetflowDecoder {
 
@@ -23,6 +26,7 @@ public final class NetflowDecoder {
     private final V5Decoder v5 = new V5Decoder();
     private final V9Decoder v9;
     private final IpfixDecoder ipfix;
+    private final SflowDecoder sflow = new SflowDecoder();
     private byte[] scratch = new byte[2048];
     private ByteBuffer heap = ByteBuffer.wrap(scratch);
 
@@ -61,8 +65,22 @@ public final class NetflowDecoder {
                     "datagram of " + (datagram.limit() - start) + " bytes (expected: >= 2)");
         }
         int version = datagram.getShort(start) & 0xffff;
-        if (version != 5 && version != 9 && version != 10) {
+        boolean sflowV5 =
+                version == 0
+                        && datagram.limit() - start >= 4
+                        && datagram.getShort(start + 2) == SflowDecoder.VERSION;
+        if (version != 5 && version != 9 && version != 10 && !sflowV5) {
             throw new UnsupportedVersionException(version);
+        }
+        if (sflowV5) {
+            try {
+                // The sFlow decoder makes its own private copy.
+                return sflow.decode(datagram, ctx);
+            } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
+                throw new MalformedSetException(
+                        DecodeProblem.Kind.RECORD_TRUNCATED,
+                        "internal bounds check failed: " + e.getMessage());
+            }
         }
         // Decode from a private heap copy: heap-buffer reads inline far better than direct or
         // read-only views, and a caller's buffer is then never read twice or kept.

@@ -19,6 +19,44 @@ public final class Mutator {
         return b;
     }
 
+    /**
+     * 1 to 4 mutations of 4-byte-aligned words to values that matter in XDR (sFlow): lengths and
+     * counts just below, at and above what is left, zero, one, the sign bit and all ones.
+     */
+    public static byte[] mutateWords(byte[] in, Random rnd) {
+        byte[] b = in.clone();
+        int n = 1 + rnd.nextInt(4);
+        for (int i = 0; i < n && b.length >= 4; i++) {
+            int at = rnd.nextInt(b.length / 4) * 4;
+            int left = b.length - at;
+            int[] v = {
+                0,
+                1,
+                2,
+                3,
+                4,
+                8,
+                0x3fffffff,
+                0x40000000,
+                0x7fffffff,
+                0x80000000,
+                -1,
+                left - 8,
+                left - 4,
+                left,
+                left + 4,
+                rnd.nextInt(64),
+                rnd.nextInt()
+            };
+            int x = v[rnd.nextInt(v.length)];
+            b[at] = (byte) (x >>> 24);
+            b[at + 1] = (byte) (x >>> 16);
+            b[at + 2] = (byte) (x >>> 8);
+            b[at + 3] = (byte) x;
+        }
+        return b;
+    }
+
     private static byte[] mutateOnce(byte[] b, Random rnd) {
         if (b.length == 0) {
             return new byte[] {(byte) rnd.nextInt()};

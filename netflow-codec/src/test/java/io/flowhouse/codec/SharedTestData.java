@@ -6,12 +6,15 @@ import io.flowhouse.codec.pcap.PcapReader;
 import io.flowhouse.codec.pcap.UdpDatagram;
 import io.flowhouse.codec.pcap.UdpDatagramExtractor;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.zip.GZIPInputStream;
 
 /** Finds {@code shared/testdata} and reads the UDP datagrams of its captures. */
 public final class SharedTestData {
@@ -62,8 +65,22 @@ public final class SharedTestData {
         }
     }
 
-    /** Every UDP datagram of a capture, in order. */
+    /**
+     * Every UDP datagram of a capture, in order. A gzipped capture ({@code .gz}) is decompressed to
+     * a temporary file first (the reader maps files) and the file is deleted afterwards.
+     */
     public static List<Datagram> datagrams(Path pcap) throws IOException {
+        if (pcap.getFileName().toString().endsWith(".gz")) {
+            Path tmp = Files.createTempFile("flowhouse-", ".pcap");
+            try {
+                try (InputStream in = new GZIPInputStream(Files.newInputStream(pcap), 1 << 16)) {
+                    Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+                }
+                return datagrams(tmp);
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+        }
         List<Datagram> out = new ArrayList<>();
         UdpDatagramExtractor x = new UdpDatagramExtractor();
         try (PcapReader r = PcapReader.open(pcap)) {

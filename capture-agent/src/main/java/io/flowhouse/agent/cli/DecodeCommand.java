@@ -11,44 +11,65 @@ import io.flowhouse.codec.NetflowDecoder;
 import io.flowhouse.codec.SequenceTracker;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.FlowRecordText;
+import io.flowhouse.codec.flow.SflowFields;
 import io.flowhouse.codec.pcap.PcapReader;
 import io.flowhouse.codec.pcap.UdpDatagram;
 import io.flowhouse.codec.pcap.UdpDatagramExtractor;
+import io.flowhouse.codec.sflow.InterfaceCounters;
+import io.flowhouse.codec.sflow.InterfaceCountersText;
+import io.flowhouse.codec.sflow.SflowDatagram;
 import io.flowhouse.codec.template.InMemoryTemplateCache;
 import io.flowhouse.codec.template.TemplateKey;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.zip.GZIPInputStream;
 
 /**
- * {@code flowhouse decode FILE.pcap [--format jsonl|table]}: decodes the NetFlow v5/v9 and IPFIX
- * datagrams of a capture (any UDP port; classic or nanosecond pcap, pcapng; Ethernet, VLAN, IPv4,
- * IPv6) and prints one flow per line, like {@code nfdump -r}. A summary goes to stderr.
+ * {@code flowhouse decode FILE.pcap [--format jsonl|table]}: decodes the NetFlow v5/v9, IPFIX and
+ * sFlow v5 datagrams of a capture (any UDP port; classic or nanosecond pcap, pcapng, gzipped or
+ * not; Ethernet, VLAN, IPv4, IPv6) and prints one flow per line, like {@code nfdump -r}, and one
+ * line per sFlow counter sample. A summary goes to stderr.
  */
 public final class DecodeCommand {
 
     static final String USAGE =
-            "usage: flowhouse decode FILE.pcap [--format jsonl|table] [--port N]... [--limit N]\n"
+            "usage: flowhouse decode FILE.pcap[.gz] [--format jsonl|table] [--port N]... [--limit N]\n"
                     + "\n"
-                    + "Decodes NetFlow v5, NetFlow v9 and IPFIX datagrams found in a pcap/pcapng file\n"
-                    + "(any UDP port unless --port is given) and prints every flow record:\n"
+                    + "Decodes NetFlow v5, NetFlow v9, IPFIX and sFlow v5 datagrams found in a\n"
+                    + "pcap/pcapng file, gzipped or not (any UDP port unless --port is given), and\n"
+                    + "prints every flow record:\n"
                     + "  --format jsonl   one JSON object per flow, keyed by IANA information element\n"
                     + "                   names plus exporter (addr:port), version, observationDomainId\n"
-                    + "                   (default)\n"
-                    + "  --format table   one nfdump-like line per flow\n"
+                    + "                   (default); sFlow flows add sflowAgent, sflowSubAgentId,\n"
+                    + "                   sflowSampleSequence, sflowSourceIdIndex, sflowSamplePool,\n"
+                    + "                   sflowDrops, ... (version 105 = sFlow v5); each sFlow counter\n"
+                    + "                   sample is one object with interfaceCounters/ethernetCounters\n"
+                    + "  --format table   one nfdump-like line per flow, one 'counters' line per sFlow\n"
+                    + "                   counter sample\n"
                     + "  --port N         only UDP datagrams to (or from) port N; repeatable\n"
                     + "  --limit N        stop after N flow records\n"
-                    + "Templates are scoped by exporter address and port, version and domain.\n"
+                    + "Templates are scoped by exporter address and port, version and domain; sFlow\n"
+                    + "sequences by agent address and sub-agent (datagrams) and data source (samples).\n"
+                    + "sFlow flows are one sampled packet each: packets 1, bytes the sampled frame's\n"
+                    + "length (FCS included), samplingInterval the rate they stand for.\n"
                     + "A summary (datagrams, records, templates, problems by kind) goes to stderr.\n"
                     + "Exit codes: 0 ok, 1 file unreadable, 2 bad usage.\n";
+
+    /**
+     * Largest gzipped capture decompressed (to a temporary file), so a gzip bomb cannot fill it.
+     */
+    static final long MAX_GUNZIPPED_BYTES = 1L << 30;
 
     private DecodeCommand() {}
 
@@ -121,8 +142,12 @@ public final class DecodeCommand {
             err.println("flowhouse decode: cannot read " + file);
             return 1;
         }
+        Path gunzipped = null;
         try {
-            Summary s = decode(path, table, limit, ports, out);
+            if (isGzip(path)) {
+                gunzipped = gunzip(path);
+            }
+            Summary s = decode(gunzipped != null ? gunzipped : path, table, limit, ports, out);
             out.flush();
             s.print(err, path);
             return 0;
@@ -130,7 +155,47 @@ public final class DecodeCommand {
             out.flush();
             err.println("flowhouse decode: " + file + ": " + e.getMessage());
             return 1;
+        } finally {
+            if (gunzipped != null) {
+                try {
+                    Files.deleteIfExists(gunzipped);
+                } catch (IOException e) {
+                    err.println("flowhouse decode: cannot delete " + gunzipped);
+                }
+            }
         }
+    }
+
+    private static boolean isGzip(Path path) throws IOException {
+        try (InputStream in = Files.newInputStream(path)) {
+            return in.read() == 0x1f && in.read() == 0x8b;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The pcap reader maps files: a gzipped capture is decompressed to a temporary file first. */
+    private static Path gunzip(Path path) throws IOException {
+        Path tmp = Files.createTempFile("flowhouse-decode-", ".pcap");
+        try (InputStream in = new GZIPInputStream(Files.newInputStream(path), 1 << 16);
+                var o = Files.newOutputStream(tmp)) {
+            byte[] buf = new byte[1 << 16];
+            long total = 0;
+            for (int n; (n = in.read(buf)) > 0; ) {
+                total += n;
+                if (total > MAX_GUNZIPPED_BYTES) {
+                    throw new IOException(
+                            "gzipped capture larger than "
+                                    + MAX_GUNZIPPED_BYTES
+                                    + " bytes decompressed; gunzip it first");
+                }
+                o.write(buf, 0, n);
+            }
+        } catch (IOException e) {
+            Files.deleteIfExists(tmp);
+            throw e;
+        }
+        return tmp;
     }
 
     private static int usage(PrintStream err, String message) {
@@ -157,11 +222,22 @@ public final class DecodeCommand {
         long notUdp;
         long lost;
         boolean limited;
+        long flowSamples;
+        long counterSamples;
+        long interfaceCounters;
+        long unknownSamples;
+        long unknownRecords;
+        long lostSamples;
+
+        /** The last drops counter of each sFlow data source (a running total). */
+        final Map<SequenceTracker.StreamKey, Long> drops = new HashMap<>();
+
+        final SequenceTracker sampleSequences = new SequenceTracker();
 
         void print(PrintStream err, Path file) {
             err.printf(
                     Locale.ROOT,
-                    "%s: %d packets, %d UDP datagrams, %d NetFlow/IPFIX datagrams %s%n",
+                    "%s: %d packets, %d UDP datagrams, %d NetFlow/IPFIX/sFlow datagrams %s%n",
                     file,
                     packets,
                     udp,
@@ -180,13 +256,35 @@ public final class DecodeCommand {
                     templates.size(),
                     templateRecords);
             err.printf(
-                    Locale.ROOT, "sequence: %d units missing (gaps per exporter/domain)%n", lost);
+                    Locale.ROOT,
+                    "sequence: %d units missing (gaps per exporter/domain; sFlow: datagrams per"
+                            + " agent/sub-agent)%n",
+                    lost);
+            if (byVersion.containsKey(FlowRecord.VERSION_SFLOW5)) {
+                long dropped = 0;
+                for (long d : drops.values()) {
+                    dropped += d;
+                }
+                err.printf(
+                        Locale.ROOT,
+                        "sFlow: %d flow samples, %d counter samples (%d with interface counters);"
+                                + " skipped by length: %d unknown samples, %d unknown records;"
+                                + " %d samples missing (sequence gaps per data source); agents"
+                                + " report %d samples dropped%n",
+                        flowSamples,
+                        counterSamples,
+                        interfaceCounters,
+                        unknownSamples,
+                        unknownRecords,
+                        lostSamples,
+                        dropped);
+            }
             err.println("problems: " + (problems.isEmpty() ? "none" : problems.toString()));
             if (!failed.isEmpty()) {
                 err.println("undecodable datagrams: " + failed);
             }
             if (!rejected.isEmpty()) {
-                err.println("UDP datagrams that are not NetFlow/IPFIX: " + rejected);
+                err.println("UDP datagrams that are not NetFlow/IPFIX/sFlow: " + rejected);
             }
             if (limited) {
                 err.println("stopped at --limit");
@@ -200,7 +298,14 @@ public final class DecodeCommand {
                         if (sb.length() > 0) {
                             sb.append(", ");
                         }
-                        sb.append(v == 10 ? "IPFIX" : "v" + v).append(' ').append(n);
+                        sb.append(
+                                        v == 10
+                                                ? "IPFIX"
+                                                : v == FlowRecord.VERSION_SFLOW5
+                                                        ? "sFlow v5"
+                                                        : "v" + v)
+                                .append(' ')
+                                .append(n);
                     });
             return sb.toString();
         }
@@ -252,7 +357,31 @@ public final class DecodeCommand {
                     s.failed.merge(e.kind(), 1L, Long::sum);
                     continue;
                 }
-                sequences.observe(exporter, r);
+                SflowDatagram sflow = r.sflow();
+                if (sflow != null) {
+                    // sFlow sequences belong to the agent, whatever address the datagram came from.
+                    sequences.observe(new ExporterKey(sflow.agentAddress(), 0), r);
+                    s.flowSamples += sflow.flowSamples();
+                    s.counterSamples += sflow.counterSamples();
+                    s.interfaceCounters += sflow.counters().size();
+                    s.unknownSamples += sflow.unknownSamples();
+                    s.unknownRecords += sflow.unknownRecords();
+                    for (FlowRecord f : r.records()) {
+                        SflowFields x = f.sflow();
+                        SequenceTracker.StreamKey source =
+                                new SequenceTracker.StreamKey(
+                                        new ExporterKey(x.agentAddress(), 0),
+                                        FlowRecord.VERSION_SFLOW5,
+                                        (x.subAgentId() << 40)
+                                                ^ ((long) x.sourceIdClass() << 32)
+                                                ^ x.sourceIdIndex());
+                        s.lostSamples +=
+                                s.sampleSequences.observe(source, x.sampleSequence(), 1).missing();
+                        s.drops.put(source, x.drops());
+                    }
+                } else {
+                    sequences.observe(exporter, r);
+                }
                 for (var t : r.learned()) {
                     s.templates.add(r.scope().key(t.templateId()));
                     s.templateRecords++;
@@ -278,6 +407,16 @@ public final class DecodeCommand {
                     if (sb.length() > (1 << 15)) {
                         out.print(sb);
                         sb.setLength(0);
+                    }
+                }
+                if (sflow != null && !s.limited) {
+                    for (InterfaceCounters c : sflow.counters()) {
+                        if (table) {
+                            InterfaceCountersText.line(c, sb);
+                        } else {
+                            InterfaceCountersText.json(c, sb);
+                        }
+                        sb.append('\n');
                     }
                 }
                 if (s.limited) {

@@ -74,6 +74,82 @@ class DecodeCommandTest {
                 .contains("problems: ");
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+        "sflow-pmacct-rate1.pcap.gz, 5770, 42173, 3, 3, 31803431, 192.0.2.1",
+        "sflow-ovs-rate10.pcap, 588, 4215, 9, 6, 3231726, 192.0.2.2",
+    })
+    void sflowFlowSamplesAndCounterSamples(
+            String file,
+            int datagrams,
+            int flowSamples,
+            int counterSamples,
+            int withInterfaceCounters,
+            long bytes,
+            String agent) {
+        Run r = run(SharedTestData.file(file).toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        List<String> lines = r.out().lines().toList();
+        List<String> flows = lines.stream().filter(l -> !l.contains("Counters\":{")).toList();
+        List<String> counters = lines.stream().filter(l -> l.contains("Counters\":{")).toList();
+        assertThat(flows).hasSize(flowSamples);
+        assertThat(counters).hasSize(withInterfaceCounters);
+        long p = 0;
+        long b = 0;
+        for (String line : flows) {
+            assertThat(line)
+                    .contains(
+                            "\"version\":105",
+                            "\"sflowAgent\":\"" + agent + "\"",
+                            "\"sflowSampleSequence\":",
+                            "\"sflowSourceIdIndex\":",
+                            "\"sflowSamplePool\":",
+                            "\"sflowDrops\":0",
+                            "\"ingressInterface\":",
+                            "\"egressInterface\":");
+            Matcher m = OCTETS.matcher(line);
+            while (m.find()) {
+                b += Long.parseLong(m.group(1));
+            }
+            m = PACKETS.matcher(line);
+            while (m.find()) {
+                p += Long.parseLong(m.group(1));
+            }
+        }
+        assertThat(p).as("one packet per sample").isEqualTo(flowSamples);
+        assertThat(b).as("sampled frame lengths").isEqualTo(bytes);
+        assertThat(counters.get(counters.size() - 1))
+                .contains(
+                        "\"sflowAgent\":\"" + agent + "\"", "\"interfaceCounters\":{\"ifIndex\":");
+        assertThat(String.join("\n", counters)).contains("\"ifInUcastPkts\":42173");
+        assertThat(r.err())
+                .contains("sFlow v5 " + datagrams)
+                .contains(
+                        flowSamples
+                                + " flow samples, "
+                                + counterSamples
+                                + " counter samples ("
+                                + withInterfaceCounters
+                                + " with interface counters)")
+                .contains("0 samples missing")
+                .contains("sequence: 0 units missing");
+    }
+
+    @Test
+    void sflowTableShowsAgentRateInterfacesAndCounters() {
+        Run r = run(SharedTestData.file("sflow-ovs-rate10.pcap").toString(), "--format", "table");
+        assertThat(r.code()).as(r.err()).isZero();
+        List<String> lines = r.out().lines().toList();
+        assertThat(lines).hasSize(1 + 4215 + 6);
+        assertThat(lines.get(1)).contains("sflow agent 192.0.2.2/0 rate 1:10 if 1->2");
+        List<String> counters = lines.stream().filter(l -> l.startsWith("counters ")).toList();
+        assertThat(counters).hasSize(6);
+        assertThat(counters.get(counters.size() - 2))
+                .startsWith("counters agent 192.0.2.2/0 if 1 seq 3")
+                .contains("in 31634739 octets 42173/");
+        assertThat(counters.get(counters.size() - 1)).contains("out 31634739 octets 42173/");
+    }
+
     @Test
     void tableFormatHasHeaderAndOneLinePerFlow() {
         Run r =

@@ -54,6 +54,8 @@ package io.flowhouse.codec.flow;
  *     not given.
  * @param samplingRate Packet sampling rate applied by the exporter (1 in N); 1 when unsampled or
  *     unknown; counters are not scaled by it.
+ * @param sflow The sFlow v5 facts of a flow sample (agent, sequences, data source); null for
+ *     NetFlow, IPFIX and packet flows.
  */
 public record FlowRecord(
         int version,
@@ -91,7 +93,89 @@ public record FlowRecord(
         long dstAs,
         int direction,
         int flowEndReason,
-        long samplingRate) {
+        long samplingRate,
+        SflowFields sflow) {
+
+    /** {@link #version()} of flows decoded from sFlow v5 (NetFlow v5 has 5). */
+    public static final int VERSION_SFLOW5 = 105;
+
+    /** A record without sFlow fields (every protocol but sFlow). */
+    public FlowRecord(
+            int version,
+            IpAddress exporterAddress,
+            int exporterPort,
+            long observationDomainId,
+            long sequenceNumber,
+            int recordIndex,
+            long exportTimeMillis,
+            long timeReceivedMillis,
+            long flowStartMillis,
+            long flowEndMillis,
+            int ipVersion,
+            IpAddress srcAddr,
+            IpAddress dstAddr,
+            IpAddress nextHop,
+            int srcPrefixLen,
+            int dstPrefixLen,
+            int srcPort,
+            int dstPort,
+            int protocol,
+            int tcpFlags,
+            int tos,
+            long bytes,
+            long packets,
+            long reverseBytes,
+            long reversePackets,
+            long inputInterface,
+            long outputInterface,
+            int vlanId,
+            int postVlanId,
+            long srcMac,
+            long dstMac,
+            long srcAs,
+            long dstAs,
+            int direction,
+            int flowEndReason,
+            long samplingRate) {
+        this(
+                version,
+                exporterAddress,
+                exporterPort,
+                observationDomainId,
+                sequenceNumber,
+                recordIndex,
+                exportTimeMillis,
+                timeReceivedMillis,
+                flowStartMillis,
+                flowEndMillis,
+                ipVersion,
+                srcAddr,
+                dstAddr,
+                nextHop,
+                srcPrefixLen,
+                dstPrefixLen,
+                srcPort,
+                dstPort,
+                protocol,
+                tcpFlags,
+                tos,
+                bytes,
+                packets,
+                reverseBytes,
+                reversePackets,
+                inputInterface,
+                outputInterface,
+                vlanId,
+                postVlanId,
+                srcMac,
+                dstMac,
+                srcAs,
+                dstAs,
+                direction,
+                flowEndReason,
+                samplingRate,
+                null);
+    }
 
     /**
      * Bits of {@link #recordIndex()} that hold the record's ordinal within its set. A set holds at
@@ -171,6 +255,7 @@ public record FlowRecord(
         b.direction = direction;
         b.flowEndReason = flowEndReason;
         b.samplingRate = samplingRate;
+        b.sflow = sflow;
         return b;
     }
 
@@ -212,6 +297,7 @@ public record FlowRecord(
         private int direction = -1;
         private int flowEndReason = 0;
         private long samplingRate = 1L;
+        private SflowFields sflow = null;
 
         private Builder() {}
 
@@ -545,6 +631,15 @@ public record FlowRecord(
             return samplingRate;
         }
 
+        public Builder sflow(SflowFields v) {
+            this.sflow = v;
+            return this;
+        }
+
+        public SflowFields sflow() {
+            return sflow;
+        }
+
         public FlowRecord build() {
             return new FlowRecord(
                     version,
@@ -582,7 +677,8 @@ public record FlowRecord(
                     dstAs,
                     direction,
                     flowEndReason,
-                    samplingRate);
+                    samplingRate,
+                    sflow);
         }
     }
 }

@@ -9,7 +9,8 @@ import java.util.Locale;
 /**
  * Text forms of a {@link FlowRecord}: one JSON object keyed by IANA information element names
  * ({@code octetDeltaCount}, {@code sourceIPv4Address}, ...) plus {@code exporter}, {@code version}
- * and {@code observationDomainId}; and an nfdump-like table line. Stateless and thread-safe.
+ * and {@code observationDomainId}, and for sFlow the {@link SflowFields} as {@code sflowAgent},
+ * {@code sflowSampleSequence}, ...; and an nfdump-like table line. Stateless and thread-safe.
  */
 public final class FlowRecordText {
 
@@ -105,7 +106,47 @@ public final class FlowRecordText {
         if (r.samplingRate() > 1) {
             num(sb, "samplingInterval", r.samplingRate());
         }
+        if (r.sflow() != null) {
+            sflow(sb, r.sflow());
+        }
         return sb.append('}');
+    }
+
+    /** The sFlow facts of a flow sample; values at their "not given" value are left out. */
+    private static void sflow(StringBuilder sb, SflowFields s) {
+        str(sb, "sflowAgent", s.agentAddress().toString(), false);
+        num(sb, "sflowSubAgentId", s.subAgentId());
+        num(sb, "sflowDatagramSequence", s.datagramSequence());
+        num(sb, "sflowUptimeMilliseconds", s.uptimeMillis());
+        num(sb, "sflowSampleSequence", s.sampleSequence());
+        num(sb, "sflowSourceIdClass", s.sourceIdClass());
+        num(sb, "sflowSourceIdIndex", s.sourceIdIndex());
+        num(sb, "sflowSamplePool", s.samplePool());
+        num(sb, "sflowDrops", s.drops());
+        if (s.inputFormat() != SflowFields.INTERFACE_IFINDEX) {
+            num(sb, "sflowInputFormat", s.inputFormat());
+            num(sb, "sflowInputValue", s.inputValue());
+        }
+        if (s.outputFormat() != SflowFields.INTERFACE_IFINDEX) {
+            num(sb, "sflowOutputFormat", s.outputFormat());
+            num(sb, "sflowOutputValue", s.outputValue());
+        }
+        num(sb, "sflowStrippedBytes", s.stripped());
+        if (s.srcPriority() != 0 || s.dstPriority() != 0) {
+            num(sb, "sflowSrcPriority", s.srcPriority());
+            num(sb, "sflowDstPriority", s.dstPriority());
+        }
+        if (!s.bgpNextHop().isUnspecified()) {
+            str(
+                    sb,
+                    s.bgpNextHop().isIpv4() ? "bgpNextHopIPv4Address" : "bgpNextHopIPv6Address",
+                    s.bgpNextHop().toString(),
+                    false);
+        }
+        if (s.gatewayAs() != 0 || s.srcPeerAs() != 0) {
+            num(sb, "sflowGatewayAs", s.gatewayAs());
+            num(sb, "bgpPrevAdjacentAsNumber", s.srcPeerAs());
+        }
     }
 
     /** One JSON object as a string. */
@@ -153,7 +194,39 @@ public final class FlowRecordText {
                     .append('/')
                     .append(Long.toUnsignedString(r.reverseBytes()));
         }
+        SflowFields s = r.sflow();
+        if (s != null) {
+            // Unscaled: one sampled packet of its frame length; the rate says what it stands for.
+            sb.append(" sflow agent ")
+                    .append(s.agentAddress())
+                    .append('/')
+                    .append(s.subAgentId())
+                    .append(" rate 1:")
+                    .append(r.samplingRate())
+                    .append(" if ")
+                    .append(interfaceText(s.inputFormat(), s.inputValue()))
+                    .append("->")
+                    .append(interfaceText(s.outputFormat(), s.outputValue()));
+            if (r.vlanId() != 0 || r.postVlanId() != 0) {
+                sb.append(" vlan ").append(r.vlanId()).append("->").append(r.postVlanId());
+            }
+            sb.append(" seq ").append(s.sampleSequence());
+        }
         return sb;
+    }
+
+    /** An sFlow interface: the ifIndex, {@code discard:REASON} or {@code multiple:N}. */
+    private static String interfaceText(int format, long value) {
+        switch (format) {
+            case SflowFields.INTERFACE_IFINDEX:
+                return Long.toString(value);
+            case SflowFields.INTERFACE_DISCARDED:
+                return "discard:" + value;
+            case SflowFields.INTERFACE_MULTIPLE:
+                return "multiple:" + value;
+            default:
+                return format + ":" + value;
+        }
     }
 
     /** nfdump's flag letters: CWR ECE URG ACK PSH RST SYN FIN, '.' when unset. */

@@ -155,6 +155,67 @@ public record PacketSummary(
             return this;
         }
 
+        // Read access for decoders that map a parsed header straight into their own records
+        // (sFlow's sampled headers), without building a summary first.
+
+        public int outerVlan() {
+            return outerVlan;
+        }
+
+        public int innerVlan() {
+            return innerVlan;
+        }
+
+        public long srcMac() {
+            return srcMac;
+        }
+
+        public long dstMac() {
+            return dstMac;
+        }
+
+        /** 4 or 6; 0 while no IP header was parsed. */
+        public int ipVersion() {
+            return ipVersion;
+        }
+
+        /** Upper 64 bits of the source address (IPv4 mapped into IPv6). */
+        public long srcHi() {
+            return srcHi;
+        }
+
+        public long srcLo() {
+            return srcLo;
+        }
+
+        public long dstHi() {
+            return dstHi;
+        }
+
+        public long dstLo() {
+            return dstLo;
+        }
+
+        public int srcPort() {
+            return srcPort;
+        }
+
+        public int dstPort() {
+            return dstPort;
+        }
+
+        public int protocol() {
+            return protocol;
+        }
+
+        public int tos() {
+            return tos;
+        }
+
+        public int tcpFlags() {
+            return tcpFlags;
+        }
+
         /** The symmetric flow hash of the summary held (see {@link FlowHash}). */
         public int flowHash() {
             return FlowHash.of(

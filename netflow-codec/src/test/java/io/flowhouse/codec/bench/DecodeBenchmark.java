@@ -27,7 +27,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Decode throughput on the shared captures, one thread (= one core). One operation decodes every
  * datagram of the capture once (templates included, as they come in the file); the {@code records}
- * counter gives flow records per second. Run: see netflow-codec/BENCHMARKS.md.
+ * counter gives flow records per second (sFlow: flow samples, one record each). Run: see
+ * netflow-codec/BENCHMARKS.md.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -45,7 +46,9 @@ public class DecodeBenchmark {
         "netflow-v9-pmacct.pcap",
         "ipfix-softflowd.pcap",
         "ipfix-pmacct.pcap",
-        "ipfix-biflow-softflowd.pcap"
+        "ipfix-biflow-softflowd.pcap",
+        "sflow-pmacct-rate1.pcap.gz",
+        "sflow-ovs-rate10.pcap"
     })
     public String file;
 

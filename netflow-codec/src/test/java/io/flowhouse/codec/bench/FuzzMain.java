@@ -37,7 +37,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * 2) on a decode that makes no progress for {@link #STALL_SECONDS} seconds. Offending inputs are
  * written to {@code target/fuzz-failures/}.
  *
- * <p>Usage: {@code FuzzMain [inputs=10000000] [seed=1] [maxSeconds=3600]}; see BENCHMARKS.md.
+ * <p>Usage: {@code FuzzMain [inputs=10000000] [seed=1] [maxSeconds=3600] [netflow|sflow]}; see
+ * BENCHMARKS.md. The {@code sflow} corpus mutates the sFlow captures' datagrams (half of them also
+ * with {@link Mutator#mutateWords}, XDR lengths and counts) against the tighter bound of {@link
+ * #SFLOW_ALLOCATION_PER_INPUT_BYTE} bytes per input byte plus {@link #SFLOW_ALLOCATION_SLACK}.
  */
 public final class FuzzMain {
 
@@ -55,6 +58,15 @@ public final class FuzzMain {
      * odd-field bomb's 8,000-field template is stored and its data sets decoded.
      */
     static final TemplateLimits LIMITS = new TemplateLimits(256, 0xffff, 1 << 20);
+
+    /**
+     * sFlow: bytes a decode may allocate per input byte. A 40-byte flow sample (the smallest that
+     * yields a record) becomes a FlowRecord, its SflowFields and two IpAddresses, about 420 bytes.
+     */
+    static final long SFLOW_ALLOCATION_PER_INPUT_BYTE = 16;
+
+    /** sFlow: fixed allowance per decode (result, duplicates, one problem text per kind). */
+    static final long SFLOW_ALLOCATION_SLACK = 8 * 1024;
 
     static final int STALL_SECONDS = 10;
 
@@ -82,6 +94,9 @@ public final class FuzzMain {
         "ipfix-biflow-softflowd.pcap"
     };
 
+    /** The sFlow captures (seeds of the {@code sflow} corpus). */
+    static final String[] SFLOW_CAPTURES = {"sflow-pmacct-rate1.pcap.gz", "sflow-ovs-rate10.pcap"};
+
     private static final DecodeProblem.Kind[] KINDS = DecodeProblem.Kind.values();
 
     private FuzzMain() {}
@@ -93,13 +108,14 @@ public final class FuzzMain {
         long inputs = args.length > 0 ? Long.parseLong(args[0]) : 10_000_000L;
         long seed = args.length > 1 ? Long.parseLong(args[1]) : 1L;
         long maxSeconds = args.length > 2 ? Long.parseLong(args[2]) : 3600L;
+        boolean sflow = args.length > 3 && args[3].equals("sflow");
         List<SharedTestData.Datagram> seeds = new ArrayList<>();
-        for (String f : CAPTURES) {
+        for (String f : sflow ? SFLOW_CAPTURES : CAPTURES) {
             seeds.addAll(SharedTestData.datagrams(f));
         }
-        // Each hostile datagram from an exporter of its own.
+        // Each hostile datagram from an exporter of its own (NetFlow/IPFIX corpus only).
         int real = seeds.size();
-        List<byte[]> hostile = new ArrayList<>(HostileDatagrams.all().values());
+        List<byte[]> hostile = sflow ? List.of() : new ArrayList<>(HostileDatagrams.all().values());
         for (int copy = 0; copy < HOSTILE_COPIES; copy++) {
             for (int i = 0; i < hostile.size(); i++) {
                 ExporterKey from = new ExporterKey(IpAddress.ofIpv4(0xc0000280 + i), 4739);
@@ -109,8 +125,8 @@ public final class FuzzMain {
         AtomicLong progress = new AtomicLong();
         byte[][] current = new byte[1][];
         startWatchdog(progress, current);
-        Stats all = new Stats();
-        Stats ofHostile = new Stats();
+        Stats all = new Stats(sflow);
+        Stats ofHostile = new Stats(sflow);
         Random rnd = new Random(seed);
         NetflowDecoder decoder = new NetflowDecoder();
         InMemoryTemplateCache cache = null;
@@ -123,7 +139,10 @@ public final class FuzzMain {
             }
             int pick = rnd.nextInt(seeds.size());
             SharedTestData.Datagram base = seeds.get(pick);
-            byte[] m = Mutator.mutate(base.payload(), rnd);
+            byte[] m =
+                    sflow && rnd.nextBoolean()
+                            ? Mutator.mutateWords(Mutator.mutate(base.payload(), rnd), rnd)
+                            : Mutator.mutate(base.payload(), rnd);
             current[0] = m;
             boolean measured = done >= WARMUP_INPUTS;
             all.decode(decoder, m, base, cache, measured, done);
@@ -197,6 +216,9 @@ public final class FuzzMain {
 
     /** Outcomes and costs of the decodes. */
     private static final class Stats {
+        final boolean sflow;
+        final long perByte;
+        final long slack;
         final com.sun.management.ThreadMXBean mx =
                 (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         final long tid = Thread.currentThread().getId();
@@ -214,6 +236,16 @@ public final class FuzzMain {
         long overAllocation;
         long lastAlloc;
         long lastCpu;
+        long flowSamples;
+        long counterSamples;
+        long interfaceCounters;
+        long firstTimeSites;
+
+        Stats(boolean sflow) {
+            this.sflow = sflow;
+            this.perByte = sflow ? SFLOW_ALLOCATION_PER_INPUT_BYTE : ALLOCATION_PER_INPUT_BYTE;
+            this.slack = sflow ? SFLOW_ALLOCATION_SLACK : ALLOCATION_SLACK;
+        }
 
         void decode(
                 NetflowDecoder decoder,
@@ -231,6 +263,11 @@ public final class FuzzMain {
                 lastAlloc = mx.getThreadAllocatedBytes(tid) - a0;
                 lastCpu = mx.getThreadCpuTime(tid) - c0;
                 records += r.records().size();
+                if (r.sflow() != null) {
+                    flowSamples += r.sflow().flowSamples();
+                    counterSamples += r.sflow().counterSamples();
+                    interfaceCounters += r.sflow().counters().size();
+                }
                 ProblemCounts pc = r.problemCounts();
                 if (!pc.isEmpty()) {
                     for (DecodeProblem.Kind k : KINDS) {
@@ -252,13 +289,29 @@ public final class FuzzMain {
                 }
             }
             long dt = System.nanoTime() - t0;
+            if (sflow && lastAlloc > perByte * m.length + slack) {
+                // The first decode that reaches a string concatenation site (a problem text)
+                // bootstraps it, about 0.8 MB once per JVM; sFlow decoding keeps no state, so the
+                // same input decoded again shows what it costs.
+                long a1 = mx.getThreadAllocatedBytes(tid);
+                try {
+                    decoder.decode(ByteBuffer.wrap(m), base.context(), cache);
+                } catch (DecodeException e) {
+                    // counted above
+                }
+                long again = mx.getThreadAllocatedBytes(tid) - a1;
+                if (again < lastAlloc) {
+                    firstTimeSites++;
+                    lastAlloc = again;
+                }
+            }
             if (!measured) {
                 return;
             }
             inputs++;
             maxNanos = Math.max(maxNanos, dt);
             measure(m.length, lastAlloc, lastCpu);
-            if (lastAlloc > ALLOCATION_PER_INPUT_BYTE * m.length + ALLOCATION_SLACK) {
+            if (lastAlloc > perByte * m.length + slack) {
                 if (overAllocation++ == 0) {
                     Files.createDirectories(failDir);
                     Files.write(failDir.resolve("alloc-" + done + ".bin"), m);
@@ -278,6 +331,18 @@ public final class FuzzMain {
 
         void report(Stats hostile) {
             System.out.println("fuzz: decoded records " + records);
+            if (sflow) {
+                System.out.println(
+                        "fuzz: sFlow flow samples "
+                                + flowSamples
+                                + ", counter samples "
+                                + counterSamples
+                                + ", interface counter records "
+                                + interfaceCounters
+                                + "; inputs over the bound on their first decode only (a string"
+                                + " concatenation site bootstrapped), measured again: "
+                                + firstTimeSites);
+            }
             System.out.println("fuzz: DecodeExceptions by kind " + exceptions);
             Map<DecodeProblem.Kind, Long> byKind = new EnumMap<>(DecodeProblem.Kind.class);
             for (DecodeProblem.Kind k : KINDS) {
@@ -299,8 +364,8 @@ public final class FuzzMain {
                     maxRatio,
                     RATIO_MIN_BYTES,
                     maxRatioLarge,
-                    ALLOCATION_PER_INPUT_BYTE,
-                    ALLOCATION_SLACK / 1024,
+                    perByte,
+                    slack / 1024,
                     overAllocation);
             System.out.printf(
                     Locale.ROOT,

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.codec.sflow;
+
+import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.codec.flow.SflowFields;
+import io.flowhouse.codec.packet.PacketSummary;
+
+/**
+ * What the records of one flow sample said, gathered before the sample becomes a {@link
+ * FlowRecord}. The flow records write into it in wire order; a sampled header wins over the sampled
+ * Ethernet/IPv4/IPv6 records, which only fill what no header gave. Reused per sample; not
+ * thread-safe.
+ */
+final class FlowSampleState {
+
+    // flow_sample / flow_sample_expanded
+    long sampleSequence;
+    int sourceIdClass;
+    long sourceIdIndex;
+    long samplingRate;
+    long samplePool;
+    long drops;
+    int inputFormat;
+    long inputValue;
+    int outputFormat;
+    long outputValue;
+
+    // sampled_header, sampled_ethernet, sampled_ipv4, sampled_ipv6
+    boolean hasHeader;
+    long frameLength;
+    long stripped;
+    int ipVersion;
+    long srcHi;
+    long srcLo;
+    long dstHi;
+    long dstLo;
+    int srcPort;
+    int dstPort;
+    int protocol;
+    int tcpFlags;
+    int tos;
+    long srcMac;
+    long dstMac;
+    int headerVlan;
+
+    // extended_switch
+    boolean hasSwitch;
+    int srcVlan;
+    int srcPriority;
+    int dstVlan;
+    int dstPriority;
+
+    // extended_router (addresses as two longs each: no reference stores into this long-lived
+    // object, which G1 would make pay a card-marking barrier per sample)
+    boolean hasNextHop;
+    long nextHopHi;
+    long nextHopLo;
+    int srcMaskLen;
+    int dstMaskLen;
+
+    // extended_gateway
+    boolean hasBgpNextHop;
+    long bgpNextHopHi;
+    long bgpNextHopLo;
+    long gatewayAs;
+    long srcAs;
+    long srcPeerAs;
+    long lastPathAs;
+    boolean hasPath;
+    boolean hasGateway;
+
+    void reset() {
+        sampleSequence = 0;
+        sourceIdClass = 0;
+        sourceIdIndex = 0;
+        samplingRate = 0;
+        samplePool = 0;
+        drops = 0;
+        inputFormat = 0;
+        inputValue = 0;
+        outputFormat = 0;
+        outputValue = 0;
+        hasHeader = false;
+        frameLength = 0;
+        stripped = 0;
+        ipVersion = 0;
+        srcHi = 0;
+        srcLo = 0;
+        dstHi = 0;
+        dstLo = 0;
+        srcPort = 0;
+        dstPort = 0;
+        protocol = 0;
+        tcpFlags = 0;
+        tos = 0;
+        srcMac = 0;
+        dstMac = 0;
+        headerVlan = 0;
+        hasSwitch = false;
+        srcVlan = 0;
+        srcPriority = 0;
+        dstVlan = 0;
+        dstPriority = 0;
+        hasNextHop = false;
+        srcMaskLen = 0;
+        dstMaskLen = 0;
+        hasBgpNextHop = false;
+        gatewayAs = 0;
+        srcAs = 0;
+        srcPeerAs = 0;
+        lastPathAs = 0;
+        hasPath = false;
+        hasGateway = false;
+    }
+
+    /** Takes the fields a parsed packet header gave (all of them: the parser cleared the rest). */
+    void fromHeader(PacketSummary.Builder p) {
+        srcMac = p.srcMac();
+        dstMac = p.dstMac();
+        headerVlan = p.outerVlan();
+        ipVersion = p.ipVersion();
+        srcHi = p.srcHi();
+        srcLo = p.srcLo();
+        dstHi = p.dstHi();
+        dstLo = p.dstLo();
+        srcPort = p.srcPort();
+        dstPort = p.dstPort();
+        protocol = p.protocol();
+        tcpFlags = p.tcpFlags();
+        tos = p.tos();
+    }
+
+    /**
+     * The normalized record: one flow sample is one flow of one packet whose bytes are the sampled
+     * frame's length, with the sample's rate (counters are not scaled), as goflow2 and Akvorado map
+     * it. An interface that is not a single ifIndex (discarded, multiple) is 0 here and kept in
+     * {@link SflowFields}. Gateway AS fields follow goflow2: no source AS, or an empty path, means
+     * the router's own AS.
+     */
+    FlowRecord toRecord(SflowDecoder.DatagramFacts d, int index) {
+        long received = d.receivedMillis;
+        IpAddress src = ipVersion == 0 ? IpAddress.UNSPECIFIED : new IpAddress(srcHi, srcLo);
+        IpAddress dst = ipVersion == 0 ? IpAddress.UNSPECIFIED : new IpAddress(dstHi, dstLo);
+        SflowFields sflow =
+                new SflowFields(
+                        d.agentAddress,
+                        d.subAgentId,
+                        d.sequenceNumber,
+                        d.uptimeMillis,
+                        sampleSequence,
+                        sourceIdClass,
+                        sourceIdIndex,
+                        samplePool,
+                        drops,
+                        inputFormat,
+                        inputValue,
+                        outputFormat,
+                        outputValue,
+                        stripped,
+                        srcPriority,
+                        dstPriority,
+                        hasBgpNextHop
+                                ? new IpAddress(bgpNextHopHi, bgpNextHopLo)
+                                : IpAddress.UNSPECIFIED,
+                        gatewayAs,
+                        srcPeerAs);
+        // The canonical constructor, not a builder: a reused builder would pay a G1 card mark per
+        // reference it holds, and a fresh one is too large for C2 to inline and scalar replace.
+        return new FlowRecord(
+                FlowRecord.VERSION_SFLOW5,
+                d.exporterAddress,
+                d.exporterPort,
+                d.subAgentId, // observationDomainId
+                d.sequenceNumber,
+                index, // recordIndex
+                received, // exportTimeMillis: sFlow has no clock
+                received, // timeReceivedMillis
+                received, // flowStartMillis
+                received, // flowEndMillis
+                ipVersion,
+                src,
+                dst,
+                hasNextHop ? new IpAddress(nextHopHi, nextHopLo) : IpAddress.UNSPECIFIED,
+                srcMaskLen,
+                dstMaskLen,
+                srcPort,
+                dstPort,
+                protocol,
+                tcpFlags,
+                tos,
+                frameLength, // bytes
+                1L, // packets
+                0L, // reverseBytes
+                0L, // reversePackets
+                inputFormat == SflowFields.INTERFACE_IFINDEX ? inputValue : 0L,
+                outputFormat == SflowFields.INTERFACE_IFINDEX ? outputValue : 0L,
+                hasSwitch && srcVlan != 0 ? srcVlan : headerVlan, // vlanId
+                hasSwitch ? dstVlan : 0, // postVlanId
+                srcMac,
+                dstMac,
+                hasGateway && srcAs == 0 ? gatewayAs : srcAs,
+                hasGateway ? (hasPath ? lastPathAs : gatewayAs) : 0L, // dstAs
+                -1, // direction: not given
+                0, // flowEndReason: not given
+                samplingRate == 0 ? 1L : samplingRate,
+                sflow);
+    }
+}
