@@ -49,8 +49,8 @@ public final class Config {
     }
 
     /**
-     * One line per key, {@code name = value  # origin}, secrets masked: what {@code
-     * --print-config} shows.
+     * One line per key, {@code name = value # origin}, secrets masked: what {@code --print-config}
+     * shows.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public List<String> describe() {

@@ -71,8 +71,7 @@ public final class ConfigResolver {
             return this;
         }
         if (!(root instanceof Map<?, ?> top)) {
-            throw new ConfigException(
-                    "config " + origin + ": expected a mapping at the top level");
+            throw new ConfigException("config " + origin + ": expected a mapping at the top level");
         }
         walk("", top, origin);
         return this;
@@ -135,7 +134,12 @@ public final class ConfigResolver {
                 return this;
             }
             throw new ConfigException(
-                    origin + ": unknown key " + name + " (expected: a key of " + schema.root() + ")");
+                    origin
+                            + ": unknown key "
+                            + name
+                            + " (expected: a key of "
+                            + schema.root()
+                            + ")");
         }
         return flag(key, value, origin);
     }
@@ -198,19 +202,28 @@ public final class ConfigResolver {
         try {
             value = raw.entry() == null ? key.read(raw.node()) : String.valueOf(raw.node());
         } catch (IllegalArgumentException e) {
-            String fragment = e.getMessage() == null ? "(expected: " + key.type().describe() + ")"
-                    : e.getMessage();
-            String shown = key.isSecret() ? "******" : String.valueOf(raw.node());
-            throw new ConfigException(
-                    "config "
-                            + key.name()
-                            + " = "
-                            + shown
-                            + (fragment.startsWith("(") ? " " : ": ")
-                            + fragment
-                            + ", from "
-                            + raw.origin(),
-                    e);
+            String fragment =
+                    e.getMessage() == null
+                            ? "(expected: " + key.type().describe() + ")"
+                            : e.getMessage();
+            String shown =
+                    key.isSecret()
+                            ? "******"
+                            : raw.node() instanceof List<?> l && raw.origin().startsWith("-")
+                                    ? String.join(" ", l.stream().map(String::valueOf).toList())
+                                    : String.valueOf(raw.node());
+            String detail = (fragment.startsWith("(") ? " " : ": ") + fragment;
+            String message;
+            if (raw.origin().equals("--set")) {
+                message = "--set " + key.name() + "=" + shown + detail;
+            } else if (raw.origin().startsWith("-")) {
+                // Echo the flag as the user wrote it, then name the key it sets.
+                message = raw.origin() + " " + shown + detail + ", key " + key.name();
+            } else {
+                message =
+                        "config " + key.name() + " = " + shown + detail + ", from " + raw.origin();
+            }
+            throw new ConfigException(message, e);
         }
         if (key.type() instanceof Types.PropertiesType) {
             Map<String, String> merged = new LinkedHashMap<>();

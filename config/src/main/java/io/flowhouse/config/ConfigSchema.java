@@ -7,10 +7,10 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The keys of one component under a root such as {@code flowhouse.agent}. Keys are written
- * relative to the root in the component's own file ({@code udp.listen}) and may also be written in
- * full ({@code flowhouse.agent.udp.listen}); the environment variable is the full name in upper
- * case with {@code .} and {@code -} as {@code _} ({@code FLOWHOUSE_AGENT_UDP_LISTEN}).
+ * The keys of one component under a root such as {@code flowhouse.agent}. Keys are written relative
+ * to the root in the component's own file ({@code udp.listen}) and may also be written in full
+ * ({@code flowhouse.agent.udp.listen}); the environment variable is the full name in upper case
+ * with {@code .} and {@code -} as {@code _} ({@code FLOWHOUSE_AGENT_UDP_LISTEN}).
  */
 public final class ConfigSchema {
 
@@ -65,7 +65,8 @@ public final class ConfigSchema {
 
     /** {@code FLOWHOUSE_AGENT_UDP_RECEIVE_BUFFER_BYTES} for {@code udp.receive-buffer-bytes}. */
     public String envName(Key<?> key) {
-        return envPrefix() + key.name().replace('.', '_').replace('-', '_').toUpperCase(Locale.ROOT);
+        return envPrefix()
+                + key.name().replace('.', '_').replace('-', '_').toUpperCase(Locale.ROOT);
     }
 
     /** {@code FLOWHOUSE_AGENT_}. */

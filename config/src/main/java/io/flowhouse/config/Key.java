@@ -87,8 +87,7 @@ public final class Key<T> {
 
     /** The value when no source sets the key. */
     public Key<T> defaultValue(T value) {
-        return new Key<>(
-                name, type, value, null, null, doc, checks, secret, flag, flagLabel);
+        return new Key<>(name, type, value, null, null, doc, checks, secret, flag, flagLabel);
     }
 
     /**
@@ -102,14 +101,30 @@ public final class Key<T> {
     /** Docs for an optional key's missing value ({@code "none: UDP only"}). */
     public Key<T> defaultText(String text) {
         return new Key<>(
-                name, type, defaultValue, computedDefault, text, doc, checks, secret, flag,
+                name,
+                type,
+                defaultValue,
+                computedDefault,
+                text,
+                doc,
+                checks,
+                secret,
+                flag,
                 flagLabel);
     }
 
     /** What the key is for, in sentences; shown in help, the README table and the YAML file. */
     public Key<T> doc(String text) {
         return new Key<>(
-                name, type, defaultValue, computedDefault, defaultText, text, checks, secret, flag,
+                name,
+                type,
+                defaultValue,
+                computedDefault,
+                defaultText,
+                text,
+                checks,
+                secret,
+                flag,
                 flagLabel);
     }
 
@@ -118,7 +133,15 @@ public final class Key<T> {
         List<Check<T>> more = new ArrayList<>(checks);
         more.add(new Check<>(test, expected));
         return new Key<>(
-                name, type, defaultValue, computedDefault, defaultText, doc, more, secret, flag,
+                name,
+                type,
+                defaultValue,
+                computedDefault,
+                defaultText,
+                doc,
+                more,
+                secret,
+                flag,
                 flagLabel);
     }
 
@@ -131,7 +154,15 @@ public final class Key<T> {
             throw new IllegalStateException("secret key " + name + " cannot have a flag");
         }
         return new Key<>(
-                name, type, defaultValue, computedDefault, defaultText, doc, checks, true, null,
+                name,
+                type,
+                defaultValue,
+                computedDefault,
+                defaultText,
+                doc,
+                checks,
+                true,
+                null,
                 null);
     }
 
@@ -144,8 +175,16 @@ public final class Key<T> {
             throw new IllegalArgumentException("flag " + flagName + " (expected: --name)");
         }
         return new Key<>(
-                name, type, defaultValue, computedDefault, defaultText, doc, checks, secret,
-                flagName, label);
+                name,
+                type,
+                defaultValue,
+                computedDefault,
+                defaultText,
+                doc,
+                checks,
+                secret,
+                flagName,
+                label);
     }
 
     public String name() {

@@ -145,7 +145,12 @@ public final class Types {
 
     /** A byte count: {@code 65536}, {@code 64KiB}, {@code 32MiB}, {@code 1GiB}. */
     public static ValueType<Long> size(long min, long max) {
-        String range = formatSize(min) + ".." + (max == Long.MAX_VALUE ? "" : formatSize(max));
+        String range =
+                formatSize(min)
+                        + ".."
+                        + (max == Long.MAX_VALUE || max == Integer.MAX_VALUE
+                                ? ""
+                                : formatSize(max));
         return new ValueType<>() {
             @Override
             public String describe() {
@@ -333,7 +338,15 @@ public final class Types {
             }
 
             @Override
+            public boolean repeatable() {
+                return true;
+            }
+
+            @Override
             public List<E> parse(String text) {
+                if (text.strip().equals("[]")) {
+                    return List.of();
+                }
                 List<E> out = new ArrayList<>();
                 for (String part : text.split(",", -1)) {
                     if (!part.isBlank()) {
@@ -357,6 +370,9 @@ public final class Types {
 
             @Override
             public String format(List<E> value) {
+                if (value.isEmpty()) {
+                    return "[]";
+                }
                 return value.stream().map(element::format).collect(Collectors.joining(","));
             }
 
@@ -377,8 +393,8 @@ public final class Types {
 
     /**
      * Free-form properties passed through to a library (the Kafka producer's): a YAML mapping
-     * (nested mappings become dotted names), or {@code name=value,name=value} text. Layers merge
-     * by property name instead of replacing the whole map.
+     * (nested mappings become dotted names), or {@code name=value,name=value} text. Layers merge by
+     * property name instead of replacing the whole map.
      */
     public static final ValueType<Map<String, String>> PROPERTIES = new PropertiesType();
 
@@ -390,6 +406,9 @@ public final class Types {
 
         @Override
         public Map<String, String> parse(String text) {
+            if (text.strip().equals("{}")) {
+                return Map.of();
+            }
             Map<String, String> out = new LinkedHashMap<>();
             for (String part : text.split(",", -1)) {
                 if (part.isBlank()) {
@@ -427,6 +446,9 @@ public final class Types {
 
         @Override
         public String format(Map<String, String> value) {
+            if (value.isEmpty()) {
+                return "{}";
+            }
             return value.entrySet().stream()
                     .map(e -> e.getKey() + "=" + e.getValue())
                     .collect(Collectors.joining(","));
@@ -446,7 +468,14 @@ public final class Types {
         String address = slash < 0 ? t : t.substring(0, slash);
         boolean v6 = address.indexOf(':') >= 0;
         if (v6) {
-            if (!address.matches("[0-9A-Fa-f:.]+") || address.contains(":::")) {
+            boolean literal = address.matches("[0-9A-Fa-f:.]+");
+            try {
+                // Only hex digits, ':' and '.': parsed as an IPv6 literal, never looked up.
+                literal = literal && java.net.InetAddress.getByName(address) != null;
+            } catch (java.net.UnknownHostException e) {
+                literal = false;
+            }
+            if (!literal) {
                 throw new IllegalArgumentException("bad address (expected: IPv4 or IPv6 prefix)");
             }
         } else if (!IPV4.matcher(address).matches()
@@ -480,12 +509,13 @@ public final class Types {
         if (min == Long.MIN_VALUE && max == Long.MAX_VALUE) {
             return "";
         }
-        String hi =
-                max == Long.MAX_VALUE || max == Integer.MAX_VALUE ? "" : Long.toString(max);
+        String hi = max == Long.MAX_VALUE || max == Integer.MAX_VALUE ? "" : Long.toString(max);
         return (min == Long.MIN_VALUE ? "" : Long.toString(min)) + ".." + hi;
     }
 
     private static String fmt(double d) {
-        return d == Math.rint(d) && Math.abs(d) < 1e15 ? Long.toString((long) d) : Double.toString(d);
+        return d == Math.rint(d) && Math.abs(d) < 1e15
+                ? Long.toString((long) d)
+                : Double.toString(d);
     }
 }

@@ -38,6 +38,11 @@ public interface ValueType<T> {
         return format(value);
     }
 
+    /** Whether a repeated named flag appends (lists) rather than replaces. */
+    default boolean repeatable() {
+        return false;
+    }
+
     /** A type from a parser and a formatter, for values only one component has. */
     static <T> ValueType<T> of(
             String describe, Function<String, T> parse, Function<T, String> format) {

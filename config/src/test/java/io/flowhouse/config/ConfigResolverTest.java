@@ -98,7 +98,9 @@ class ConfigResolverTest {
     void fullyNestedRootAndComputedDefaults() {
         Config c =
                 ConfigResolver.of(SCHEMA)
-                        .yaml("flowhouse:\n  test:\n    udp:\n      listen: ['[::1]:9', ':7']\n", "f")
+                        .yaml(
+                                "flowhouse:\n  test:\n    udp:\n      listen: ['[::1]:9', ':7']\n",
+                                "f")
                         .resolve();
         assertThat(c.get(LISTEN)).containsExactly(new HostPort("::1", 9), new HostPort("", 7));
         assertThat(c.get(SOCKETS)).isEqualTo(3);
@@ -203,13 +205,16 @@ class ConfigResolverTest {
         assertThat(d.parse("500ms")).isEqualTo(Duration.ofMillis(500));
         assertThat(Types.formatDuration(Duration.ofSeconds(120))).isEqualTo("2m");
         assertThatThrownBy(() -> d.parse("0s")).hasMessageContaining("(expected: 1ms..)");
-        assertThat(HostPort.parse("[2001:db8::1]:4739")).isEqualTo(new HostPort("2001:db8::1", 4739));
+        assertThat(HostPort.parse("[2001:db8::1]:4739"))
+                .isEqualTo(new HostPort("2001:db8::1", 4739));
         assertThat(new HostPort("2001:db8::1", 4739).toString()).isEqualTo("[2001:db8::1]:4739");
-        assertThatThrownBy(() -> HostPort.parse("a:b:c")).hasMessageContaining("expected: HOST:PORT");
+        assertThatThrownBy(() -> HostPort.parse("a:b:c"))
+                .hasMessageContaining("expected: HOST:PORT");
         assertThat(Types.list(Types.CIDR).parse("10.0.0.0/8, 2001:db8::/32"))
                 .containsExactly("10.0.0.0/8", "2001:db8::/32");
         assertThatThrownBy(() -> Types.CIDR.parse("300.0.0.1")).hasMessageContaining("bad address");
         assertThat(Types.oneOf("v5", "ipfix").parse("IPFIX")).isEqualTo("ipfix");
-        assertThatThrownBy(() -> Types.BOOLEAN.parse("yes")).hasMessage("(expected: true or false)");
+        assertThatThrownBy(() -> Types.BOOLEAN.parse("yes"))
+                .hasMessage("(expected: true or false)");
     }
 }

@@ -54,7 +54,7 @@ public final class Cli {
         spec.usageMessage()
                 .footer((footer.isEmpty() ? "" : footer + "%n") + EXIT_CODES)
                 .footerHeading("%n")
-                .synopsisHeading("Usage: ./flowhouse ")
+                .synopsisHeading("usage: flowhouse ")
                 .descriptionHeading("%n")
                 .optionListHeading("%nOptions:%n")
                 .parameterListHeading("%nArguments:%n")
@@ -68,7 +68,7 @@ public final class Cli {
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setParameterExceptionHandler(
                 (e, args) -> {
-                    err.println(prefix(e.getCommandLine()) + oneLine(e.getMessage()) + hint(cl));
+                    err.println(prefix(e.getCommandLine()) + oneLine(describe(e)) + hint(cl));
                     err.flush();
                     return USAGE;
                 });
@@ -84,6 +84,48 @@ public final class Cli {
                     return FAILURE;
                 });
         return cl;
+    }
+
+    /**
+     * Parses {@code args} into {@code command} without running it, for tests and for callers that
+     * want the parsed command (its typed config) rather than an exit code.
+     *
+     * @throws HelpRequestedException for {@code --help}; the message is the usage text
+     * @throws ConfigException for a bad flag, with the one-line message {@link #execute} prints
+     */
+    public static void parse(Object command, String... args) {
+        java.io.ByteArrayOutputStream sink = new java.io.ByteArrayOutputStream();
+        PrintStream none = new PrintStream(sink, true, java.nio.charset.StandardCharsets.UTF_8);
+        CommandLine cl = commandLine(command, none, none);
+        CommandLine.ParseResult parsed;
+        try {
+            parsed = cl.parseArgs(args);
+        } catch (CommandLine.ParameterException e) {
+            throw new ConfigException(describe(e), e);
+        }
+        if (parsed.isUsageHelpRequested()) {
+            throw new HelpRequestedException(cl.getUsageMessage());
+        }
+    }
+
+    /** Thrown by {@link #parse} for {@code --help}: the message is the usage text. */
+    public static final class HelpRequestedException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        HelpRequestedException(String usage) {
+            super(usage);
+        }
+    }
+
+    /** {@code unknown option --x} rather than picocli's wording, as the old parsers said. */
+    private static String describe(CommandLine.ParameterException e) {
+        if (e instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
+            String first = u.getUnmatched().get(0);
+            return first.startsWith("-")
+                    ? "unknown option " + first
+                    : "unexpected argument " + first;
+        }
+        return e.getMessage();
     }
 
     private static String prefix(CommandLine c) {

@@ -6,6 +6,7 @@ import io.flowhouse.config.ConfigException;
 import io.flowhouse.config.ConfigResolver;
 import io.flowhouse.config.ConfigSchema;
 import io.flowhouse.config.Key;
+import io.flowhouse.config.Types;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -66,6 +67,27 @@ public final class ConfigFlags {
                                             if (Boolean.TRUE.equals(v)) {
                                                 seen.add(flag);
                                                 set(key, value, flag);
+                                            }
+                                        }))
+                        .build());
+        return this;
+    }
+
+    /**
+     * A flag without a value whose meaning the command applies itself after parsing, through {@link
+     * #given} and {@link #set} (when it depends on other flags).
+     */
+    public ConfigFlags marker(String flag, String description) {
+        extra.add(
+                OptionSpec.builder(flag)
+                        .arity("0")
+                        .type(boolean.class)
+                        .description(escape(description))
+                        .setter(
+                                setter(
+                                        v -> {
+                                            if (Boolean.TRUE.equals(v)) {
+                                                seen.add(flag);
                                             }
                                         }))
                         .build());
@@ -169,15 +191,30 @@ public final class ConfigFlags {
                 OptionSpec.builder("--print-config")
                         .arity("0")
                         .type(boolean.class)
-                        .description(
-                                "Print every key's resolved value and its source, then exit.")
+                        .description("Print every key's resolved value and its source, then exit.")
                         .setter(setter(v -> printConfig |= Boolean.TRUE.equals(v)))
                         .build());
     }
 
     private OptionSpec keyFlag(Key<?> k) {
         String flag = k.flag();
-        boolean list = k.type().describe().startsWith("list of ");
+        if (k.type() == Types.BOOLEAN) {
+            // A boolean key's flag is a switch that sets it to true.
+            return OptionSpec.builder(flag)
+                    .arity("0")
+                    .type(boolean.class)
+                    .description(escape(firstSentence(k.doc()) + " Key " + k.name() + "."))
+                    .setter(
+                            setter(
+                                    v -> {
+                                        if (Boolean.TRUE.equals(v)) {
+                                            seen.add(flag);
+                                            set(k, "true", flag);
+                                        }
+                                    }))
+                    .build();
+        }
+        boolean list = k.type().repeatable();
         String doc = firstSentence(k.doc());
         String description =
                 doc
@@ -225,8 +262,7 @@ public final class ConfigFlags {
             given.add(new Given(null, pair, null, "--set"));
             return;
         }
-        given.add(
-                new Given(null, pair.substring(0, eq).trim(), pair.substring(eq + 1), "--set"));
+        given.add(new Given(null, pair.substring(0, eq).trim(), pair.substring(eq + 1), "--set"));
     }
 
     private static ISetter setter(java.util.function.Consumer<Object> action) {

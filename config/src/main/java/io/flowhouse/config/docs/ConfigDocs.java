@@ -3,8 +3,6 @@ package io.flowhouse.config.docs;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import io.flowhouse.config.ConfigSchema;
 import io.flowhouse.config.Key;
 import io.flowhouse.config.ValueType;
@@ -29,12 +27,7 @@ public final class ConfigDocs {
     /** System property that makes {@link #check} rewrite the files instead of failing. */
     public static final String UPDATE_PROPERTY = "config.docs.update";
 
-    private static final ObjectMapper YAML =
-            new ObjectMapper(
-                    YAMLFactory.builder()
-                            .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
-                            .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
-                            .build());
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private ConfigDocs() {}
 
@@ -54,7 +47,7 @@ public final class ConfigDocs {
                 .append(" be set with `--set KEY=VALUE`\nor the environment variable `")
                 .append(schema.envPrefix())
                 .append("` + the key in upper case with `.` and `-` as `_`\n(`")
-                .append(schema.envName(schema.keys().get(0)))
+                .append(schema.envName(example(schema)))
                 .append("`). Precedence: defaults < file < environment < flags.\n\n");
         sb.append("| key | type | default | description |\n|---|---|---|---|\n");
         for (Key<?> k : schema.keys()) {
@@ -101,7 +94,8 @@ public final class ConfigDocs {
                 open.add(parts[i]);
             }
             String indent = "  ".repeat(parts.length - 1);
-            for (String line : wrap(k.doc() + " Default: " + k.defaultText() + ".", 96 - indent.length())) {
+            for (String line :
+                    wrap(k.doc() + " Default: " + k.defaultText() + ".", 96 - indent.length())) {
                 sb.append(indent).append("# ").append(line).append('\n');
             }
             String leaf = parts[parts.length - 1];
@@ -114,16 +108,28 @@ public final class ConfigDocs {
         return sb.toString();
     }
 
+    private static final java.util.regex.Pattern PLAIN =
+            java.util.regex.Pattern.compile("[A-Za-z0-9_./@][A-Za-z0-9_./:@-]*");
+
+    private static final java.util.regex.Pattern YAML_SPECIAL =
+            java.util.regex.Pattern.compile(
+                    "(?i)true|false|yes|no|on|off|null|~|[-+]?[0-9][0-9_.:eE+-]*");
+
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static String yamlValue(Key<?> k) {
         Object tree = ((ValueType) k.type()).toTree(k.defaultValue());
+        if (tree instanceof Number || tree instanceof Boolean) {
+            return tree.toString();
+        }
+        String s = String.valueOf(tree);
+        if (tree instanceof String
+                && PLAIN.matcher(s).matches()
+                && (!YAML_SPECIAL.matcher(s).matches() || s.matches("[0-9.]+[a-zA-Z]+"))) {
+            return s;
+        }
         try {
-            String s = YAML.writeValueAsString(tree).strip();
-            if (tree instanceof List<?> || tree instanceof java.util.Map<?, ?>) {
-                // Flow style on one line keeps the example compact.
-                return new ObjectMapper().writeValueAsString(tree);
-            }
-            return s.equals("''") ? "\"\"" : s;
+            // JSON is YAML: quoted strings, and lists and maps in flow style on one line.
+            return JSON.writeValueAsString(tree);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
@@ -181,6 +187,13 @@ public final class ConfigDocs {
             throw new UncheckedIOException(e);
         }
         return check(readme, withTable(text, schema));
+    }
+
+    private static Key<?> example(ConfigSchema schema) {
+        return schema.keys().stream()
+                .filter(k -> k.name().contains("-"))
+                .findFirst()
+                .orElse(schema.keys().get(0));
     }
 
     private static String cell(String text) {
