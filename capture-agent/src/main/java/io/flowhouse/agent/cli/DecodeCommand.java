@@ -16,105 +16,95 @@ import io.flowhouse.codec.pcap.UdpDatagram;
 import io.flowhouse.codec.pcap.UdpDatagramExtractor;
 import io.flowhouse.codec.template.InMemoryTemplateCache;
 import io.flowhouse.codec.template.TemplateKey;
+import io.flowhouse.config.ConfigException;
+import io.flowhouse.config.cli.Cli;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code flowhouse decode FILE.pcap [--format jsonl|table]}: decodes the NetFlow v5/v9 and IPFIX
  * datagrams of a capture (any UDP port; classic or nanosecond pcap, pcapng; Ethernet, VLAN, IPv4,
  * IPv6) and prints one flow per line, like {@code nfdump -r}. A summary goes to stderr.
  */
-public final class DecodeCommand {
+@Command(
+        name = "decode",
+        description = {
+            "Decodes NetFlow v5, NetFlow v9 and IPFIX datagrams found in a pcap/pcapng file (any"
+                    + " UDP port unless --port is given) and prints every flow record.",
+            "Templates are scoped by exporter address and port, version and domain. A summary"
+                    + " (datagrams, records, templates, problems by kind) goes to stderr."
+        },
+        footer = "Exit code 1 also when the file cannot be read.")
+public final class DecodeCommand implements Callable<Integer> {
 
-    static final String USAGE =
-            "usage: flowhouse decode FILE.pcap [--format jsonl|table] [--port N]... [--limit N]\n"
-                    + "\n"
-                    + "Decodes NetFlow v5, NetFlow v9 and IPFIX datagrams found in a pcap/pcapng file\n"
-                    + "(any UDP port unless --port is given) and prints every flow record:\n"
-                    + "  --format jsonl   one JSON object per flow, keyed by IANA information element\n"
-                    + "                   names plus exporter (addr:port), version, observationDomainId\n"
-                    + "                   (default)\n"
-                    + "  --format table   one nfdump-like line per flow\n"
-                    + "  --port N         only UDP datagrams to (or from) port N; repeatable\n"
-                    + "  --limit N        stop after N flow records\n"
-                    + "Templates are scoped by exporter address and port, version and domain.\n"
-                    + "A summary (datagrams, records, templates, problems by kind) goes to stderr.\n"
-                    + "Exit codes: 0 ok, 1 file unreadable, 2 bad usage.\n";
+    @Parameters(paramLabel = "FILE.pcap", description = "Capture to decode.")
+    private String file;
 
-    private DecodeCommand() {}
+    @Option(
+            names = {"--format", "-f"},
+            paramLabel = "jsonl|table",
+            description = {
+                "jsonl (default): one JSON object per flow, keyed by IANA information element"
+                        + " names plus exporter (addr:port), version, observationDomainId.",
+                "table: one nfdump-like line per flow."
+            })
+    private String format = "jsonl";
 
-    /** Entry point for the launcher; returns the exit code. */
+    @Option(
+            names = "--port",
+            paramLabel = "N",
+            description = "Only UDP datagrams to (or from) port N; repeatable.")
+    private List<Integer> ports = new ArrayList<>();
+
+    @Option(names = "--limit", paramLabel = "N", description = "Stop after N flow records.")
+    private long limit = Long.MAX_VALUE;
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    private DecodeCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    /** Entry point for the launcher; returns the exit code (0 ok, 1 file unreadable, 2 usage). */
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        String file = null;
-        boolean table = false;
-        long limit = Long.MAX_VALUE;
-        Set<Integer> ports = new HashSet<>();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            switch (a) {
-                case "-h":
-                case "--help":
-                    out.print(USAGE);
-                    return 0;
-                case "--format":
-                case "-f":
-                    if (i + 1 >= args.length) {
-                        return usage(err, "--format needs a value");
-                    }
-                    String f = args[++i].toLowerCase(Locale.ROOT);
-                    if (f.equals("table")) {
-                        table = true;
-                    } else if (f.equals("jsonl") || f.equals("json")) {
-                        table = false;
-                    } else {
-                        return usage(
-                                err, "unknown format '" + args[i] + "' (expected: jsonl or table)");
-                    }
-                    break;
-                case "--port":
-                case "--limit":
-                    if (i + 1 >= args.length) {
-                        return usage(err, a + " needs a value");
-                    }
-                    long n;
-                    try {
-                        n = Long.parseLong(args[++i]);
-                    } catch (NumberFormatException e) {
-                        return usage(err, a + " needs a number, got '" + args[i] + "'");
-                    }
-                    if (a.equals("--port")) {
-                        if (n < 0 || n > 65535) {
-                            return usage(err, "--port " + n + " (expected: 0..65535)");
-                        }
-                        ports.add((int) n);
-                    } else {
-                        if (n < 0) {
-                            return usage(err, "--limit " + n + " (expected: >= 0)");
-                        }
-                        limit = n;
-                    }
-                    break;
-                default:
-                    if (a.startsWith("-") && !a.equals("-")) {
-                        return usage(err, "unknown option " + a);
-                    }
-                    if (file != null) {
-                        return usage(err, "one file only (got " + file + " and " + a + ")");
-                    }
-                    file = a;
+        return Cli.execute(new DecodeCommand(out, err), args, out, err);
+    }
+
+    @Override
+    public Integer call() {
+        String f = format.toLowerCase(Locale.ROOT);
+        boolean table;
+        if (f.equals("table")) {
+            table = true;
+        } else if (f.equals("jsonl") || f.equals("json")) {
+            table = false;
+        } else {
+            throw new ConfigException("unknown format '" + format + "' (expected: jsonl or table)");
+        }
+        for (int port : ports) {
+            if (port < 0 || port > 65535) {
+                throw new ConfigException("--port " + port + " (expected: 0..65535)");
             }
         }
-        if (file == null) {
-            return usage(err, "no pcap file given");
+        if (limit < 0) {
+            throw new ConfigException("--limit " + limit + " (expected: >= 0)");
         }
         Path path = Paths.get(file);
         if (!Files.isReadable(path)) {
@@ -122,7 +112,7 @@ public final class DecodeCommand {
             return 1;
         }
         try {
-            Summary s = decode(path, table, limit, ports, out);
+            Summary s = decode(path, table, limit, new HashSet<>(ports), out);
             out.flush();
             s.print(err, path);
             return 0;
@@ -131,12 +121,6 @@ public final class DecodeCommand {
             err.println("flowhouse decode: " + file + ": " + e.getMessage());
             return 1;
         }
-    }
-
-    private static int usage(PrintStream err, String message) {
-        err.println("flowhouse decode: " + message);
-        err.print(USAGE);
-        return 2;
     }
 
     /** Counts for the summary. */
