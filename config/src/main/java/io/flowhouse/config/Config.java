@@ -18,10 +18,20 @@ public final class Config {
 
     private final ConfigSchema schema;
     private final Map<Key<?>, Setting> settings;
+    private final Map<String, String> foreign;
 
-    Config(ConfigSchema schema, Map<Key<?>, Setting> settings) {
+    Config(ConfigSchema schema, Map<Key<?>, Setting> settings, Map<String, String> foreign) {
         this.schema = schema;
         this.settings = Collections.unmodifiableMap(settings);
+        this.foreign = Map.copyOf(foreign);
+    }
+
+    /**
+     * Keys that belong to someone else, passed through as text when the resolver was asked to
+     * ({@link ConfigResolver#passThroughForeignKeys}); empty otherwise.
+     */
+    public Map<String, String> foreign() {
+        return foreign;
     }
 
     public ConfigSchema schema() {

@@ -34,6 +34,8 @@ public final class ConfigResolver {
     private final List<Raw> files = new ArrayList<>();
     private final List<Raw> flags = new ArrayList<>();
     private Map<String, String> env = Map.of();
+    private final Map<String, String> foreign = new LinkedHashMap<>();
+    private boolean passThrough;
 
     private ConfigResolver(ConfigSchema schema) {
         this.schema = schema;
@@ -45,6 +47,17 @@ public final class ConfigResolver {
 
     public ConfigSchema schema() {
         return schema;
+    }
+
+    /**
+     * Keeps keys that are not this schema's (see {@link ConfigSchema#owns}) as text in {@link
+     * Config#foreign()} instead of failing: the job's file and flags also carry Flink's own keys
+     * ({@code execution.checkpointing.dir}), which go to Flink's {@code Configuration} unchanged.
+     * Unknown keys under the schema's own names still fail.
+     */
+    public ConfigResolver passThroughForeignKeys() {
+        this.passThrough = true;
+        return this;
     }
 
     /** Adds a YAML file (nested or flat dotted keys, relative to the root or in full). */
@@ -94,6 +107,16 @@ public final class ConfigResolver {
                 } else if (node != null) {
                     files.add(new Raw(owner, entry, node, origin));
                 }
+            } else if (passThrough && !schema.owns(name)) {
+                if (node instanceof Map<?, ?> m) {
+                    Map<String, String> flat = Types.PROPERTIES.fromTree(m);
+                    flat.forEach((k, v) -> foreign.put(name + "." + k, v));
+                } else if (node instanceof List<?> l) {
+                    // Flink's own list syntax.
+                    foreign.put(name, String.join(";", l.stream().map(String::valueOf).toList()));
+                } else if (node != null) {
+                    foreign.put(name, String.valueOf(node));
+                }
             } else if (schema.isSection(name)) {
                 if (node instanceof Map<?, ?> m) {
                     walk(name + ".", m, origin);
@@ -127,6 +150,10 @@ public final class ConfigResolver {
     public ConfigResolver flag(String name, Object value, String origin) {
         Key<?> key = schema.find(name);
         if (key == null) {
+            if (passThrough && !schema.owns(name)) {
+                foreign.put(name, String.valueOf(value));
+                return this;
+            }
             Key<?> owner = schema.propertiesOwner(name);
             if (owner != null) {
                 String entry = schema.relative(name).substring(owner.name().length() + 1);
@@ -192,7 +219,7 @@ public final class ConfigResolver {
         for (Raw r : flags) {
             apply(settings, r);
         }
-        return new Config(schema, settings);
+        return new Config(schema, settings, foreign);
     }
 
     @SuppressWarnings("unchecked")

@@ -26,6 +26,14 @@ public final class ConfigSchema {
                 throw new IllegalArgumentException("key " + k.name() + " declared twice");
             }
         }
+        Map<String, String> envNames = new LinkedHashMap<>();
+        for (Key<?> k : keys) {
+            String clash = envNames.put(envName(k), k.name());
+            if (clash != null) {
+                throw new IllegalArgumentException(
+                        "keys " + clash + " and " + k.name() + " share " + envName(k));
+            }
+        }
         for (String name : this.keys.keySet()) {
             for (String other : this.keys.keySet()) {
                 if (other.startsWith(name + ".")
@@ -102,6 +110,26 @@ public final class ConfigSchema {
             }
         }
         return null;
+    }
+
+    /**
+     * Whether {@code name} is this schema's to judge: it starts with the root, or its first segment
+     * is the first segment of a declared key. Other names belong to someone else (Flink's own keys
+     * in the job's file) when the resolver passes them through.
+     */
+    boolean owns(String name) {
+        if (name.equals(root)
+                || name.startsWith(root + ".")
+                || (root + ".").startsWith(name + ".")) {
+            return true;
+        }
+        String first = name.split("\\.", 2)[0];
+        for (String k : keys.keySet()) {
+            if (k.split("\\.", 2)[0].equals(first)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     String relative(String name) {

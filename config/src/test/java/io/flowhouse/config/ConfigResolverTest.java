@@ -217,4 +217,47 @@ class ConfigResolverTest {
         assertThatThrownBy(() -> Types.BOOLEAN.parse("yes"))
                 .hasMessage("(expected: true or false)");
     }
+
+    @Test
+    void foreignKeysPassThroughWhenAsked() {
+        Config c =
+                ConfigResolver.of(SCHEMA)
+                        .passThroughForeignKeys()
+                        .yaml(
+                                "execution:\n  checkpointing:\n    dir: file:///tmp/cp\n"
+                                        + "pipeline.jars: [a.jar, b.jar]\nmode: fast\n",
+                                "job.yaml")
+                        .flag("state.backend.type", "rocksdb", "--state.backend.type")
+                        .resolve();
+        assertThat(c.get(MODE)).isEqualTo(Mode.FAST);
+        assertThat(c.foreign())
+                .containsExactlyInAnyOrderEntriesOf(
+                        Map.of(
+                                "execution.checkpointing.dir", "file:///tmp/cp",
+                                "pipeline.jars", "a.jar;b.jar",
+                                "state.backend.type", "rocksdb"));
+        // Names under the schema's own sections are still checked.
+        assertThatThrownBy(
+                        () ->
+                                ConfigResolver.of(SCHEMA)
+                                        .passThroughForeignKeys()
+                                        .yaml("udp:\n  listn: []\n", "job.yaml"))
+                .hasMessageContaining("unknown key udp.listn");
+        assertThat(ConfigResolver.of(SCHEMA).resolve().foreign()).isEmpty();
+        assertThatThrownBy(() -> ConfigResolver.of(SCHEMA).yaml("execution.x: 1\n", "f"))
+                .hasMessageContaining("unknown key execution.x");
+    }
+
+    @Test
+    void twoKeysCannotShareAnEnvironmentVariable() {
+        assertThatThrownBy(
+                        () ->
+                                ConfigSchema.of(
+                                        "flowhouse.x",
+                                        "x",
+                                        List.of(
+                                                Key.of("kafka.port", Types.STRING),
+                                                Key.of("kafka-port", Types.STRING))))
+                .hasMessageContaining("share FLOWHOUSE_X_KAFKA_PORT");
+    }
 }

@@ -279,8 +279,10 @@ public final class ConfigFlags {
     }
 
     private static String firstSentence(String doc) {
-        int end = doc.indexOf(". ");
-        return end < 0 ? doc : doc.substring(0, end + 1);
+        // A sentence ends at a full stop before a capital letter ("e.g. 10.0.0.0/8" goes on).
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("\\.\\s+(?=[A-Z])").matcher(doc);
+        return m.find() ? doc.substring(0, m.start() + 1) : doc;
     }
 
     private static String escape(String text) {
