@@ -121,4 +121,15 @@ class AgentKeysTest {
         assertThat(CidrSet.of(List.of("0.0.0.0/0")).admits(IpAddress.parse("2001:db8::1")))
                 .isFalse();
     }
+
+    @Test
+    void theDockerDeploymentFileResolves() throws IOException {
+        AgentConfig c =
+                AgentKeys.fromYaml(
+                        java.nio.file.Files.readString(Path.of("../docker/agent/agent.yaml")));
+        assertThat(c.agentId()).isEqualTo("flowhouse-docker-agent");
+        assertThat(c.kafka().bootstrapServers()).isEqualTo("kafka:9092");
+        assertThat(c.spool().maxBytes()).isEqualTo(2L << 30);
+        assertThat(c.metrics().host()).isEqualTo("0.0.0.0");
+    }
 }
