@@ -327,8 +327,8 @@ public final class Types {
     }
 
     /**
-     * A list: a YAML sequence, or comma-separated text in flags and the environment. A named flag
-     * that is repeated appends.
+     * A list: a YAML sequence, or text separated by {@code ,} or {@code ;} in flags and the
+     * environment. A named flag that is repeated appends.
      */
     public static <E> ValueType<List<E>> list(ValueType<E> element) {
         return new ValueType<>() {
@@ -348,7 +348,8 @@ public final class Types {
                     return List.of();
                 }
                 List<E> out = new ArrayList<>();
-                for (String part : text.split(",", -1)) {
+                // ';' is Flink's list separator, so the job's existing values read unchanged.
+                for (String part : text.split("[,;]", -1)) {
                     if (!part.isBlank()) {
                         out.add(element(element, part.trim()));
                     }

@@ -212,6 +212,9 @@ class ConfigResolverTest {
                 .hasMessageContaining("expected: HOST:PORT");
         assertThat(Types.list(Types.CIDR).parse("10.0.0.0/8, 2001:db8::/32"))
                 .containsExactly("10.0.0.0/8", "2001:db8::/32");
+        assertThat(Types.list(d).parse("1m;5m;1h"))
+                .containsExactly(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofHours(1));
+        assertThat(Types.list(Types.CIDR).parse("[]")).isEmpty();
         assertThatThrownBy(() -> Types.CIDR.parse("300.0.0.1")).hasMessageContaining("bad address");
         assertThat(Types.oneOf("v5", "ipfix").parse("IPFIX")).isEqualTo("ipfix");
         assertThatThrownBy(() -> Types.BOOLEAN.parse("yes"))
