@@ -202,8 +202,12 @@ public final class Types {
         return unit == 0 ? Long.toString(bytes) : v + SIZE_UNITS[unit];
     }
 
+    // Flink's unit names too (TimeUtils), so the job's existing values read unchanged.
     private static final Pattern DURATION =
-            Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h|d)?", Pattern.CASE_INSENSITIVE);
+            Pattern.compile(
+                    "(\\d+(?:\\.\\d+)?)\\s*(ms|millis?|milliseconds?|s|secs?|seconds?|m|mins?"
+                            + "|minutes?|h|hours?|d|days?)?",
+                    Pattern.CASE_INSENSITIVE);
 
     /**
      * A duration: {@code 500ms}, {@code 30s}, {@code 1.5s}, {@code 5m}, {@code 2h}, {@code 1d}. A
@@ -227,12 +231,14 @@ public final class Types {
                 long nanosPerUnit =
                         unit == null
                                 ? bareUnit.getDuration().toNanos()
-                                : switch (unit) {
-                                    case "ms" -> 1_000_000L;
-                                    case "s" -> 1_000_000_000L;
-                                    case "m" -> 60_000_000_000L;
-                                    case "h" -> 3_600_000_000_000L;
-                                    default -> 86_400_000_000_000L;
+                                : switch (unit.charAt(0)) {
+                                    case 's' -> 1_000_000_000L;
+                                    case 'h' -> 3_600_000_000_000L;
+                                    case 'd' -> 86_400_000_000_000L;
+                                    default ->
+                                            unit.equals("m") || unit.startsWith("min")
+                                                    ? 60_000_000_000L
+                                                    : 1_000_000L;
                                 };
                 Duration d;
                 try {

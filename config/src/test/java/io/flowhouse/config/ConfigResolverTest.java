@@ -203,6 +203,12 @@ class ConfigResolverTest {
         assertThat(d.parse("5m")).isEqualTo(Duration.ofMinutes(5));
         assertThat(d.parse("1.5")).isEqualTo(Duration.ofMillis(1500));
         assertThat(d.parse("500ms")).isEqualTo(Duration.ofMillis(500));
+        assertThat(d.parse("5 min")).isEqualTo(Duration.ofMinutes(5));
+        assertThat(d.parse("10 secs")).isEqualTo(Duration.ofSeconds(10));
+        assertThat(d.parse("250 millis")).isEqualTo(Duration.ofMillis(250));
+        assertThat(d.parse("2 hours")).isEqualTo(Duration.ofHours(2));
+        assertThat(d.parse("1 day")).isEqualTo(Duration.ofDays(1));
+        assertThatThrownBy(() -> d.parse("5 weeks")).hasMessageContaining("expected: 500ms");
         assertThat(Types.formatDuration(Duration.ofSeconds(120))).isEqualTo("2m");
         assertThatThrownBy(() -> d.parse("0s")).hasMessageContaining("(expected: 1ms..)");
         assertThat(HostPort.parse("[2001:db8::1]:4739"))
