@@ -2,10 +2,14 @@
 package io.flowhouse.agent;
 
 import io.flowhouse.agent.cli.AgentCommand;
+import io.flowhouse.agent.config.AgentConfig;
+import io.flowhouse.config.cli.Cli;
+import java.io.PrintStream;
 
 /**
- * Entry point of {@code ./flowhouse agent}: {@link #run(String[])} returns the exit code (the
- * launcher calls it); {@link #main(String[])} exits with it.
+ * Entry points of {@code ./flowhouse agent}: {@link #run(String[])} parses flags with the shared
+ * command-line rules and returns the exit code; {@link #run(AgentConfig)} runs a config record the
+ * caller built; {@link #main(String[])} exits with the code.
  */
 public final class CaptureAgentMain {
 
@@ -18,7 +22,17 @@ public final class CaptureAgentMain {
      * @return 0 on success, 2 for a usage or configuration error, 1 for a failure at run time
      */
     public static int run(String[] args) {
-        return new AgentCommand().run(args);
+        return run(args, System.out, System.err);
+    }
+
+    /** As {@link #run(String[])}, with the output streams given. */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        return Cli.execute(new AgentCommand(System.getenv(), out, err), args, out, err);
+    }
+
+    /** Runs a resolved configuration; returns 0, or 1 for a failure at run time. */
+    public static int run(AgentConfig config) {
+        return AgentCommand.run(config, System.out, System.err);
     }
 
     public static void main(String[] args) {

@@ -3,8 +3,8 @@ package io.flowhouse.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowhouse.agent.cli.AgentCommand;
 import io.flowhouse.agent.config.AgentConfig;
-import io.flowhouse.agent.config.AgentConfigLoader;
 import io.flowhouse.agent.kafka.Outbound;
 import io.flowhouse.agent.metrics.AgentMetrics;
 import io.flowhouse.agent.pcap.PacketBatcher;
@@ -53,7 +53,7 @@ class LiveCaptureITCase {
             port = ((InetSocketAddress) probe.getLocalAddress()).getPort();
         }
         AgentConfig config =
-                AgentConfigLoader.fromArgs(
+                AgentCommand.configFrom(
                         new String[] {"--interface", "lo", "--filter", "udp and dst port " + port});
         AgentMetrics metrics = new AgentMetrics();
         ConcurrentLinkedQueue<Outbound> out = new ConcurrentLinkedQueue<>();

@@ -3,8 +3,8 @@ package io.flowhouse.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowhouse.agent.cli.AgentCommand;
 import io.flowhouse.agent.config.AgentConfig;
-import io.flowhouse.agent.config.AgentConfigLoader;
 import io.flowhouse.codec.packet.FlowHash;
 import io.flowhouse.codec.packet.PacketBatchCodec;
 import io.flowhouse.codec.packet.PacketSummary;
@@ -45,7 +45,7 @@ class PcapFileToKafkaITCase {
         KAFKA.createTopic("packets.raw", 4);
         Path pcap = SharedTestData.file("packets-synthetic.pcap");
         AgentConfig config =
-                AgentConfigLoader.fromArgs(
+                AgentCommand.configFrom(
                         new String[] {
                             "--pcap", pcap.toString(),
                             "--speed", "max",

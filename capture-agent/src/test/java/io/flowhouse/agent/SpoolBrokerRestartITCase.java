@@ -3,8 +3,8 @@ package io.flowhouse.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowhouse.agent.cli.AgentCommand;
 import io.flowhouse.agent.config.AgentConfig;
-import io.flowhouse.agent.config.AgentConfigLoader;
 import io.flowhouse.codec.envelope.ExporterPartitionKey;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
@@ -80,7 +80,7 @@ class SpoolBrokerRestartITCase {
                             "  enabled: false",
                             ""));
             AgentConfig config =
-                    AgentConfigLoader.fromArgs(new String[] {"--config", yaml.toString()});
+                    AgentCommand.configFrom(new String[] {"--config", yaml.toString()});
             assertThat(config.kafka().bufferMemoryBytes()).isEqualTo(1_048_576L);
 
             Map<String, List<Integer>> sent = new HashMap<>();

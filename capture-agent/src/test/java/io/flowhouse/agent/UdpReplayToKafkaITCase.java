@@ -3,8 +3,8 @@ package io.flowhouse.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowhouse.agent.cli.AgentCommand;
 import io.flowhouse.agent.config.AgentConfig;
-import io.flowhouse.agent.config.AgentConfigLoader;
 import io.flowhouse.codec.envelope.ExporterPartitionKey;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
@@ -60,7 +60,7 @@ class UdpReplayToKafkaITCase {
         KAFKA.createTopic("flows.rejected", 1);
 
         AgentConfig config =
-                AgentConfigLoader.fromArgs(
+                AgentCommand.configFrom(
                         new String[] {
                             "--listen", "127.0.0.1:0",
                             "--listen", "[::1]:0",

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.loadgen;
 
+import io.flowhouse.config.cli.Cli;
+import io.flowhouse.loadgen.cli.LoadgenCommand;
 import io.flowhouse.loadgen.emit.DatagramEmitter;
 import io.flowhouse.loadgen.emit.DatagramSink;
 import io.flowhouse.loadgen.emit.PcapSink;
@@ -30,9 +32,9 @@ import java.util.Locale;
  */
 public final class LoadgenMain {
 
-    public static final int EXIT_OK = 0;
-    public static final int EXIT_FAILURE = 1;
-    public static final int EXIT_USAGE = 2;
+    public static final int EXIT_OK = Cli.OK;
+    public static final int EXIT_FAILURE = Cli.FAILURE;
+    public static final int EXIT_USAGE = Cli.USAGE;
     public static final int EXIT_RATE_NOT_HELD = 3;
 
     private LoadgenMain() {}
@@ -48,19 +50,15 @@ public final class LoadgenMain {
 
     /** Runs; the summary goes to {@code out}, progress and errors to {@code err}. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        for (String a : args) {
-            if (a.equals("-h") || a.equals("--help")) {
-                out.println(LoadgenOptions.USAGE);
-                return EXIT_OK;
-            }
-        }
-        LoadgenOptions o;
-        try {
-            o = LoadgenOptions.parse(args, System.currentTimeMillis());
-        } catch (IllegalArgumentException e) {
-            err.println(e.getMessage());
-            return EXIT_USAGE;
-        }
+        return Cli.execute(new LoadgenCommand(System.getenv(), out, err), args, out, err);
+    }
+
+    /**
+     * Runs resolved options: the typed entry point for callers that built them.
+     *
+     * @return {@link #EXIT_OK}, {@link #EXIT_FAILURE} or {@link #EXIT_RATE_NOT_HELD}
+     */
+    public static int run(LoadgenOptions o, PrintStream out, PrintStream err) {
         try {
             if (o.packetsPcapOut() != null) {
                 PacketPcapGenerator.Totals t =

@@ -20,20 +20,28 @@ import io.flowhouse.codec.sflow.InterfaceCountersText;
 import io.flowhouse.codec.sflow.SflowDatagram;
 import io.flowhouse.codec.template.InMemoryTemplateCache;
 import io.flowhouse.codec.template.TemplateKey;
+import io.flowhouse.config.ConfigException;
+import io.flowhouse.config.cli.Cli;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import java.util.zip.GZIPInputStream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code flowhouse decode FILE.pcap [--format jsonl|table]}: decodes the NetFlow v5/v9, IPFIX and
@@ -41,101 +49,85 @@ import java.util.zip.GZIPInputStream;
  * not; Ethernet, VLAN, IPv4, IPv6) and prints one flow per line, like {@code nfdump -r}, and one
  * line per sFlow counter sample. A summary goes to stderr.
  */
-public final class DecodeCommand {
-
-    static final String USAGE =
-            "usage: flowhouse decode FILE.pcap[.gz] [--format jsonl|table] [--port N]... [--limit N]\n"
-                    + "\n"
-                    + "Decodes NetFlow v5, NetFlow v9, IPFIX and sFlow v5 datagrams found in a\n"
-                    + "pcap/pcapng file, gzipped or not (any UDP port unless --port is given), and\n"
-                    + "prints every flow record:\n"
-                    + "  --format jsonl   one JSON object per flow, keyed by IANA information element\n"
-                    + "                   names plus exporter (addr:port), version, observationDomainId\n"
-                    + "                   (default); sFlow flows add sflowAgent, sflowSubAgentId,\n"
-                    + "                   sflowSampleSequence, sflowSourceIdIndex, sflowSamplePool,\n"
-                    + "                   sflowDrops, ... (version 105 = sFlow v5); each sFlow counter\n"
-                    + "                   sample is one object with interfaceCounters/ethernetCounters\n"
-                    + "  --format table   one nfdump-like line per flow, one 'counters' line per sFlow\n"
-                    + "                   counter sample\n"
-                    + "  --port N         only UDP datagrams to (or from) port N; repeatable\n"
-                    + "  --limit N        stop after N flow records\n"
-                    + "Templates are scoped by exporter address and port, version and domain; sFlow\n"
-                    + "sequences by agent address and sub-agent (datagrams) and data source (samples).\n"
-                    + "sFlow flows are one sampled packet each: packets 1, bytes the sampled frame's\n"
-                    + "length (FCS included), samplingInterval the rate they stand for.\n"
-                    + "A summary (datagrams, records, templates, problems by kind) goes to stderr.\n"
-                    + "Exit codes: 0 ok, 1 file unreadable, 2 bad usage.\n";
+@Command(
+        name = "decode",
+        description = {
+            "Decodes NetFlow v5, NetFlow v9, IPFIX and sFlow v5 datagrams found in a pcap/pcapng"
+                    + " file, gzipped or not (any UDP port unless --port is given), and prints"
+                    + " every flow record.",
+            "Templates are scoped by exporter address and port, version and domain; sFlow"
+                    + " sequences by agent address and sub-agent (datagrams) and data source"
+                    + " (samples). sFlow flows are one sampled packet each: packets 1, bytes the"
+                    + " sampled frame's length (FCS included), samplingInterval the rate they"
+                    + " stand for.",
+            "A summary (datagrams, records, templates, problems by kind) goes to stderr."
+        },
+        footer = "Exit code 1 also when the file cannot be read.")
+public final class DecodeCommand implements Callable<Integer> {
 
     /**
      * Largest gzipped capture decompressed (to a temporary file), so a gzip bomb cannot fill it.
      */
     static final long MAX_GUNZIPPED_BYTES = 1L << 30;
 
-    private DecodeCommand() {}
+    @Parameters(paramLabel = "FILE.pcap[.gz]", description = "Capture to decode.")
+    private String file;
 
-    /** Entry point for the launcher; returns the exit code. */
+    @Option(
+            names = {"--format", "-f"},
+            paramLabel = "jsonl|table",
+            description = {
+                "jsonl (default): one JSON object per flow, keyed by IANA information element"
+                        + " names plus exporter (addr:port), version, observationDomainId; sFlow"
+                        + " flows add sflowAgent, sflowSubAgentId, sflowSampleSequence,"
+                        + " sflowSourceIdIndex, sflowSamplePool, sflowDrops, ... (version 105 ="
+                        + " sFlow v5); each sFlow counter sample is one object with"
+                        + " interfaceCounters/ethernetCounters.",
+                "table: one nfdump-like line per flow, one 'counters' line per sFlow counter"
+                        + " sample."
+            })
+    private String format = "jsonl";
+
+    @Option(
+            names = "--port",
+            paramLabel = "N",
+            description = "Only UDP datagrams to (or from) port N; repeatable.")
+    private List<Integer> ports = new ArrayList<>();
+
+    @Option(names = "--limit", paramLabel = "N", description = "Stop after N flow records.")
+    private long limit = Long.MAX_VALUE;
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    private DecodeCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    /** Entry point for the launcher; returns the exit code (0 ok, 1 file unreadable, 2 usage). */
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        String file = null;
-        boolean table = false;
-        long limit = Long.MAX_VALUE;
-        Set<Integer> ports = new HashSet<>();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            switch (a) {
-                case "-h":
-                case "--help":
-                    out.print(USAGE);
-                    return 0;
-                case "--format":
-                case "-f":
-                    if (i + 1 >= args.length) {
-                        return usage(err, "--format needs a value");
-                    }
-                    String f = args[++i].toLowerCase(Locale.ROOT);
-                    if (f.equals("table")) {
-                        table = true;
-                    } else if (f.equals("jsonl") || f.equals("json")) {
-                        table = false;
-                    } else {
-                        return usage(
-                                err, "unknown format '" + args[i] + "' (expected: jsonl or table)");
-                    }
-                    break;
-                case "--port":
-                case "--limit":
-                    if (i + 1 >= args.length) {
-                        return usage(err, a + " needs a value");
-                    }
-                    long n;
-                    try {
-                        n = Long.parseLong(args[++i]);
-                    } catch (NumberFormatException e) {
-                        return usage(err, a + " needs a number, got '" + args[i] + "'");
-                    }
-                    if (a.equals("--port")) {
-                        if (n < 0 || n > 65535) {
-                            return usage(err, "--port " + n + " (expected: 0..65535)");
-                        }
-                        ports.add((int) n);
-                    } else {
-                        if (n < 0) {
-                            return usage(err, "--limit " + n + " (expected: >= 0)");
-                        }
-                        limit = n;
-                    }
-                    break;
-                default:
-                    if (a.startsWith("-") && !a.equals("-")) {
-                        return usage(err, "unknown option " + a);
-                    }
-                    if (file != null) {
-                        return usage(err, "one file only (got " + file + " and " + a + ")");
-                    }
-                    file = a;
+        return Cli.execute(new DecodeCommand(out, err), args, out, err);
+    }
+
+    @Override
+    public Integer call() {
+        String f = format.toLowerCase(Locale.ROOT);
+        boolean table;
+        if (f.equals("table")) {
+            table = true;
+        } else if (f.equals("jsonl") || f.equals("json")) {
+            table = false;
+        } else {
+            throw new ConfigException("unknown format '" + format + "' (expected: jsonl or table)");
+        }
+        for (int port : ports) {
+            if (port < 0 || port > 65535) {
+                throw new ConfigException("--port " + port + " (expected: 0..65535)");
             }
         }
-        if (file == null) {
-            return usage(err, "no pcap file given");
+        if (limit < 0) {
+            throw new ConfigException("--limit " + limit + " (expected: >= 0)");
         }
         Path path = Paths.get(file);
         if (!Files.isReadable(path)) {
@@ -147,7 +139,13 @@ public final class DecodeCommand {
             if (isGzip(path)) {
                 gunzipped = gunzip(path);
             }
-            Summary s = decode(gunzipped != null ? gunzipped : path, table, limit, ports, out);
+            Summary s =
+                    decode(
+                            gunzipped != null ? gunzipped : path,
+                            table,
+                            limit,
+                            new HashSet<>(ports),
+                            out);
             out.flush();
             s.print(err, path);
             return 0;
@@ -196,12 +194,6 @@ public final class DecodeCommand {
             throw e;
         }
         return tmp;
-    }
-
-    private static int usage(PrintStream err, String message) {
-        err.println("flowhouse decode: " + message);
-        err.print(USAGE);
-        return 2;
     }
 
     /** Counts for the summary. */

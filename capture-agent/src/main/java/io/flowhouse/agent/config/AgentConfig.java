@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Everything the capture agent is configured with: one record per component. Built by {@link
- * AgentConfigLoader} from the documented defaults, an optional YAML file and command-line flags.
+ * Everything the capture agent is configured with: one record per component. Resolved from the keys
+ * declared in {@link AgentKeys}: defaults, then a YAML file, the environment and flags.
  *
  * @param agentId identity written into every raw datagram envelope ({@code agent.id})
  * @param udp NetFlow/IPFIX listeners

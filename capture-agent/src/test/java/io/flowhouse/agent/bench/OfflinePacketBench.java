@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.agent.bench;
 
-import io.flowhouse.agent.config.AgentConfigLoader;
+import io.flowhouse.agent.config.AgentKeys;
 import io.flowhouse.agent.kafka.Outbound;
 import io.flowhouse.agent.kafka.RawFlowPublisher;
 import io.flowhouse.agent.metrics.AgentMetrics;
@@ -45,7 +45,7 @@ public final class OfflinePacketBench {
         RawFlowPublisher publisher = null;
         Path spoolDir = Files.createTempDirectory("bench-spool");
         if (bootstrap != null) {
-            var defaults = AgentConfigLoader.defaults().kafka();
+            var defaults = AgentKeys.defaults().kafka();
             var kafka =
                     new io.flowhouse.agent.config.AgentConfig.Kafka(
                             bootstrap,

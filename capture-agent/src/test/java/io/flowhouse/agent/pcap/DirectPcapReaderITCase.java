@@ -3,8 +3,8 @@ package io.flowhouse.agent.pcap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowhouse.agent.cli.AgentCommand;
 import io.flowhouse.agent.config.AgentConfig;
-import io.flowhouse.agent.config.AgentConfigLoader;
 import io.flowhouse.agent.kafka.Outbound;
 import io.flowhouse.agent.metrics.AgentMetrics;
 import io.flowhouse.codec.flow.IpAddress;
@@ -53,7 +53,7 @@ class DirectPcapReaderITCase {
             port = ((InetSocketAddress) probe.getLocalAddress()).getPort();
         }
         AgentConfig.Packets config =
-                AgentConfigLoader.fromArgs(
+                AgentCommand.configFrom(
                                 new String[] {
                                     "--interface",
                                     "lo",

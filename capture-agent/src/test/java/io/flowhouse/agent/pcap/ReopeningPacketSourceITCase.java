@@ -3,8 +3,8 @@ package io.flowhouse.agent.pcap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowhouse.agent.cli.AgentCommand;
 import io.flowhouse.agent.config.AgentConfig;
-import io.flowhouse.agent.config.AgentConfigLoader;
 import io.flowhouse.agent.kafka.Outbound;
 import io.flowhouse.agent.metrics.AgentMetrics;
 import io.flowhouse.codec.packet.PacketBatchCodec;
@@ -51,7 +51,7 @@ class ReopeningPacketSourceITCase {
             ip("netns", "add", ns);
             createPair(ns, inside, outside, insideAddr, outsideAddr);
             AgentConfig.Packets config =
-                    AgentConfigLoader.fromArgs(
+                    AgentCommand.configFrom(
                                     new String[] {
                                         "--interface", outside, "--filter", "udp and dst port 9"
                                     })

@@ -4,7 +4,7 @@ package io.flowhouse.agent.udp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.agent.config.AgentConfig;
-import io.flowhouse.agent.config.AgentConfigLoader;
+import io.flowhouse.agent.config.AgentKeys;
 import io.flowhouse.agent.config.CidrSet;
 import io.flowhouse.agent.kafka.Outbound;
 import io.flowhouse.agent.metrics.AgentMetrics;
@@ -26,7 +26,7 @@ class UdpReceiverTest {
     @ParameterizedTest
     @ValueSource(strings = {"epoll-recvmmsg", "epoll", "nio"})
     void largeDatagramsArriveWhole(String transport) throws Exception {
-        AgentConfig.Udp d = AgentConfigLoader.defaults().udp();
+        AgentConfig.Udp d = AgentKeys.defaults().udp();
         AgentConfig.Udp udp =
                 new AgentConfig.Udp(
                         true,

@@ -4,7 +4,7 @@ package io.flowhouse.launcher.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.agent.config.AgentConfig;
-import io.flowhouse.agent.config.AgentConfigLoader;
+import io.flowhouse.agent.config.AgentKeys;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
@@ -18,24 +18,21 @@ class DefaultBindsTest {
 
     @Test
     void agentListensBeyondLoopbackOnlyOnItsFlowPorts() throws Exception {
-        AgentConfig defaults = AgentConfigLoader.defaults();
+        AgentConfig defaults = AgentKeys.defaults();
         assertThat(defaults.udp().listeners())
                 .extracting(AgentConfig.Listener::port)
-                .containsExactlyInAnyOrder(
-                        AgentConfigLoader.NETFLOW_PORT, AgentConfigLoader.IPFIX_PORT);
+                .containsExactlyInAnyOrder(AgentKeys.NETFLOW_PORT, AgentKeys.IPFIX_PORT);
         assertThat(defaults.metrics().host()).isEqualTo("127.0.0.1");
 
         String documented;
-        try (InputStream in =
-                AgentConfigLoader.class.getResourceAsStream("/flowhouse-agent.yaml")) {
+        try (InputStream in = AgentKeys.class.getResourceAsStream("/flowhouse-agent.yaml")) {
             assertThat(in).as("flowhouse-agent.yaml on the class path").isNotNull();
             documented = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
-        AgentConfig fromFile = AgentConfigLoader.fromYaml(defaults, documented);
+        AgentConfig fromFile = AgentKeys.fromYaml(documented);
         assertThat(fromFile.metrics().host()).isEqualTo("127.0.0.1");
         assertThat(fromFile.udp().listeners())
                 .extracting(AgentConfig.Listener::port)
-                .containsExactlyInAnyOrder(
-                        AgentConfigLoader.NETFLOW_PORT, AgentConfigLoader.IPFIX_PORT);
+                .containsExactlyInAnyOrder(AgentKeys.NETFLOW_PORT, AgentKeys.IPFIX_PORT);
     }
 }

@@ -4,7 +4,9 @@ package io.flowhouse.agent.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.flowhouse.agent.cli.AgentCommand;
 import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.config.cli.Cli;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -12,11 +14,11 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class AgentConfigLoaderTest {
+class AgentKeysTest {
 
     @Test
-    void defaultsListenOnBothPortsAndSendToLocalKafka() throws IOException {
-        AgentConfig c = AgentConfigLoader.fromArgs(new String[0]);
+    void defaultsListenOnBothPortsAndSendToLocalKafka() {
+        AgentConfig c = AgentCommand.configFrom();
         assertThat(c.udp().enabled()).isTrue();
         assertThat(c.udp().listeners())
                 .containsExactly(
@@ -33,10 +35,9 @@ class AgentConfigLoaderTest {
         try (InputStream in = getClass().getResourceAsStream("/flowhouse-agent.yaml")) {
             yaml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
-        AgentConfig defaults = AgentConfigLoader.defaults();
+        AgentConfig defaults = AgentKeys.defaults();
         AgentConfig fromFile =
-                AgentConfigLoader.fromYaml(
-                        defaults,
+                AgentKeys.fromYaml(
                         yaml.replace("${HOSTNAME}", defaults.agentId())
                                 .replace(
                                         "sockets-per-listener: 2",
@@ -48,8 +49,7 @@ class AgentConfigLoaderTest {
     @Test
     void yamlThenFlags() throws IOException {
         AgentConfig base =
-                AgentConfigLoader.fromYaml(
-                        AgentConfigLoader.defaults(),
+                AgentKeys.fromYaml(
                         String.join(
                                 "\n",
                                 "udp:",
@@ -73,7 +73,7 @@ class AgentConfigLoaderTest {
     @Test
     void packetFlagsRunThePacketPathAlone() throws IOException {
         AgentConfig c =
-                AgentConfigLoader.fromArgs(
+                AgentCommand.configFrom(
                         new String[] {
                             "--pcap", "x.pcap", "--speed", "1x", "--spool-dir", "/tmp/s"
                         });
@@ -82,7 +82,7 @@ class AgentConfigLoaderTest {
         assertThat(c.packets().speed()).isEqualTo(1.0);
         assertThat(c.spool().directory()).isEqualTo(Path.of("/tmp/s"));
         AgentConfig both =
-                AgentConfigLoader.fromArgs(
+                AgentCommand.configFrom(
                         new String[] {"--interface", "eth0", "--filter", "tcp", "--with-udp"});
         assertThat(both.udp().enabled()).isTrue();
         assertThat(both.packets().interfaceName()).isEqualTo("eth0");
@@ -91,26 +91,18 @@ class AgentConfigLoaderTest {
 
     @Test
     void badInputIsReportedWithTheKey() {
-        assertThatThrownBy(
-                        () ->
-                                AgentConfigLoader.fromYaml(
-                                        AgentConfigLoader.defaults(), "udp:\n  listn: []\n"))
+        assertThatThrownBy(() -> AgentKeys.fromYaml("udp:\n  listn: []\n"))
                 .hasMessageContaining("unknown key udp.listn");
-        assertThatThrownBy(
-                        () ->
-                                AgentConfigLoader.fromYaml(
-                                        AgentConfigLoader.defaults(),
-                                        "udp:\n  max-datagram-bytes: 70000\n"))
+        assertThatThrownBy(() -> AgentKeys.fromYaml("udp:\n  max-datagram-bytes: 70000\n"))
                 .hasMessageContaining("udp.max-datagram-bytes");
-        assertThatThrownBy(() -> AgentConfigLoader.fromArgs(new String[] {"--nope", "1"}))
+        assertThatThrownBy(() -> AgentCommand.configFrom(new String[] {"--nope", "1"}))
                 .hasMessageContaining("unknown option --nope");
-        assertThatThrownBy(
-                        () -> AgentConfigLoader.fromArgs(new String[] {"--allow", "10.0.0.0/40"}))
+        assertThatThrownBy(() -> AgentCommand.configFrom(new String[] {"--allow", "10.0.0.0/40"}))
                 .hasMessageContaining("prefix length 40");
-        assertThatThrownBy(() -> AgentConfigLoader.parseSpeed("fast"))
+        assertThatThrownBy(() -> AgentKeys.parseSpeed("fast"))
                 .hasMessageContaining("expected: max, 1x, Nx");
-        assertThatThrownBy(() -> AgentConfigLoader.fromArgs(new String[] {"--help"}))
-                .isInstanceOf(AgentConfigLoader.HelpRequestedException.class);
+        assertThatThrownBy(() -> AgentCommand.configFrom(new String[] {"--help"}))
+                .isInstanceOf(Cli.HelpRequestedException.class);
     }
 
     @Test
@@ -128,5 +120,16 @@ class AgentConfigLoaderTest {
                 .isTrue();
         assertThat(CidrSet.of(List.of("0.0.0.0/0")).admits(IpAddress.parse("2001:db8::1")))
                 .isFalse();
+    }
+
+    @Test
+    void theDockerDeploymentFileResolves() throws IOException {
+        AgentConfig c =
+                AgentKeys.fromYaml(
+                        java.nio.file.Files.readString(Path.of("../docker/agent/agent.yaml")));
+        assertThat(c.agentId()).isEqualTo("flowhouse-docker-agent");
+        assertThat(c.kafka().bootstrapServers()).isEqualTo("kafka:9092");
+        assertThat(c.spool().maxBytes()).isEqualTo(2L << 30);
+        assertThat(c.metrics().host()).isEqualTo("0.0.0.0");
     }
 }
