@@ -91,7 +91,7 @@ public final class FlowPipelineJob {
                         ? org.apache.flink.connector.kafka.source.enumerator.initializer
                                 .OffsetsInitializer.latest()
                         : null,
-                s.clickhouse().toSinkOptions());
+                s.clickhouse().tables());
         env.execute(s.jobName());
     }
 

@@ -9,8 +9,7 @@ import io.flowhouse.jobs.serde.ArchivedTemplateDeserializationSchema;
 import io.flowhouse.jobs.serde.ArchivedTemplateSerializationSchema;
 import io.flowhouse.jobs.serde.RawDatagramDeserializationSchema;
 import io.flowhouse.jobs.serde.RejectedDatagramSerializationSchema;
-import io.flowhouse.sinks.clickhouse.ClickHouseSink;
-import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
+import io.flowhouse.jobs.tables.JobTables;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
@@ -72,10 +71,10 @@ public final class PipelineConnectors {
     }
 
     public static PipelineSinks sinks(PipelineSettings s) {
-        ClickHouseSinkOptions ch = s.clickhouse().toSinkOptions();
+        JobTables ch = s.clickhouse().tables();
         return new PipelineSinks(
-                ClickHouseSink.forFlows(ch),
-                ClickHouseSink.forExporterStats(ch),
+                ch.flows(),
+                ch.exporterStats(),
                 rejectedSink(s),
                 s.decode().archiveTemplates() ? templatesSink(s) : null);
     }

@@ -4,7 +4,7 @@ package io.flowhouse.jobs;
 import io.flowhouse.codec.envelope.RejectedDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.jobs.model.ArchivedTemplate;
-import io.flowhouse.sinks.clickhouse.ExporterStats;
+import io.flowhouse.jobs.stats.ExporterStats;
 import java.util.Objects;
 import org.apache.flink.api.connector.sink2.Sink;
 

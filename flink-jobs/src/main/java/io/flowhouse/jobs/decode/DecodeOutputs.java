@@ -3,7 +3,7 @@ package io.flowhouse.jobs.decode;
 
 import io.flowhouse.codec.envelope.RejectedDatagram;
 import io.flowhouse.jobs.model.ArchivedTemplate;
-import io.flowhouse.sinks.clickhouse.ExporterStats;
+import io.flowhouse.jobs.stats.ExporterStats;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.util.OutputTag;
 

@@ -15,7 +15,7 @@ import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.model.HeldDatagram;
 import io.flowhouse.jobs.model.ScopeCounters;
 import io.flowhouse.jobs.model.StoredTemplate;
-import io.flowhouse.sinks.clickhouse.ExporterStats;
+import io.flowhouse.jobs.stats.ExporterStats;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;

@@ -3,7 +3,7 @@ package io.flowhouse.jobs.model;
 
 import io.flowhouse.codec.SequenceTracker;
 import io.flowhouse.codec.flow.IpAddress;
-import io.flowhouse.sinks.clickhouse.ExporterStats;
+import io.flowhouse.jobs.stats.ExporterStats;
 import java.util.Map;
 
 /**

@@ -12,8 +12,7 @@ import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.rollup.FlowAnalytics;
 import io.flowhouse.jobs.rollup.RollupOptions;
 import io.flowhouse.jobs.serde.RawDatagramDeserializationSchema;
-import io.flowhouse.sinks.clickhouse.ClickHouseSink;
-import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
+import io.flowhouse.jobs.tables.JobTables;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.RuntimeExecutionMode;
@@ -49,7 +48,7 @@ public final class ReprocessJob {
         Configuration conf = configuration(a);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         PipelineSettings s = PipelineSettings.from(conf, System.getenv());
-        build(env, conf, s, a, s.clickhouse().toSinkOptions());
+        build(env, conf, s, a, s.clickhouse().tables());
         env.execute(s.jobName() + "-reprocess");
     }
 
@@ -81,7 +80,7 @@ public final class ReprocessJob {
             Configuration conf,
             PipelineSettings s,
             ReprocessArgs a,
-            ClickHouseSinkOptions ch) {
+            JobTables ch) {
         env.setRuntimeMode(RuntimeExecutionMode.BATCH);
         if (s.parallelism() > 0) {
             env.setParallelism(s.parallelism());
@@ -108,10 +107,7 @@ public final class ReprocessJob {
                             raw,
                             PipelineConnectors.templatesSource(s),
                             new PipelineSinks(
-                                    ClickHouseSink.forFlows(ch),
-                                    ClickHouseSink.forExporterStats(ch),
-                                    new DiscardingSink<>(),
-                                    null),
+                                    ch.flows(), ch.exporterStats(), new DiscardingSink<>(), null),
                             s);
         }
         FlowAnalytics.attach(env, conf, s, decoded, a.packets() ? a.start() : null, a.stop(), ch);

@@ -5,9 +5,7 @@ import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.jobs.ageing.AgeingSettings;
 import io.flowhouse.jobs.ageing.PacketFlowTopology;
 import io.flowhouse.jobs.config.PipelineSettings;
-import io.flowhouse.sinks.clickhouse.ClickHouseSink;
-import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
-import io.flowhouse.sinks.clickhouse.rollup.RollupSink;
+import io.flowhouse.jobs.tables.JobTables;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
@@ -54,7 +52,7 @@ public final class FlowAnalytics {
             DataStream<FlowRecord> decoded,
             OffsetsInitializer packetsStart,
             OffsetsInitializer packetsStop,
-            ClickHouseSinkOptions ch) {
+            JobTables ch) {
         AgeingSettings ageing = AgeingSettings.from(conf);
         RollupSettings rollup = RollupSettings.from(conf);
         DataStream<FlowRecord> all = decoded;
@@ -72,13 +70,13 @@ public final class FlowAnalytics {
                                     s.kafkaClientProperties()),
                             ageing);
             packetFlows
-                    .sinkTo(ClickHouseSink.forFlows(ch))
+                    .sinkTo(ch.flows())
                     .uid(UID_SINK_PACKET_FLOWS)
                     .name("clickhouse packet flows");
             all = all == null ? packetFlows : all.union(packetFlows);
         }
         if (rollup.enabled() && all != null) {
-            RollupTopology.attach(all, rollup, r -> new RollupSink(ch, r, rollup.ttlDays(r)));
+            RollupTopology.attach(all, rollup, r -> ch.rollup(r, rollup.ttlDays(r)));
         }
         return all;
     }

@@ -2,7 +2,6 @@
 package io.flowhouse.jobs.rollup;
 
 import io.flowhouse.jobs.serde.FixedLayoutTypeInfo;
-import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
 import java.io.IOException;
 import org.apache.flink.api.common.serialization.SerializerConfig;
 import org.apache.flink.api.common.typeutils.TypeSerializer;

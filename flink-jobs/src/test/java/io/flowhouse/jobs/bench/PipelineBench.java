@@ -12,8 +12,7 @@ import io.flowhouse.jobs.config.JobConfigLoader;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.rollup.FlowAnalytics;
 import io.flowhouse.jobs.rollup.RollupOptions;
-import io.flowhouse.sinks.clickhouse.ClickHouseSink;
-import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
+import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
 import java.io.IOException;
@@ -114,12 +113,17 @@ public final class PipelineBench {
                     decodeCpu,
                     flows / decodeCpu);
 
-            ClickHouseSinkOptions o =
-                    s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build();
+            JobTables o =
+                    s.clickhouse()
+                            .tables()
+                            .withOptions(
+                                    s.clickhouse().toSinkOptions().toBuilder()
+                                            .password(ch.password())
+                                            .build());
             PipelineSettings s2 = settings(kafka.bootstrapServers(), ch, parallelism);
             cpu0 = jvmCpuSeconds();
             double ch0 = processCpuSeconds(ch.pid().orElse(-1L));
-            double e2eSec = run(s2, ClickHouseSink.forFlows(o), o);
+            double e2eSec = run(s2, o.flows(), o);
             double e2eCpu = jvmCpuSeconds() - cpu0;
             double chCpu = processCpuSeconds(ch.pid().orElse(-1L)) - ch0;
             String got =
@@ -159,8 +163,13 @@ public final class PipelineBench {
             String combineBuckets)
             throws Exception {
         PipelineSettings s = settings(kafka.bootstrapServers(), ch, parallelism);
-        ClickHouseSinkOptions o =
-                s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build();
+        JobTables o =
+                s.clickhouse()
+                        .tables()
+                        .withOptions(
+                                s.clickhouse().toSinkOptions().toBuilder()
+                                        .password(ch.password())
+                                        .build());
         String db = s.clickhouse().database();
         double cpu0 = jvmCpuSeconds();
         double ch0 = processCpuSeconds(ch.pid().orElse(-1L));
@@ -179,8 +188,8 @@ public final class PipelineBench {
                         PipelineConnectors.rawSource(s),
                         PipelineConnectors.templatesSource(s),
                         new PipelineSinks(
-                                ClickHouseSink.forFlows(o),
-                                ClickHouseSink.forExporterStats(o),
+                                o.flows(),
+                                o.exporterStats(),
                                 PipelineConnectors.rejectedSink(s),
                                 PipelineConnectors.templatesSink(s)),
                         s);
@@ -271,8 +280,7 @@ public final class PipelineBench {
                 Map.of());
     }
 
-    private static double run(
-            PipelineSettings s, Sink<FlowRecord> flows, ClickHouseSinkOptions statsOptions)
+    private static double run(PipelineSettings s, Sink<FlowRecord> flows, JobTables statsOptions)
             throws Exception {
         Configuration c = new Configuration();
         StreamExecutionEnvironment env =
@@ -285,7 +293,7 @@ public final class PipelineBench {
                 PipelineConnectors.templatesSource(s),
                 new PipelineSinks(
                         flows,
-                        statsOptions == null ? null : ClickHouseSink.forExporterStats(statsOptions),
+                        statsOptions == null ? null : statsOptions.exporterStats(),
                         PipelineConnectors.rejectedSink(s),
                         PipelineConnectors.templatesSink(s)),
                 s);

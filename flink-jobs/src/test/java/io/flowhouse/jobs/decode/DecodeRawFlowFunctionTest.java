@@ -16,7 +16,7 @@ import io.flowhouse.jobs.config.DecodeSettings;
 import io.flowhouse.jobs.config.SamplingPolicy;
 import io.flowhouse.jobs.config.TemplateScopeMode;
 import io.flowhouse.jobs.model.ArchivedTemplate;
-import io.flowhouse.sinks.clickhouse.ExporterStats;
+import io.flowhouse.jobs.stats.ExporterStats;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;

@@ -8,8 +8,7 @@ import io.flowhouse.jobs.PipelineConnectors;
 import io.flowhouse.jobs.PipelineSinks;
 import io.flowhouse.jobs.config.JobConfigLoader;
 import io.flowhouse.jobs.config.PipelineSettings;
-import io.flowhouse.sinks.clickhouse.ClickHouseSink;
-import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
+import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -74,8 +73,12 @@ final class PipelineHarness {
         return env;
     }
 
-    static ClickHouseSinkOptions sinkOptions(PipelineSettings s, LocalClickHouse ch) {
-        return s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build();
+    /** The job's tables on the test server (its password set directly). */
+    static JobTables tables(PipelineSettings s, LocalClickHouse ch) {
+        return s.clickhouse()
+                .tables()
+                .withOptions(
+                        s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build());
     }
 
     static StreamExecutionEnvironment environment(PipelineSettings s, Sink<FlowRecord> flows)
@@ -97,7 +100,7 @@ final class PipelineHarness {
 
     static StreamExecutionEnvironment environment(PipelineSettings s, LocalClickHouse ch)
             throws Exception {
-        ClickHouseSinkOptions o = sinkOptions(s, ch);
+        JobTables o = tables(s, ch);
         StreamExecutionEnvironment env = environment(s);
         KafkaTopics.ensure(s);
         FlowPipelineJob.build(
@@ -105,8 +108,8 @@ final class PipelineHarness {
                 PipelineConnectors.rawSource(s),
                 PipelineConnectors.templatesSource(s),
                 new PipelineSinks(
-                        ClickHouseSink.forFlows(o),
-                        ClickHouseSink.forExporterStats(o),
+                        o.flows(),
+                        o.exporterStats(),
                         PipelineConnectors.rejectedSink(s),
                         PipelineConnectors.templatesSink(s)),
                 s);

@@ -6,7 +6,7 @@ import static org.apache.flink.types.PojoTestUtils.assertSerializedAsPojoWithout
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RejectedDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
-import io.flowhouse.sinks.clickhouse.ExporterStats;
+import io.flowhouse.jobs.stats.ExporterStats;
 import org.junit.jupiter.api.Test;
 
 /** Every type on the wire and in state serializes as a POJO (pipeline.generic-types: false). */

@@ -21,8 +21,7 @@ import io.flowhouse.jobs.ageing.Packets;
 import io.flowhouse.jobs.config.JobConfigLoader;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.rollup.FlowAnalytics;
-import io.flowhouse.sinks.clickhouse.ClickHouseSink;
-import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
+import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.SharedTestData;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
@@ -120,8 +119,13 @@ class ReprocessITCase {
         // 1. Stream (STREAMING mode, sources bounded at the latest offsets).
         Configuration conf = JobConfigLoader.load(args(ch, "rp_stream").toArray(String[]::new));
         PipelineSettings s = ReprocessJob.settings(conf);
-        ClickHouseSinkOptions o =
-                s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build();
+        JobTables o =
+                s.clickhouse()
+                        .tables()
+                        .withOptions(
+                                s.clickhouse().toSinkOptions().toBuilder()
+                                        .password(ch.password())
+                                        .build());
         StreamExecutionEnvironment env = environment();
         FlowPipelineJob.configure(env, s);
         KafkaTopics.ensure(s);
@@ -131,8 +135,8 @@ class ReprocessITCase {
                         PipelineConnectors.rawSource(s),
                         PipelineConnectors.templatesSource(s),
                         new PipelineSinks(
-                                ClickHouseSink.forFlows(o),
-                                ClickHouseSink.forExporterStats(o),
+                                o.flows(),
+                                o.exporterStats(),
                                 PipelineConnectors.rejectedSink(s),
                                 PipelineConnectors.templatesSink(s)),
                         s);
@@ -226,8 +230,13 @@ class ReprocessITCase {
         ReprocessArgs a = ReprocessArgs.parse(all.toArray(String[]::new));
         Configuration conf = ReprocessJob.configuration(a);
         PipelineSettings s = ReprocessJob.settings(conf);
-        ClickHouseSinkOptions o =
-                s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build();
+        JobTables o =
+                s.clickhouse()
+                        .tables()
+                        .withOptions(
+                                s.clickhouse().toSinkOptions().toBuilder()
+                                        .password(ch.password())
+                                        .build());
         StreamExecutionEnvironment env = environment();
         ReprocessJob.build(env, conf, s, a, o);
         env.execute("reprocess");

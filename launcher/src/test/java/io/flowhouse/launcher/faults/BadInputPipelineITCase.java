@@ -18,8 +18,7 @@ import io.flowhouse.jobs.PipelineConnectors;
 import io.flowhouse.jobs.PipelineSinks;
 import io.flowhouse.jobs.config.JobConfigLoader;
 import io.flowhouse.jobs.config.PipelineSettings;
-import io.flowhouse.sinks.clickhouse.ClickHouseSink;
-import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
+import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
@@ -568,15 +567,20 @@ class BadInputPipelineITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(c);
         FlowPipelineJob.configure(env, s);
         KafkaTopics.ensure(s);
-        ClickHouseSinkOptions o =
-                s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build();
+        JobTables o =
+                s.clickhouse()
+                        .tables()
+                        .withOptions(
+                                s.clickhouse().toSinkOptions().toBuilder()
+                                        .password(ch.password())
+                                        .build());
         FlowPipelineJob.build(
                 env,
                 PipelineConnectors.rawSource(s),
                 PipelineConnectors.templatesSource(s),
                 new PipelineSinks(
-                        ClickHouseSink.forFlows(o),
-                        ClickHouseSink.forExporterStats(o),
+                        o.flows(),
+                        o.exporterStats(),
                         PipelineConnectors.rejectedSink(s),
                         PipelineConnectors.templatesSink(s)),
                 s);

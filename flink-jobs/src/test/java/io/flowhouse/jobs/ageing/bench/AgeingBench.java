@@ -370,7 +370,13 @@ public final class AgeingBench {
                     io.flowhouse.jobs.reprocess.ReprocessArgs.parse(args);
             Configuration conf = io.flowhouse.jobs.reprocess.ReprocessJob.configuration(a);
             var s = io.flowhouse.jobs.reprocess.ReprocessJob.settings(conf);
-            var o = s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build();
+            var o =
+                    s.clickhouse()
+                            .tables()
+                            .withOptions(
+                                    s.clickhouse().toSinkOptions().toBuilder()
+                                            .password(ch.password())
+                                            .build());
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             io.flowhouse.jobs.reprocess.ReprocessJob.build(env, conf, s, a, o);
             long t0 = System.nanoTime();

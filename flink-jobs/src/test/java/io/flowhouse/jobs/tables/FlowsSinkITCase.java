@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.flowhouse.sinks.clickhouse;
+package io.flowhouse.jobs.tables;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.sinks.clickhouse.ClickHouseConnection;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import java.time.Duration;
 import java.util.List;
@@ -26,7 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * checkpoint (the job restarts from it and replays) still gives exact totals with the documented
  * query.
  */
-class ClickHouseSinkITCase {
+class FlowsSinkITCase {
 
     @RegisterExtension
     @Order(1)
@@ -78,10 +79,11 @@ class ClickHouseSinkITCase {
                 .map(i -> ClickHouseTestSupport.flow(i))
                 .returns(FlowRecord.class)
                 .sinkTo(
-                        ClickHouseSink.forFlows(
-                                ClickHouseTestSupport.options(CLICKHOUSE.service(), db)
-                                        .batchMaxRows(10_000)
-                                        .build()))
+                        JobTables.of(
+                                        ClickHouseTestSupport.options(CLICKHOUSE.service(), db)
+                                                .batchMaxRows(10_000)
+                                                .build())
+                                .flows())
                 .name("clickhouse-flows")
                 .uid("clickhouse-flows");
         env.execute("clickhouse sink bounded");
@@ -104,20 +106,19 @@ class ClickHouseSinkITCase {
         try (ClickHouseConnection conn =
                 new ClickHouseConnection(
                         ClickHouseTestSupport.options(CLICKHOUSE.service(), db).build())) {
-            new ClickHouseMigrator(
-                            conn, ClickHouseTestSupport.options(CLICKHOUSE.service(), db).build())
-                    .migrate();
+            ClickHouseTestSupport.SCHEMA.migrator(conn, db).migrate();
         }
         CLICKHOUSE.service().execute("SYSTEM STOP MERGES " + db + ".flows");
         StreamExecutionEnvironment env = env(1_000);
         env.fromSequence(0, N - 1)
                 .map(new FailOnceAfterCheckpoint(10_000))
                 .sinkTo(
-                        ClickHouseSink.forFlows(
-                                ClickHouseTestSupport.options(CLICKHOUSE.service(), db)
-                                        .batchMaxRows(2_000)
-                                        .flushInterval(Duration.ofMillis(50))
-                                        .build()))
+                        JobTables.of(
+                                        ClickHouseTestSupport.options(CLICKHOUSE.service(), db)
+                                                .batchMaxRows(2_000)
+                                                .flushInterval(Duration.ofMillis(50))
+                                                .build())
+                                .flows())
                 .uid("clickhouse-flows");
         env.execute("clickhouse sink failover");
         assertThat(FAILURES.get()).as("the injected failure happened").isEqualTo(1);

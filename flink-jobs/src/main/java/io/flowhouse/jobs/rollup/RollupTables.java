@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.flowhouse.sinks.clickhouse.rollup;
+package io.flowhouse.jobs.rollup;
 
 import io.flowhouse.sinks.clickhouse.ClickHouseConnection;
 import io.flowhouse.sinks.clickhouse.ClickHouseMigrator;
+import io.flowhouse.sinks.clickhouse.ClickHouseSchema;
+import io.flowhouse.sinks.clickhouse.ClickHouseSink;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkException;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
 import io.flowhouse.sinks.clickhouse.SchemaDialect;
 import io.flowhouse.sinks.clickhouse.ServerCapabilities;
 import java.time.Duration;
@@ -11,8 +14,9 @@ import java.time.Duration;
 /**
  * The rollup tables, one per configured resolution: {@code flows_1m}, {@code flows_1h}, ... As in
  * Akvorado, the resolutions are configuration, so the tables are created from it (idempotent {@code
- * CREATE TABLE IF NOT EXISTS}, by every rollup writer when it opens) rather than by a fixed
- * migration; the DDL is rendered through {@link SchemaDialect} so it follows the server's types.
+ * CREATE TABLE IF NOT EXISTS}, by every rollup writer when it opens: {@link Schema}) rather than by
+ * a fixed migration; the DDL is rendered through {@link SchemaDialect} so it follows the server's
+ * types.
  *
  * <pre>
  * ENGINE = ReplacingMergeTree(version)
@@ -27,6 +31,39 @@ import java.time.Duration;
 public final class RollupTables {
 
     private RollupTables() {}
+
+    /**
+     * The rows of one resolution into {@code <database>.flows_<label>}, the table created when the
+     * writer opens.
+     */
+    public static ClickHouseSink<RollupRow> sink(
+            ClickHouseSinkOptions options, Duration resolution, int ttlDays) {
+        return ClickHouseSink.of(
+                options,
+                new RollupRowEncoder(tableName(resolution)),
+                new Schema(resolution, ttlDays));
+    }
+
+    /**
+     * The table of one resolution, created when missing.
+     *
+     * @param resolution the window size
+     * @param ttlDays days rows are kept on servers with TTL (0: forever)
+     */
+    public record Schema(Duration resolution, int ttlDays) implements ClickHouseSchema {
+
+        public Schema {
+            label(resolution);
+        }
+
+        @Override
+        public ServerCapabilities apply(ClickHouseConnection connection, String database)
+                throws ClickHouseSinkException {
+            ServerCapabilities caps = ClickHouseMigrator.detect(connection);
+            ensure(connection, database, caps, resolution, ttlDays);
+            return caps;
+        }
+    }
 
     /** Table name of a resolution: {@code flows_} + {@link #label}. */
     public static String tableName(Duration resolution) {
@@ -55,7 +92,7 @@ public final class RollupTables {
     /** The CREATE statement for one resolution on this server. */
     public static String createStatement(
             String database, ServerCapabilities caps, Duration resolution, int ttlDays) {
-        SchemaDialect dialect = new SchemaDialect(database, caps, 0, 0);
+        SchemaDialect dialect = new SchemaDialect(database, caps);
         String partition =
                 resolution.toSeconds() >= 3600
                         ? "toYYYYMM(window_start)"

@@ -1,26 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.flowhouse.sinks.clickhouse;
+package io.flowhouse.jobs.tables;
 
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.sinks.clickhouse.ClickHouseMigrations;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
 import io.flowhouse.testkit.clickhouse.ClickHouseService;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Shared helpers for the ClickHouse ITCases. */
-final class ClickHouseTestSupport {
+public final class ClickHouseTestSupport {
+
+    /** The job's migrations with the default retention (30 days of flows, 400 of stats). */
+    public static final ClickHouseMigrations SCHEMA = JobSchema.migrations(30, 400);
 
     private static final AtomicInteger DATABASES = new AtomicInteger();
 
     private ClickHouseTestSupport() {}
 
     /** A database name no other test in this JVM uses. */
-    static String freshDatabase(String prefix) {
+    public static String freshDatabase(String prefix) {
         return prefix + "_" + ProcessHandle.current().pid() + "_" + DATABASES.incrementAndGet();
     }
 
     /** Options pointing at the test server, with fast retries. */
-    static ClickHouseSinkOptions.Builder options(ClickHouseService ch, String database) {
+    public static ClickHouseSinkOptions.Builder options(ClickHouseService ch, String database) {
         return ClickHouseSinkOptions.builder()
                 .url(ch.httpUrl())
                 .user(ch.user())
@@ -34,7 +39,7 @@ final class ClickHouseTestSupport {
      * A deterministic flow for index {@code i}: exporter 192.0.2.(1 + i % 3), sequence i / 10,
      * record index i % 10; every fourth flow is IPv6; bytes 1000 + i, packets 1 + i % 7.
      */
-    static FlowRecord flow(long i) {
+    public static FlowRecord flow(long i) {
         boolean v6 = i % 4 == 3;
         long t = 1_705_320_000_000L + i * 7; // 2024-01-15T12:00:00Z onwards
         return FlowRecord.builder()

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.flowhouse.sinks.clickhouse;
+package io.flowhouse.jobs.tables;
 
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.sinks.clickhouse.ClickHouseRowEncoder;
+import io.flowhouse.sinks.clickhouse.RowBinaryOutput;
+import io.flowhouse.sinks.clickhouse.ServerCapabilities;
 import java.util.List;
 
 /**

@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.flowhouse.sinks.clickhouse;
+package io.flowhouse.jobs.tables;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.sinks.clickhouse.ClickHouseRowEncoder;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkException;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkMetrics;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkWriter;
+import io.flowhouse.sinks.clickhouse.RowBinaryOutput;
+import io.flowhouse.sinks.clickhouse.ServerCapabilities;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import java.time.Duration;
@@ -22,7 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The writer against a real local ClickHouse 18.16: batching, exact sums, retries across a server
  * outage, deduplication of a replay, and a non-retriable error that fails the writer.
  */
-class ClickHouseSinkWriterITCase {
+class FlowsWriterITCase {
 
     @RegisterExtension static final ClickHouseExtension CLICKHOUSE = ClickHouseExtension.create();
 
@@ -46,7 +53,8 @@ class ClickHouseSinkWriterITCase {
 
     private static ClickHouseSinkWriter<FlowRecord> writer(
             ClickHouseSinkOptions options, ClickHouseSinkMetrics metrics) throws Exception {
-        return ClickHouseSinkWriter.open(options, new FlowRowEncoder(), null, metrics, 0);
+        return ClickHouseSinkWriter.open(
+                options, new FlowRowEncoder(), ClickHouseTestSupport.SCHEMA, null, metrics, 0);
     }
 
     private static void write(ClickHouseSinkWriter<FlowRecord> w, int from, int to)
@@ -196,7 +204,10 @@ class ClickHouseSinkWriterITCase {
         assertThat(ch.query("SELECT max(version) FROM " + db + ".schema_migrations"))
                 .containsExactly(
                         String.valueOf(
-                                Migration.loadAll().get(Migration.loadAll().size() - 1).version()));
+                                ClickHouseTestSupport.SCHEMA
+                                        .load()
+                                        .get(ClickHouseTestSupport.SCHEMA.load().size() - 1)
+                                        .version()));
     }
 
     /** Past startupTimeout the writer gives up with a message that says why. */
@@ -264,6 +275,7 @@ class ClickHouseSinkWriterITCase {
                 ClickHouseSinkWriter.open(
                         ClickHouseTestSupport.options(CLICKHOUSE.service(), db).build(),
                         wrongColumns,
+                        ClickHouseTestSupport.SCHEMA,
                         null,
                         metrics,
                         0)) {
@@ -289,7 +301,13 @@ class ClickHouseSinkWriterITCase {
                         .flushInterval(Duration.ofMillis(1))
                         .build();
         try (ClickHouseSinkWriter<FlowRecord> w =
-                ClickHouseSinkWriter.open(options, new FlowRowEncoder(), time, metrics, 0)) {
+                ClickHouseSinkWriter.open(
+                        options,
+                        new FlowRowEncoder(),
+                        ClickHouseTestSupport.SCHEMA,
+                        time,
+                        metrics,
+                        0)) {
             write(w, 0, 10);
             assertThat(w.bufferedRows()).isEqualTo(10);
             Thread.sleep(5); // the open batch is now older than the interval

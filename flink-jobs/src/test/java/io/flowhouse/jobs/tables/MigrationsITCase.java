@@ -1,9 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.flowhouse.sinks.clickhouse;
+package io.flowhouse.jobs.tables;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.jobs.stats.ExporterStats;
+import io.flowhouse.jobs.stats.ExporterStatsRowEncoder;
+import io.flowhouse.sinks.clickhouse.ClickHouseConnection;
+import io.flowhouse.sinks.clickhouse.ClickHouseMigrator;
+import io.flowhouse.sinks.clickhouse.ClickHouseSchema;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkMetrics;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkWriter;
+import io.flowhouse.sinks.clickhouse.Migration;
+import io.flowhouse.sinks.clickhouse.SchemaDialect;
+import io.flowhouse.sinks.clickhouse.ServerCapabilities;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.ClickHouseService;
 import java.io.IOException;
@@ -30,7 +41,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * and finishing a half-applied migration all end in the same schema. Regenerate the goldens with
  * {@code -Dfixtures.update=true}.
  */
-class ClickHouseMigratorITCase {
+class MigrationsITCase {
 
     @RegisterExtension static final ClickHouseExtension CLICKHOUSE = ClickHouseExtension.create();
 
@@ -40,7 +51,7 @@ class ClickHouseMigratorITCase {
 
     @Test
     void allMigrationsOnAnEmptyServerGiveTheGoldenSchema() throws Exception {
-        List<Migration> all = Migration.loadAll();
+        List<Migration> all = ClickHouseTestSupport.SCHEMA.load();
         String db = ClickHouseTestSupport.freshDatabase("mig_all");
         try (ClickHouseConnection conn = connection(db)) {
             ClickHouseMigrator.Result r = migrator(conn, db, all).migrate();
@@ -66,7 +77,7 @@ class ClickHouseMigratorITCase {
 
     @Test
     void everyEarlierStateMigratesToTheSameSchema() throws Exception {
-        List<Migration> all = Migration.loadAll();
+        List<Migration> all = ClickHouseTestSupport.SCHEMA.load();
         String expected = null;
         for (int k = 0; k <= all.size(); k++) {
             String db = ClickHouseTestSupport.freshDatabase("mig_from_" + k);
@@ -89,13 +100,14 @@ class ClickHouseMigratorITCase {
 
     @Test
     void finishesAHalfAppliedMigration() throws Exception {
-        List<Migration> all = Migration.loadAll();
+        List<Migration> all = ClickHouseTestSupport.SCHEMA.load();
         String db = ClickHouseTestSupport.freshDatabase("mig_half");
         try (ClickHouseConnection conn = connection(db)) {
             migrator(conn, db, all.subList(0, 2)).migrate();
             // A start that died after the first two statements of V003, before recording it.
             Migration v3 = all.get(2);
-            SchemaDialect dialect = new SchemaDialect(db, ClickHouseMigrator.detect(conn), 30, 400);
+            SchemaDialect dialect =
+                    new SchemaDialect(db, ClickHouseMigrator.detect(conn), JobSchema.ttls(30, 400));
             List<String> statements = v3.statements(dialect);
             conn.execute(statements.get(0));
             conn.execute(statements.get(1));
@@ -110,7 +122,7 @@ class ClickHouseMigratorITCase {
 
     @Test
     void concurrentStartsEndInOneSchema() throws Exception {
-        List<Migration> all = Migration.loadAll();
+        List<Migration> all = ClickHouseTestSupport.SCHEMA.load();
         String db = ClickHouseTestSupport.freshDatabase("mig_conc");
         ExecutorService pool = Executors.newFixedThreadPool(3);
         try {
@@ -146,7 +158,7 @@ class ClickHouseMigratorITCase {
      */
     @Test
     void exporterStatsRebuildKeepsVersionsApartAndCarriesRowsOver() throws Exception {
-        List<Migration> all = Migration.loadAll();
+        List<Migration> all = ClickHouseTestSupport.SCHEMA.load();
         String db = ClickHouseTestSupport.freshDatabase("mig_stats");
         try (ClickHouseConnection conn = connection(db)) {
             migrator(conn, db, all.subList(0, 4)).migrate();
@@ -219,7 +231,7 @@ class ClickHouseMigratorITCase {
     /** A start that died after any statement of V005 finishes it with every row kept. */
     @Test
     void halfAppliedRebuildFinishesFromAnyStatement() throws Exception {
-        List<Migration> all = Migration.loadAll();
+        List<Migration> all = ClickHouseTestSupport.SCHEMA.load();
         Migration v5 = all.get(4);
         int statements = -1;
         for (int k = 1; statements < 0 || k < statements; k++) {
@@ -228,7 +240,8 @@ class ClickHouseMigratorITCase {
                 migrator(conn, db, all.subList(0, 4)).migrate();
                 writeStats(db, statsBeforeUpgrade());
                 ServerCapabilities caps = ClickHouseMigrator.detect(conn);
-                List<String> v5Statements = v5.statements(new SchemaDialect(db, caps, 30, 400));
+                List<String> v5Statements =
+                        v5.statements(new SchemaDialect(db, caps, JobSchema.ttls(30, 400)));
                 statements = v5Statements.size();
                 for (String statement : v5Statements.subList(0, k)) {
                     conn.execute(statement);
@@ -246,7 +259,7 @@ class ClickHouseMigratorITCase {
     /** Several writers upgrading at once take turns through the lock: one rebuild, no row lost. */
     @Test
     void concurrentUpgradesRebuildOnce() throws Exception {
-        List<Migration> all = Migration.loadAll();
+        List<Migration> all = ClickHouseTestSupport.SCHEMA.load();
         String db = ClickHouseTestSupport.freshDatabase("mig_conc_up");
         try (ClickHouseConnection conn = connection(db)) {
             migrator(conn, db, all.subList(0, 4)).migrate();
@@ -281,7 +294,7 @@ class ClickHouseMigratorITCase {
     /** A lock left by a start that died is broken after the stale age. */
     @Test
     void staleLockIsBroken() throws Exception {
-        List<Migration> all = Migration.loadAll();
+        List<Migration> all = ClickHouseTestSupport.SCHEMA.load();
         String db = ClickHouseTestSupport.freshDatabase("mig_stale");
         try (ClickHouseConnection conn = connection(db)) {
             migrator(conn, db, all.subList(0, 4)).migrate();
@@ -293,7 +306,8 @@ class ClickHouseMigratorITCase {
                             + " ENGINE = TinyLog AS SELECT 'a start that died' AS holder,"
                             + " now() AS acquired_at");
             ClickHouseMigrator m =
-                    new ClickHouseMigrator(conn, db, 30, 400, all, Duration.ofSeconds(1));
+                    new ClickHouseMigrator(
+                            conn, db, JobSchema.ttls(30, 400), all, Duration.ofSeconds(1));
             assertThat(m.migrate().applied()).containsExactly(5);
             assertGolden(ClickHouseMigrator.detect(conn), 5, snapshot(db));
         }
@@ -350,7 +364,8 @@ class ClickHouseMigratorITCase {
         try (ClickHouseSinkWriter<ExporterStats> w =
                 ClickHouseSinkWriter.open(
                         options,
-                        new ExporterStats.Encoder(),
+                        new ExporterStatsRowEncoder(),
+                        ClickHouseSchema.NONE,
                         null,
                         new ClickHouseSinkMetrics(),
                         0)) {
@@ -379,7 +394,7 @@ class ClickHouseMigratorITCase {
 
     private static ClickHouseMigrator migrator(
             ClickHouseConnection conn, String db, List<Migration> ms) {
-        return new ClickHouseMigrator(conn, db, 30, 400, ms);
+        return new ClickHouseMigrator(conn, db, JobSchema.ttls(30, 400), ms);
     }
 
     /** Tables and columns of the database, with the database name replaced by {@code ${DB}}. */

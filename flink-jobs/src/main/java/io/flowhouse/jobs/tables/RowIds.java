@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.flowhouse.sinks.clickhouse;
+package io.flowhouse.jobs.tables;
 
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;

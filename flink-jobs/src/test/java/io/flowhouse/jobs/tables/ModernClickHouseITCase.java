@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.flowhouse.sinks.clickhouse;
+package io.flowhouse.jobs.tables;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkMetrics;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkWriter;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.ClickHouseService;
 import org.junit.jupiter.api.Test;
@@ -28,7 +31,13 @@ class ModernClickHouseITCase {
                 ClickHouseTestSupport.options(ch, db).batchMaxRows(1_000).build();
         ClickHouseSinkMetrics metrics = new ClickHouseSinkMetrics();
         try (ClickHouseSinkWriter<FlowRecord> w =
-                ClickHouseSinkWriter.open(options, new FlowRowEncoder(), null, metrics, 0)) {
+                ClickHouseSinkWriter.open(
+                        options,
+                        new FlowRowEncoder(),
+                        ClickHouseTestSupport.SCHEMA,
+                        null,
+                        metrics,
+                        0)) {
             assertThat(w.capabilities().isModern()).isTrue();
             assertThat(w.capabilities().insertDeduplicationToken()).isTrue();
             for (int i = 0; i < 5_000; i++) {

@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.flowhouse.sinks.clickhouse;
+package io.flowhouse.jobs.stats;
 
 import io.flowhouse.codec.flow.IpAddress;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 
 /**
  * One exporter scope's counts for one minute, a row of {@code flowhouse.exporter_stats} (migrations
- * V002, V005), and the value the decode job emits. The job emits a minute while it runs and once
- * more, complete, when the next minute starts; {@code updatedAtMillis} only grows, so a later value
- * for the same exporter, domain, version and minute replaces the earlier one (the higher {@code
- * updatedAtMillis} wins) and re-emitting after a replay never double counts.
+ * V002, V005, written by {@link ExporterStatsRowEncoder}), and the value {@link
+ * AggregateExporterStats} emits. The job emits a minute while it runs and once more, complete, when
+ * the next minute starts; {@code updatedAtMillis} only grows, so a later value for the same
+ * exporter, domain, version and minute replaces the earlier one (the higher {@code updatedAtMillis}
+ * wins) and re-emitting after a replay never double counts.
  *
  * <p>The problem counts are two parallel arrays, sorted by kind, so the type is a Flink POJO
  * (records with arrays serialize without Kryo); {@link #problems()} gives them as a map.
@@ -203,64 +203,5 @@ public record ExporterStats(
                 + ", updated "
                 + updatedAtMillis
                 + "]";
-    }
-
-    /** The row encoder for {@code exporter_stats}. */
-    public static final class Encoder implements ClickHouseRowEncoder<ExporterStats> {
-
-        private static final long serialVersionUID = 1L;
-
-        public static final List<String> COLUMNS =
-                List.of(
-                        "minute",
-                        "exporter",
-                        "exporter_port",
-                        "observation_domain",
-                        "version",
-                        "datagrams",
-                        "datagram_bytes",
-                        "records",
-                        "template_records",
-                        "sequence_gaps",
-                        "lost_datagrams",
-                        "lost_records",
-                        "sequence_resets",
-                        "records_before_template",
-                        "rejected_records",
-                        "problem_kinds",
-                        "problem_counts",
-                        "updated_at");
-
-        @Override
-        public String table() {
-            return "exporter_stats";
-        }
-
-        @Override
-        public List<String> columns(ServerCapabilities caps) {
-            return COLUMNS;
-        }
-
-        @Override
-        public void encode(ExporterStats s, RowBinaryOutput out, ServerCapabilities caps) {
-            out.dateTime(s.minuteMillis());
-            out.ipv6(s.exporterAddress());
-            out.uint16(s.exporterPort());
-            out.uint32(s.observationDomainId());
-            out.uint8(s.version());
-            out.uint64(s.datagrams());
-            out.uint64(s.datagramBytes());
-            out.uint64(s.records());
-            out.uint64(s.templateRecords());
-            out.uint64(s.sequenceGaps());
-            out.uint64(s.lostDatagrams());
-            out.uint64(s.lostRecords());
-            out.uint64(s.sequenceResets());
-            out.uint64(s.recordsBeforeTemplate());
-            out.uint64(s.rejectedRecords());
-            out.stringArray(Arrays.asList(s.problemKinds()));
-            out.uint64Array(s.problemCounts());
-            out.uint64(s.updatedAtMillis());
-        }
     }
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.flowhouse.sinks.clickhouse.rollup;
+package io.flowhouse.jobs.rollup;
 
 import java.util.Locale;
 

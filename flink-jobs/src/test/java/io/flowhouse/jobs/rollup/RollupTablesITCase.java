@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.flowhouse.sinks.clickhouse;
+package io.flowhouse.jobs.rollup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.clickhouse.client.api.insert.InsertSettings;
 import io.flowhouse.codec.flow.IpAddress;
-import io.flowhouse.sinks.clickhouse.rollup.RollupKind;
-import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
-import io.flowhouse.sinks.clickhouse.rollup.RollupRowEncoder;
-import io.flowhouse.sinks.clickhouse.rollup.RollupTables;
+import io.flowhouse.jobs.tables.ClickHouseTestSupport;
+import io.flowhouse.sinks.clickhouse.ClickHouseConnection;
+import io.flowhouse.sinks.clickhouse.ClickHouseMigrator;
+import io.flowhouse.sinks.clickhouse.RowBinaryOutput;
+import io.flowhouse.sinks.clickhouse.ServerCapabilities;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import java.io.ByteArrayInputStream;
 import java.time.Duration;

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.flowhouse.sinks.clickhouse;
+package io.flowhouse.jobs.tables;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.clickhouse.client.api.insert.InsertSettings;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.jobs.stats.ExporterStats;
+import io.flowhouse.jobs.stats.ExporterStatsRowEncoder;
+import io.flowhouse.sinks.clickhouse.ClickHouseConnection;
+import io.flowhouse.sinks.clickhouse.RowBinaryOutput;
+import io.flowhouse.sinks.clickhouse.ServerCapabilities;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.ClickHouseService;
 import java.util.List;
@@ -29,10 +34,7 @@ class RowBinaryRoundTripITCase {
         ClickHouseService ch = CLICKHOUSE.service();
         db = ClickHouseTestSupport.freshDatabase("roundtrip");
         conn = new ClickHouseConnection(ClickHouseTestSupport.options(ch, db).build());
-        caps =
-                new ClickHouseMigrator(conn, ClickHouseTestSupport.options(ch, db).build())
-                        .migrate()
-                        .capabilities();
+        caps = ClickHouseTestSupport.SCHEMA.migrator(conn, db).migrate().capabilities();
     }
 
     @AfterAll
@@ -252,7 +254,7 @@ class RowBinaryRoundTripITCase {
                         Map.of(),
                         s.updatedAtMillis() + 1);
         RowBinaryOutput out = new RowBinaryOutput(256);
-        ExporterStats.Encoder enc = new ExporterStats.Encoder();
+        ExporterStatsRowEncoder enc = new ExporterStatsRowEncoder();
         enc.encode(s, out, caps);
         enc.encode(later, out, caps);
         conn.insertRowBinary(

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.flowhouse.sinks.clickhouse;
+package io.flowhouse.jobs.tables;
 
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkMetrics;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkWriter;
+import io.flowhouse.sinks.clickhouse.RowBinaryOutput;
+import io.flowhouse.sinks.clickhouse.ServerCapabilities;
 import io.flowhouse.testkit.clickhouse.ClickHouseService;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import java.util.Locale;
@@ -83,7 +88,13 @@ public final class ClickHouseInsertBenchmark {
         long jvmCpu0 = jvmCpuMillis();
         long t1;
         try (ClickHouseSinkWriter<FlowRecord> w =
-                ClickHouseSinkWriter.open(options, new FlowRowEncoder(), null, metrics, 0)) {
+                ClickHouseSinkWriter.open(
+                        options,
+                        new FlowRowEncoder(),
+                        ClickHouseTestSupport.SCHEMA,
+                        null,
+                        metrics,
+                        0)) {
             t1 = System.nanoTime();
             for (int i = 0; i < rows; i++) {
                 w.write(flow(b, i), null);
@@ -113,7 +124,12 @@ public final class ClickHouseInsertBenchmark {
         int dup = (int) (rows * replay);
         try (ClickHouseSinkWriter<FlowRecord> w =
                 ClickHouseSinkWriter.open(
-                        options, new FlowRowEncoder(), null, new ClickHouseSinkMetrics(), 0)) {
+                        options,
+                        new FlowRowEncoder(),
+                        ClickHouseTestSupport.SCHEMA,
+                        null,
+                        new ClickHouseSinkMetrics(),
+                        0)) {
             for (int i = rows - dup; i < rows; i++) {
                 w.write(flow(b, i), null);
             }

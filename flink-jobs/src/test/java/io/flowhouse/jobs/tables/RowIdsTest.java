@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.flowhouse.sinks.clickhouse;
+package io.flowhouse.jobs.tables;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
