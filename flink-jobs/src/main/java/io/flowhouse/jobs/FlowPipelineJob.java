@@ -11,6 +11,9 @@ import io.flowhouse.jobs.decode.DecodeOutputs;
 import io.flowhouse.jobs.decode.DecodeRawFlowFunction;
 import io.flowhouse.jobs.decode.ExporterKeys;
 import io.flowhouse.jobs.model.ArchivedTemplate;
+import io.flowhouse.jobs.model.ExporterKeyTypeInfo;
+import io.flowhouse.jobs.stats.AggregateExporterStats;
+import io.flowhouse.jobs.stats.ExporterStats;
 import io.flowhouse.sinks.ipfix.IpfixExporterOptions;
 import io.flowhouse.sinks.ipfix.IpfixExporterSink;
 import io.flowhouse.sinks.zmq.ZmqSink;
@@ -48,6 +51,7 @@ public final class FlowPipelineJob {
     public static final String UID_SOURCE_RAW = "source-flows-raw";
     public static final String UID_SOURCE_TEMPLATES = "source-flows-templates";
     public static final String UID_DECODE = "decode-raw-flows";
+    public static final String UID_EXPORTER_STATS = "exporter-stats";
     public static final String UID_WATERMARKS = "flow-watermarks";
     public static final String UID_SINK_FLOWS = "sink-clickhouse-flows";
     public static final String UID_SINK_STATS = "sink-clickhouse-exporter-stats";
@@ -156,7 +160,8 @@ public final class FlowPipelineJob {
                         .connect(archived)
                         .keyBy(
                                 new ExporterKeys.OfDatagram(s.decode().scopeMode()),
-                                new ExporterKeys.OfArchived(s.decode().scopeMode()))
+                                new ExporterKeys.OfArchived(s.decode().scopeMode()),
+                                ExporterKeyTypeInfo.INSTANCE)
                         .process(
                                 new DecodeRawFlowFunction(s.decode()),
                                 TypeInformation.of(FlowRecord.class))
@@ -177,7 +182,11 @@ public final class FlowPipelineJob {
                     .name("kafka " + s.templatesTopic());
         }
         if (sinks.stats() != null) {
-            decoded.getSideOutput(DecodeOutputs.STATS)
+            decoded.getSideOutput(DecodeOutputs.OBSERVATIONS)
+                    .keyBy(new ExporterKeys.OfObservation(), ExporterKeyTypeInfo.INSTANCE)
+                    .process(new AggregateExporterStats(), TypeInformation.of(ExporterStats.class))
+                    .uid(UID_EXPORTER_STATS)
+                    .name("exporter stats")
                     .sinkTo(sinks.stats())
                     .uid(UID_SINK_STATS)
                     .name("clickhouse exporter_stats");

@@ -5,7 +5,6 @@ import io.flowhouse.codec.DecodeContext;
 import io.flowhouse.codec.DecodeException;
 import io.flowhouse.codec.DecodeProblem;
 import io.flowhouse.codec.DecodeResult;
-import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.NetflowDecoder;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.template.TemplateCache;
@@ -14,19 +13,20 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The one call into the codec: a datagram and a template cache in, a {@link Decoded} out. Holds the
- * codec's scratch; one instance per function instance (task thread).
+ * The one call into the codec: a datagram and a template cache in, a {@link DecodedDatagram} out.
+ * The codec sees the datagram's exporter as it is (address and port); which exporters share
+ * templates is the cache's business. Holds the codec's scratch; one instance per function instance
+ * (task thread).
  */
 final class DatagramDecoder {
 
     private final NetflowDecoder decoder = new NetflowDecoder();
 
-    Decoded decode(RawDatagram d, ExporterKey exporter, TemplateCache cache)
-            throws DecodeException {
+    DecodedDatagram decode(RawDatagram d, TemplateCache cache) throws DecodeException {
         DecodeResult r =
                 decoder.decode(
                         ByteBuffer.wrap(d.payload()).asReadOnlyBuffer(),
-                        new DecodeContext(exporter, d.receivedMillis()),
+                        new DecodeContext(d.exporter(), d.receivedMillis()),
                         cache);
         List<Integer> missing = List.of();
         for (DecodeProblem p : r.problems()) {
@@ -39,7 +39,7 @@ final class DatagramDecoder {
                 }
             }
         }
-        return new Decoded(
+        return new DecodedDatagram(
                 r.records(),
                 missing,
                 r.version(),
@@ -47,6 +47,7 @@ final class DatagramDecoder {
                 r.sequenceNumber(),
                 r.sequenceUnits(),
                 r.problems(),
-                r.learned().size());
+                r.learned().size(),
+                r.scope());
     }
 }

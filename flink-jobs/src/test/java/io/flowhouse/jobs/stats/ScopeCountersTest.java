@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.flowhouse.jobs.model;
+package io.flowhouse.jobs.stats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

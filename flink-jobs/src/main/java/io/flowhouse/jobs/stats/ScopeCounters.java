@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.flowhouse.jobs.model;
+package io.flowhouse.jobs.stats;
 
 import io.flowhouse.codec.SequenceTracker;
 import io.flowhouse.codec.flow.IpAddress;
-import io.flowhouse.jobs.stats.ExporterStats;
 import java.util.Map;
 
 /**

@@ -3,6 +3,7 @@ package io.flowhouse.jobs.decode;
 
 import io.flowhouse.codec.DecodeProblem;
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.template.TemplateScope;
 import java.util.List;
 
 /**
@@ -16,8 +17,9 @@ import java.util.List;
  * @param sequenceUnits how far the datagram advances its sequence number
  * @param problems what was wrong inside the datagram
  * @param templateRecords template and options template records the datagram carried
+ * @param scope the template scope (v9, IPFIX), null for v5
  */
-record Decoded(
+record DecodedDatagram(
         List<FlowRecord> records,
         List<Integer> missingTemplateIds,
         int version,
@@ -25,4 +27,11 @@ record Decoded(
         long sequenceNumber,
         long sequenceUnits,
         List<DecodeProblem> problems,
-        int templateRecords) {}
+        int templateRecords,
+        TemplateScope scope) {
+
+    /** Whether a data set's template was unknown. */
+    boolean missesTemplates() {
+        return !missingTemplateIds.isEmpty();
+    }
+}
