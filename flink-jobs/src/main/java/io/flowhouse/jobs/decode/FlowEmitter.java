@@ -34,13 +34,10 @@ final class FlowEmitter {
         // Options data announced a sampling rate for the scope: a rate of 1 in a record is real.
         boolean announced =
                 r.scope() != null && !cache.options(r.scope()).samplingRates().isEmpty();
+        long override = sampling.overrideFor(d.exporter());
         for (FlowRecord f : r.records()) {
             long sent = f.samplingRate();
-            long rate =
-                    sampling.rateFor(
-                            d.exporterAddress(),
-                            d.exporterPort(),
-                            sent > 1 || announced ? sent : 0L);
+            long rate = sampling.rateFor(override, sent > 1 || announced ? sent : 0L);
             out.collect(rate == sent ? f : f.toBuilder().samplingRate(rate).build());
         }
         flows.inc(n);

@@ -7,11 +7,8 @@ import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
-import io.flowhouse.jobs.PipelineSinks;
 import io.flowhouse.jobs.config.JobConfigLoader;
 import io.flowhouse.jobs.config.PipelineSettings;
-import io.flowhouse.jobs.rollup.FlowAnalytics;
-import io.flowhouse.jobs.rollup.RollupOptions;
 import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
@@ -26,7 +23,6 @@ import java.util.Map;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 
@@ -80,7 +76,8 @@ public final class PipelineBench {
                     n++;
                 }
             }
-            PipelineSettings s = settings(kafka.bootstrapServers(), ch, parallelism);
+            // Decode and raw flows only, as before the rollups and the packets path came.
+            PipelineSettings s = settings(kafka.bootstrapServers(), ch, parallelism, DECODE_ONLY);
             kafka.createTopic(s.rawTopic(), 4);
             long t0 = System.nanoTime();
             Captures.produce(kafka.bootstrapServers(), s.rawTopic(), all);
@@ -120,7 +117,7 @@ public final class PipelineBench {
                                     s.clickhouse().toSinkOptions().toBuilder()
                                             .password(ch.password())
                                             .build());
-            PipelineSettings s2 = settings(kafka.bootstrapServers(), ch, parallelism);
+            PipelineSettings s2 = settings(kafka.bootstrapServers(), ch, parallelism, DECODE_ONLY);
             cpu0 = jvmCpuSeconds();
             double ch0 = processCpuSeconds(ch.pid().orElse(-1L));
             double e2eSec = run(s2, o.flows(), o);
@@ -162,7 +159,19 @@ public final class PipelineBench {
             long flows,
             String combineBuckets)
             throws Exception {
-        PipelineSettings s = settings(kafka.bootstrapServers(), ch, parallelism);
+        PipelineSettings s =
+                settings(
+                        kafka.bootstrapServers(),
+                        ch,
+                        parallelism,
+                        combineBuckets == null
+                                ? new String[] {"--flowhouse.packets.enabled", "false"}
+                                : new String[] {
+                                    "--flowhouse.packets.enabled",
+                                    "false",
+                                    "--flowhouse.rollup.combine-buckets",
+                                    combineBuckets
+                                });
         JobTables o =
                 s.clickhouse()
                         .tables()
@@ -182,22 +191,8 @@ public final class PipelineBench {
                 StreamExecutionEnvironment.createLocalEnvironment(s.parallelism(), c);
         FlowPipelineJob.configure(env, s);
         KafkaTopics.ensure(s);
-        DataStream<FlowRecord> decoded =
-                FlowPipelineJob.build(
-                        env,
-                        PipelineConnectors.rawSource(s),
-                        PipelineConnectors.templatesSource(s),
-                        new PipelineSinks(
-                                o.flows(),
-                                o.exporterStats(),
-                                PipelineConnectors.rejectedSink(s),
-                                PipelineConnectors.templatesSink(s)),
-                        s);
-        Configuration jobConf = new Configuration();
-        if (combineBuckets != null) {
-            jobConf.set(RollupOptions.COMBINE_BUCKETS, Integer.parseInt(combineBuckets));
-        }
-        FlowAnalytics.attach(env, jobConf, s, decoded, null, null, o);
+        FlowPipelineJob.build(
+                env, PipelineConnectors.sources(s), PipelineConnectors.sinks(s, o), s);
         long t0 = System.nanoTime();
         env.execute("bench-rollups");
         double sec = (System.nanoTime() - t0) / 1e9;
@@ -258,26 +253,32 @@ public final class PipelineBench {
         return loops * (2279L * 2 + 2991 + 2995 + 2991 + 2991 + 2995 + 1673);
     }
 
-    private static PipelineSettings settings(String bootstrap, LocalClickHouse ch, int p) {
-        return PipelineSettings.from(
-                JobConfigLoader.load(
-                        new String[] {
-                            "--kafka.bootstrap-servers", bootstrap,
-                            "--kafka.topic.raw", "flows.raw.bench",
-                            "--kafka.topic.rejected", "flows.rejected.bench",
-                            "--kafka.topic.templates", "flows.templates.bench",
-                            "--kafka.group-id", "bench-" + System.nanoTime(),
-                            "--kafka.start", "earliest",
-                            "--kafka.stop", "latest",
-                            "--job.parallelism", Integer.toString(p),
-                            "--job.checkpoint-interval", "5 s",
-                            "--clickhouse.url", ch.httpUrl(),
-                            "--clickhouse.database", "flowhouse_bench",
-                            "--clickhouse.user", ch.user(),
-                            "--clickhouse.batch-size", "100000",
-                            "--clickhouse.flush-interval", "1 s"
-                        }),
-                Map.of());
+    /** Settings that leave the packets path and the rollups out. */
+    private static final String[] DECODE_ONLY = {
+        "--flowhouse.packets.enabled", "false", "--flowhouse.rollup.enabled", "false"
+    };
+
+    private static PipelineSettings settings(
+            String bootstrap, LocalClickHouse ch, int p, String... extra) {
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--kafka.bootstrap-servers", bootstrap,
+                                "--kafka.topic.raw", "flows.raw.bench",
+                                "--kafka.topic.rejected", "flows.rejected.bench",
+                                "--kafka.topic.templates", "flows.templates.bench",
+                                "--kafka.group-id", "bench-" + System.nanoTime(),
+                                "--kafka.start", "earliest",
+                                "--kafka.stop", "latest",
+                                "--job.parallelism", Integer.toString(p),
+                                "--job.checkpoint-interval", "5 s",
+                                "--clickhouse.url", ch.httpUrl(),
+                                "--clickhouse.database", "flowhouse_bench",
+                                "--clickhouse.user", ch.user(),
+                                "--clickhouse.batch-size", "100000",
+                                "--clickhouse.flush-interval", "1 s"));
+        args.addAll(List.of(extra));
+        return PipelineSettings.from(JobConfigLoader.load(args.toArray(String[]::new)), Map.of());
     }
 
     private static double run(PipelineSettings s, Sink<FlowRecord> flows, JobTables statsOptions)
@@ -289,13 +290,10 @@ public final class PipelineBench {
         KafkaTopics.ensure(s);
         FlowPipelineJob.build(
                 env,
-                PipelineConnectors.rawSource(s),
-                PipelineConnectors.templatesSource(s),
-                new PipelineSinks(
-                        flows,
-                        statsOptions == null ? null : statsOptions.exporterStats(),
-                        PipelineConnectors.rejectedSink(s),
-                        PipelineConnectors.templatesSink(s)),
+                PipelineConnectors.sources(s),
+                PipelineConnectors.sinks(s)
+                        .withFlows(flows)
+                        .withStats(statsOptions == null ? null : statsOptions.exporterStats()),
                 s);
         long t0 = System.nanoTime();
         env.execute("bench");

@@ -79,7 +79,11 @@ class ExactlyOnceITCase {
         StreamExecutionEnvironment env =
                 PipelineHarness.environment(
                         s,
-                        new FailOnceSink<FlowRecord>(PipelineHarness.tables(s, ch).flows(), 5_000));
+                        PipelineHarness.sinks(s, ch)
+                                .withFlows(
+                                        new FailOnceSink<FlowRecord>(
+                                                PipelineHarness.tables(s, ch).flows(), 5_000))
+                                .withStats(null));
         JobClient job = env.executeAsync("exactly once");
         try {
             String table = s.clickhouse().database() + ".flows";

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.it;
 
-import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
@@ -14,10 +13,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 
 /** Wires the production topology against the test's broker and ClickHouse. */
 final class PipelineHarness {
@@ -81,38 +80,34 @@ final class PipelineHarness {
                         s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build());
     }
 
-    static StreamExecutionEnvironment environment(PipelineSettings s, Sink<FlowRecord> flows)
+    /** Every production sink, ClickHouse on the test server. */
+    static PipelineSinks sinks(PipelineSettings s, LocalClickHouse ch) {
+        return PipelineConnectors.sinks(s, tables(s, ch));
+    }
+
+    /**
+     * Every production sink but ClickHouse's, whose outputs are dropped (no server in the test).
+     */
+    static PipelineSinks withoutClickHouse(PipelineSettings s) {
+        return PipelineConnectors.sinks(s)
+                .withFlows(new DiscardingSink<>())
+                .withStats(null)
+                .withPacketFlows(new DiscardingSink<>())
+                .withRollups(r -> new DiscardingSink<>());
+    }
+
+    /** The production graph with these sinks (topics created first). */
+    static StreamExecutionEnvironment environment(PipelineSettings s, PipelineSinks sinks)
             throws Exception {
         StreamExecutionEnvironment env = environment(s);
         KafkaTopics.ensure(s);
-        FlowPipelineJob.build(
-                env,
-                PipelineConnectors.rawSource(s),
-                PipelineConnectors.templatesSource(s),
-                new PipelineSinks(
-                        flows,
-                        null,
-                        PipelineConnectors.rejectedSink(s),
-                        PipelineConnectors.templatesSink(s)),
-                s);
+        FlowPipelineJob.build(env, PipelineConnectors.sources(s), sinks, s);
         return env;
     }
 
+    /** The production graph, ClickHouse on the test server. */
     static StreamExecutionEnvironment environment(PipelineSettings s, LocalClickHouse ch)
             throws Exception {
-        JobTables o = tables(s, ch);
-        StreamExecutionEnvironment env = environment(s);
-        KafkaTopics.ensure(s);
-        FlowPipelineJob.build(
-                env,
-                PipelineConnectors.rawSource(s),
-                PipelineConnectors.templatesSource(s),
-                new PipelineSinks(
-                        o.flows(),
-                        o.exporterStats(),
-                        PipelineConnectors.rejectedSink(s),
-                        PipelineConnectors.templatesSink(s)),
-                s);
-        return env;
+        return environment(s, sinks(s, ch));
     }
 }

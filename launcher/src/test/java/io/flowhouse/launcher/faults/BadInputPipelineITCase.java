@@ -15,7 +15,6 @@ import io.flowhouse.codec.template.InMemoryTemplateCache;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
-import io.flowhouse.jobs.PipelineSinks;
 import io.flowhouse.jobs.config.JobConfigLoader;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.tables.JobTables;
@@ -575,15 +574,7 @@ class BadInputPipelineITCase {
                                         .password(ch.password())
                                         .build());
         FlowPipelineJob.build(
-                env,
-                PipelineConnectors.rawSource(s),
-                PipelineConnectors.templatesSource(s),
-                new PipelineSinks(
-                        o.flows(),
-                        o.exporterStats(),
-                        PipelineConnectors.rejectedSink(s),
-                        PipelineConnectors.templatesSink(s)),
-                s);
+                env, PipelineConnectors.sources(s), PipelineConnectors.sinks(s, o), s);
         return env;
     }
 

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
-import io.flowhouse.jobs.PipelineSinks;
 import io.flowhouse.jobs.config.JobConfigLoader;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.tables.JobTables;
@@ -311,15 +310,7 @@ class PipelineFaultsITCase {
                                         .password(ch.password())
                                         .build());
         FlowPipelineJob.build(
-                env,
-                PipelineConnectors.rawSource(s),
-                PipelineConnectors.templatesSource(s),
-                new PipelineSinks(
-                        o.flows(),
-                        o.exporterStats(),
-                        PipelineConnectors.rejectedSink(s),
-                        PipelineConnectors.templatesSink(s)),
-                s);
+                env, PipelineConnectors.sources(s), PipelineConnectors.sinks(s, o), s);
         return env;
     }
 

@@ -378,7 +378,7 @@ public final class AgeingBench {
                                             .password(ch.password())
                                             .build());
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-            io.flowhouse.jobs.reprocess.ReprocessJob.build(env, conf, s, a, o);
+            io.flowhouse.jobs.reprocess.ReprocessJob.build(env, s, a, o);
             long t0 = System.nanoTime();
             env.execute("reprocess bench");
             double wall = (System.nanoTime() - t0) / 1e9;
