@@ -23,6 +23,7 @@ import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
+import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -173,8 +174,12 @@ public final class FlowPipelineJob {
                     .name("kafka " + s.templatesTopic());
         }
         if (sinks.stats() != null) {
-            decoded.getSideOutput(DecodeOutputs.OBSERVATIONS)
-                    .keyBy(new ExporterKeys.OfObservation(), ExporterKeyTypeInfo.INSTANCE)
+            // The observations come out of the decode operator keyed by its key: taken as keyed
+            // as they are, the statistics chain to decode, with no shuffle and in the order made.
+            DataStreamUtils.reinterpretAsKeyedStream(
+                            decoded.getSideOutput(DecodeOutputs.OBSERVATIONS),
+                            new ExporterKeys.OfObservation(),
+                            ExporterKeyTypeInfo.INSTANCE)
                     .process(new AggregateExporterStats(), TypeInformation.of(ExporterStats.class))
                     .uid(UID_EXPORTER_STATS)
                     .name("exporter stats")
