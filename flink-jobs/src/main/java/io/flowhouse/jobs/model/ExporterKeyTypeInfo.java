@@ -33,7 +33,8 @@ public final class ExporterKeyTypeInfo extends FixedLayoutTypeInfo<ExporterKey> 
     }
 
     /** The fixed-layout serializer; stateless. */
-    public static final class Serializer extends FixedLayoutTypeInfo.Serializer<ExporterKey> {
+    public static final class Serializer
+            extends FixedLayoutTypeInfo.ImmutableSerializer<ExporterKey> {
 
         private static final long serialVersionUID = 1L;
 
@@ -43,26 +44,6 @@ public final class ExporterKeyTypeInfo extends FixedLayoutTypeInfo<ExporterKey> 
 
         private Serializer() {
             super(LENGTH);
-        }
-
-        @Override
-        public boolean isImmutableType() {
-            return true;
-        }
-
-        @Override
-        public ExporterKey createInstance() {
-            return null;
-        }
-
-        @Override
-        public ExporterKey copy(ExporterKey from) {
-            return from;
-        }
-
-        @Override
-        public ExporterKey copy(ExporterKey from, ExporterKey reuse) {
-            return from;
         }
 
         @Override

@@ -43,7 +43,7 @@ public final class ScopeKeyTypeInfo extends FixedLayoutTypeInfo<ScopeKey> {
     }
 
     /** The fixed-layout serializer; stateless. */
-    public static final class Serializer extends FixedLayoutTypeInfo.Serializer<ScopeKey> {
+    public static final class Serializer extends FixedLayoutTypeInfo.ImmutableSerializer<ScopeKey> {
 
         private static final long serialVersionUID = 1L;
 
@@ -53,26 +53,6 @@ public final class ScopeKeyTypeInfo extends FixedLayoutTypeInfo<ScopeKey> {
 
         private Serializer() {
             super(LENGTH);
-        }
-
-        @Override
-        public boolean isImmutableType() {
-            return true;
-        }
-
-        @Override
-        public ScopeKey createInstance() {
-            return null;
-        }
-
-        @Override
-        public ScopeKey copy(ScopeKey from) {
-            return from;
-        }
-
-        @Override
-        public ScopeKey copy(ScopeKey from, ScopeKey reuse) {
-            return from;
         }
 
         @Override

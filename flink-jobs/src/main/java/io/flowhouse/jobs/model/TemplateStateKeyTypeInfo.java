@@ -43,7 +43,8 @@ public final class TemplateStateKeyTypeInfo extends FixedLayoutTypeInfo<Template
     }
 
     /** The fixed-layout serializer; stateless. */
-    public static final class Serializer extends FixedLayoutTypeInfo.Serializer<TemplateStateKey> {
+    public static final class Serializer
+            extends FixedLayoutTypeInfo.ImmutableSerializer<TemplateStateKey> {
 
         private static final long serialVersionUID = 1L;
 
@@ -53,26 +54,6 @@ public final class TemplateStateKeyTypeInfo extends FixedLayoutTypeInfo<Template
 
         private Serializer() {
             super(LENGTH);
-        }
-
-        @Override
-        public boolean isImmutableType() {
-            return true;
-        }
-
-        @Override
-        public TemplateStateKey createInstance() {
-            return null;
-        }
-
-        @Override
-        public TemplateStateKey copy(TemplateStateKey from) {
-            return from;
-        }
-
-        @Override
-        public TemplateStateKey copy(TemplateStateKey from, TemplateStateKey reuse) {
-            return from;
         }
 
         @Override

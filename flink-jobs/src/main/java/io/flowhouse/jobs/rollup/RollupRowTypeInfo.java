@@ -36,7 +36,8 @@ public final class RollupRowTypeInfo extends FixedLayoutTypeInfo<RollupRow> {
     }
 
     /** The fixed-layout serializer; stateless. */
-    public static final class Serializer extends FixedLayoutTypeInfo.Serializer<RollupRow> {
+    public static final class Serializer
+            extends FixedLayoutTypeInfo.ImmutableSerializer<RollupRow> {
 
         private static final long serialVersionUID = 1L;
 
@@ -47,26 +48,6 @@ public final class RollupRowTypeInfo extends FixedLayoutTypeInfo<RollupRow> {
 
         private Serializer() {
             super(LENGTH);
-        }
-
-        @Override
-        public boolean isImmutableType() {
-            return true;
-        }
-
-        @Override
-        public RollupRow createInstance() {
-            return null;
-        }
-
-        @Override
-        public RollupRow copy(RollupRow from) {
-            return from;
-        }
-
-        @Override
-        public RollupRow copy(RollupRow from, RollupRow reuse) {
-            return from;
         }
 
         @Override

@@ -43,6 +43,11 @@ public record JobTables(ClickHouseSinkOptions options, int flowsTtlDays, int sta
         return new JobTables(o, flowsTtlDays, statsTtlDays);
     }
 
+    /** With the password given as it is (a test server's), instead of a file or variable. */
+    public JobTables withPassword(String password) {
+        return withOptions(options.toBuilder().password(password).build());
+    }
+
     /** Decoded and aged flows into {@code flows} (migrations V001, V003). */
     public ClickHouseSink<FlowRecord> flows() {
         return ClickHouseSink.of(

@@ -110,13 +110,7 @@ public final class PipelineBench {
                     decodeCpu,
                     flows / decodeCpu);
 
-            JobTables o =
-                    s.clickhouse()
-                            .tables()
-                            .withOptions(
-                                    s.clickhouse().toSinkOptions().toBuilder()
-                                            .password(ch.password())
-                                            .build());
+            JobTables o = s.clickhouse().tables().withPassword(ch.password());
             PipelineSettings s2 = settings(kafka.bootstrapServers(), ch, parallelism, DECODE_ONLY);
             cpu0 = jvmCpuSeconds();
             double ch0 = processCpuSeconds(ch.pid().orElse(-1L));
@@ -172,13 +166,7 @@ public final class PipelineBench {
                                     "--flowhouse.rollup.combine-buckets",
                                     combineBuckets
                                 });
-        JobTables o =
-                s.clickhouse()
-                        .tables()
-                        .withOptions(
-                                s.clickhouse().toSinkOptions().toBuilder()
-                                        .password(ch.password())
-                                        .build());
+        JobTables o = s.clickhouse().tables().withPassword(ch.password());
         String db = s.clickhouse().database();
         double cpu0 = jvmCpuSeconds();
         double ch0 = processCpuSeconds(ch.pid().orElse(-1L));

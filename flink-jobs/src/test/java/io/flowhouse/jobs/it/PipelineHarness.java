@@ -74,10 +74,7 @@ final class PipelineHarness {
 
     /** The job's tables on the test server (its password set directly). */
     static JobTables tables(PipelineSettings s, LocalClickHouse ch) {
-        return s.clickhouse()
-                .tables()
-                .withOptions(
-                        s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build());
+        return s.clickhouse().tables().withPassword(ch.password());
     }
 
     /** Every production sink, ClickHouse on the test server. */

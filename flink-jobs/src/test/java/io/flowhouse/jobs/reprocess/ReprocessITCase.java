@@ -114,13 +114,7 @@ class ReprocessITCase {
         // 1. Stream (STREAMING mode, sources bounded at the latest offsets).
         Configuration conf = JobConfigLoader.load(args(ch, "rp_stream").toArray(String[]::new));
         PipelineSettings s = ReprocessJob.settings(conf);
-        JobTables o =
-                s.clickhouse()
-                        .tables()
-                        .withOptions(
-                                s.clickhouse().toSinkOptions().toBuilder()
-                                        .password(ch.password())
-                                        .build());
+        JobTables o = s.clickhouse().tables().withPassword(ch.password());
         StreamExecutionEnvironment env = environment();
         FlowPipelineJob.configure(env, s);
         KafkaTopics.ensure(s);
@@ -210,13 +204,7 @@ class ReprocessITCase {
         ReprocessArgs a = ReprocessArgs.parse(all.toArray(String[]::new));
         Configuration conf = ReprocessJob.configuration(a);
         PipelineSettings s = ReprocessJob.settings(conf);
-        JobTables o =
-                s.clickhouse()
-                        .tables()
-                        .withOptions(
-                                s.clickhouse().toSinkOptions().toBuilder()
-                                        .password(ch.password())
-                                        .build());
+        JobTables o = s.clickhouse().tables().withPassword(ch.password());
         StreamExecutionEnvironment env = environment();
         ReprocessJob.build(env, s, a, o);
         env.execute("reprocess");

@@ -302,13 +302,7 @@ class PipelineFaultsITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(c);
         FlowPipelineJob.configure(env, s);
         KafkaTopics.ensure(s);
-        JobTables o =
-                s.clickhouse()
-                        .tables()
-                        .withOptions(
-                                s.clickhouse().toSinkOptions().toBuilder()
-                                        .password(ch.password())
-                                        .build());
+        JobTables o = s.clickhouse().tables().withPassword(ch.password());
         FlowPipelineJob.build(
                 env, PipelineConnectors.sources(s), PipelineConnectors.sinks(s, o), s);
         return env;
