@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.agent.cli.AgentCommand;
 import io.flowhouse.agent.config.AgentConfig;
+import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.envelope.ExporterPartitionKey;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
@@ -98,7 +99,7 @@ class UdpReplayToKafkaITCase {
             Map<String, List<String>> actual = new HashMap<>();
             for (ConsumerRecord<byte[], byte[]> r : records) {
                 RawDatagram d = RawDatagramCodec.decode(r.value());
-                ExporterPartitionKey key = ExporterPartitionKey.decode(r.key());
+                ExporterKey key = ExporterPartitionKey.decode(r.key());
                 assertThat(key.address()).isEqualTo(d.exporterAddress());
                 assertThat(key.port()).isEqualTo(d.exporterPort());
                 assertThat(d.agentId()).isEqualTo("it-agent");

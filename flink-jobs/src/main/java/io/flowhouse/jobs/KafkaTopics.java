@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Creates the job's topics when they are missing, with the broker's default partition count and
- * replication: {@code flows.raw}, {@code flows.rejected}, and {@code flows.templates} as a
- * compacted topic (one live value per template key, kept forever).
+ * replication: {@code flows.raw}, {@code flows.rejected}, {@code packets.raw} (when the packets
+ * path is on, so its source finds partitions), and {@code flows.templates} as a compacted topic
+ * (one live value per template key, kept forever).
  */
 public final class KafkaTopics {
 
@@ -32,20 +33,32 @@ public final class KafkaTopics {
     private KafkaTopics() {}
 
     public static void ensure(PipelineSettings s) throws InterruptedException {
+        List<String> plain = new ArrayList<>(List.of(s.rawTopic(), s.rejectedTopic()));
+        if (s.ageing().enabled()) {
+            plain.add(s.ageing().topic());
+        }
+        ensure(s, plain, s.decode().archiveTemplates() ? s.templatesTopic() : null);
+    }
+
+    /**
+     * Creates the plain topics that are missing, and the compacted one when not null and missing.
+     */
+    public static void ensure(PipelineSettings s, List<String> plain, String compacted)
+            throws InterruptedException {
         Properties p = s.kafkaClientProperties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrapServers());
         try (Admin admin = Admin.create(p)) {
             Set<String> existing =
                     admin.listTopics().names().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
             List<NewTopic> missing = new ArrayList<>();
-            for (String t : List.of(s.rawTopic(), s.rejectedTopic())) {
+            for (String t : plain) {
                 if (!existing.contains(t)) {
                     missing.add(new NewTopic(t, Optional.empty(), Optional.empty()));
                 }
             }
-            if (s.decode().archiveTemplates() && !existing.contains(s.templatesTopic())) {
+            if (compacted != null && !existing.contains(compacted)) {
                 missing.add(
-                        new NewTopic(s.templatesTopic(), Optional.of(1), Optional.empty())
+                        new NewTopic(compacted, Optional.of(1), Optional.empty())
                                 .configs(
                                         Map.of(
                                                 TopicConfig.CLEANUP_POLICY_CONFIG,

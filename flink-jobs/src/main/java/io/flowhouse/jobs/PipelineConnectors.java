@@ -3,14 +3,19 @@ package io.flowhouse.jobs;
 
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RejectedDatagram;
+import io.flowhouse.codec.packet.PacketSummary;
+import io.flowhouse.jobs.ageing.PacketFlowTopology;
+import io.flowhouse.jobs.config.FanOutSettings;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.model.ArchivedTemplate;
+import io.flowhouse.jobs.rollup.RollupSettings;
 import io.flowhouse.jobs.serde.ArchivedTemplateDeserializationSchema;
 import io.flowhouse.jobs.serde.ArchivedTemplateSerializationSchema;
 import io.flowhouse.jobs.serde.RawDatagramDeserializationSchema;
 import io.flowhouse.jobs.serde.RejectedDatagramSerializationSchema;
-import io.flowhouse.sinks.clickhouse.ClickHouseSink;
-import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
+import io.flowhouse.jobs.tables.JobTables;
+import io.flowhouse.sinks.ipfix.IpfixExporterSink;
+import io.flowhouse.sinks.zmq.ZmqSink;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
@@ -18,14 +23,31 @@ import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 
 /**
- * The production sources and sinks of {@link FlowPipelineJob}: Kafka and ClickHouse. Every Kafka
- * source and sink gets the pass-through client properties ({@link
+ * The production sources and sinks of {@link FlowPipelineJob}: Kafka, ClickHouse and the configured
+ * fan-out (ZMQ, IPFIX). Every Kafka source and sink gets the pass-through client properties ({@link
  * PipelineSettings#kafkaClientProperties()}: TLS, SASL, ...) after the job's own settings, so the
  * operator's value wins where both set a key.
  */
 public final class PipelineConnectors {
 
     private PipelineConnectors() {}
+
+    /** The Kafka sources: raw datagrams, the template archive (when on), packets (when on). */
+    public static PipelineSources sources(PipelineSettings s) {
+        return new PipelineSources(
+                rawSource(s), templatesSource(s), s.ageing().enabled() ? packetsSource(s) : null);
+    }
+
+    /** {@code packets.raw} from the configured start; bounded at the latest with stop=latest. */
+    public static KafkaSource<PacketSummary> packetsSource(PipelineSettings s) {
+        return PacketFlowTopology.kafkaSource(
+                s.bootstrapServers(),
+                s.ageing().topic(),
+                s.groupId(),
+                s.start().toOffsetsInitializer(),
+                s.boundedToLatest() ? OffsetsInitializer.latest() : null,
+                s.kafkaClientProperties());
+    }
 
     /**
      * {@code flows.raw} from the configured start; offsets committed on checkpoints (for monitoring
@@ -71,13 +93,24 @@ public final class PipelineConnectors {
                 .build();
     }
 
+    /** Every production sink, ClickHouse with the settings' connection. */
     public static PipelineSinks sinks(PipelineSettings s) {
-        ClickHouseSinkOptions ch = s.clickhouse().toSinkOptions();
+        return sinks(s, s.clickhouse().tables());
+    }
+
+    /** Every production sink, ClickHouse through {@code ch}. */
+    public static PipelineSinks sinks(PipelineSettings s, JobTables ch) {
+        RollupSettings rollup = s.rollup();
+        FanOutSettings fanOut = s.fanOut();
         return new PipelineSinks(
-                ClickHouseSink.forFlows(ch),
-                ClickHouseSink.forExporterStats(ch),
+                ch.flows(),
+                ch.exporterStats(),
                 rejectedSink(s),
-                s.decode().archiveTemplates() ? templatesSink(s) : null);
+                s.decode().archiveTemplates() ? templatesSink(s) : null,
+                ch.flows(),
+                r -> ch.rollup(r, rollup.ttlDays(r)),
+                fanOut.zmq() == null ? null : new ZmqSink(fanOut.zmq()),
+                fanOut.ipfix() == null ? null : new IpfixExporterSink(fanOut.ipfix()));
     }
 
     /** Dead letters, at least once (a duplicate dead letter is harmless). */

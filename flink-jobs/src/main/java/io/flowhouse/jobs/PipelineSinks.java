@@ -4,22 +4,73 @@ package io.flowhouse.jobs;
 import io.flowhouse.codec.envelope.RejectedDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.jobs.model.ArchivedTemplate;
-import io.flowhouse.sinks.clickhouse.ExporterStats;
+import io.flowhouse.jobs.rollup.RollupTopology;
+import io.flowhouse.jobs.stats.ExporterStats;
 import java.util.Objects;
 import org.apache.flink.api.connector.sink2.Sink;
 
 /**
- * Where the pipeline's outputs go. Production wires ClickHouse and Kafka; tests pass collecting
- * sinks. {@code stats} and {@code templates} may be null (output dropped).
+ * Where the pipeline's outputs go. Production wires ClickHouse, Kafka and the configured fan-out
+ * ({@link PipelineConnectors#sinks}); tests replace what they observe. Every sink but {@code flows}
+ * and {@code rejected} may be null: that output is not written (and the exporter statistics are not
+ * computed).
+ *
+ * @param flows decoded NetFlow/IPFIX flows ({@code flows})
+ * @param stats per-exporter statistics ({@code exporter_stats})
+ * @param rejected dead letters ({@code flows.rejected})
+ * @param templates learned templates ({@code flows.templates})
+ * @param packetFlows flows aged from packets ({@code flows} too)
+ * @param rollups the rollup rows of each resolution ({@code flows_<resolution>})
+ * @param zmq the ntopng ZMQ publisher of the decoded flows
+ * @param ipfix the IPFIX re-export of the decoded flows
  */
 public record PipelineSinks(
         Sink<FlowRecord> flows,
         Sink<ExporterStats> stats,
         Sink<RejectedDatagram> rejected,
-        Sink<ArchivedTemplate> templates) {
+        Sink<ArchivedTemplate> templates,
+        Sink<FlowRecord> packetFlows,
+        RollupTopology.SinkFactory rollups,
+        Sink<FlowRecord> zmq,
+        Sink<FlowRecord> ipfix) {
 
     public PipelineSinks {
         Objects.requireNonNull(flows, "flows");
         Objects.requireNonNull(rejected, "rejected");
+    }
+
+    public PipelineSinks withFlows(Sink<FlowRecord> s) {
+        return new PipelineSinks(s, stats, rejected, templates, packetFlows, rollups, zmq, ipfix);
+    }
+
+    public PipelineSinks withStats(Sink<ExporterStats> s) {
+        return new PipelineSinks(flows, s, rejected, templates, packetFlows, rollups, zmq, ipfix);
+    }
+
+    public PipelineSinks withRejected(Sink<RejectedDatagram> s) {
+        return new PipelineSinks(flows, stats, s, templates, packetFlows, rollups, zmq, ipfix);
+    }
+
+    public PipelineSinks withTemplates(Sink<ArchivedTemplate> s) {
+        return new PipelineSinks(flows, stats, rejected, s, packetFlows, rollups, zmq, ipfix);
+    }
+
+    public PipelineSinks withPacketFlows(Sink<FlowRecord> s) {
+        return new PipelineSinks(flows, stats, rejected, templates, s, rollups, zmq, ipfix);
+    }
+
+    public PipelineSinks withRollups(RollupTopology.SinkFactory s) {
+        return new PipelineSinks(flows, stats, rejected, templates, packetFlows, s, zmq, ipfix);
+    }
+
+    /** With these fan-out sinks (null: off). */
+    public PipelineSinks withFanOut(Sink<FlowRecord> zmqSink, Sink<FlowRecord> ipfixSink) {
+        return new PipelineSinks(
+                flows, stats, rejected, templates, packetFlows, rollups, zmqSink, ipfixSink);
+    }
+
+    /** How many fan-out sinks are on. */
+    public int fanOutCount() {
+        return (zmq == null ? 0 : 1) + (ipfix == null ? 0 : 1);
     }
 }

@@ -4,11 +4,15 @@ package io.flowhouse.codec;
 import io.flowhouse.codec.flow.IpAddress;
 
 /**
- * Who sent a datagram: the exporter's address and UDP source port. The caller chooses the scope
- * (GoFlow2's decoder "is not aware of the router"): pass port 0 to scope templates by address only.
+ * Who sent a datagram: the exporter's address and UDP source port. This one identity goes from the
+ * agent's envelope and Kafka key ({@code envelope.ExporterPartitionKey}) through the job's keys and
+ * state to the records and statistics. Which exporters share templates is the caller's rule, not
+ * the decoder's (GoFlow2's decoder "is not aware of the router"): the caller's template cache
+ * decides where a {@link io.flowhouse.codec.template.TemplateScope} is stored.
  *
  * @param address exporter address (IPv4 as mapped IPv6)
- * @param port exporter UDP source port (uint16), or 0 for address-only scoping
+ * @param port exporter UDP source port (uint16); 0 (not a valid source port) stands for every port
+ *     of the address where a caller scopes templates by address only
  */
 public record ExporterKey(IpAddress address, int port) {
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flowhouse.agent.config.CidrSet;
 import io.flowhouse.agent.kafka.Outbound;
 import io.flowhouse.agent.metrics.AgentMetrics;
+import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.envelope.ExporterPartitionKey;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
@@ -82,7 +83,7 @@ class DatagramToRawFlowHandlerTest {
         assertThat(r.partition()).isEqualTo(-1);
         assertThat(r.timestampMillis()).isEqualTo(1_700_000_000_000L);
         assertThat(ExporterPartitionKey.decode(r.key()))
-                .isEqualTo(new ExporterPartitionKey(IpAddress.parse("192.0.2.10"), 40000));
+                .isEqualTo(new ExporterKey(IpAddress.parse("192.0.2.10"), 40000));
         assertThat(RawDatagramCodec.decode(r.value()))
                 .isEqualTo(
                         RawDatagram.of(

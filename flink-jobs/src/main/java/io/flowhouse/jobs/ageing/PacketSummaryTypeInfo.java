@@ -39,7 +39,8 @@ public final class PacketSummaryTypeInfo extends FixedLayoutTypeInfo<PacketSumma
     }
 
     /** The fixed-layout serializer; stateless. */
-    public static final class Serializer extends FixedLayoutTypeInfo.Serializer<PacketSummary> {
+    public static final class Serializer
+            extends FixedLayoutTypeInfo.ImmutableSerializer<PacketSummary> {
 
         private static final long serialVersionUID = 1L;
 
@@ -50,26 +51,6 @@ public final class PacketSummaryTypeInfo extends FixedLayoutTypeInfo<PacketSumma
 
         private Serializer() {
             super(LENGTH);
-        }
-
-        @Override
-        public boolean isImmutableType() {
-            return true;
-        }
-
-        @Override
-        public PacketSummary createInstance() {
-            return null;
-        }
-
-        @Override
-        public PacketSummary copy(PacketSummary from) {
-            return from;
-        }
-
-        @Override
-        public PacketSummary copy(PacketSummary from, PacketSummary reuse) {
-            return from;
         }
 
         @Override

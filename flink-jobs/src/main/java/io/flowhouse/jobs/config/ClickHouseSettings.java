@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.config;
 
+import io.flowhouse.jobs.tables.JobSchema;
+import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
 import java.io.Serializable;
 import java.time.Duration;
@@ -69,13 +71,17 @@ public record ClickHouseSettings(
                         .batchMaxRows(batchSize)
                         .flushInterval(flushInterval)
                         .maxRetries(maxRetries)
-                        .startupTimeout(startupTimeout)
-                        .flowsTtlDays(flowsTtlDays);
+                        .startupTimeout(startupTimeout);
         if (!passwordFile.isEmpty()) {
             b.passwordFile(passwordFile);
         } else if (passwordFromEnv) {
             b.passwordEnv(PASSWORD_ENV);
         }
         return b.build();
+    }
+
+    /** The job's tables on this connection, with this retention. */
+    public JobTables tables() {
+        return new JobTables(toSinkOptions(), flowsTtlDays, JobSchema.STATS_TTL_DAYS);
     }
 }

@@ -3,6 +3,8 @@ package io.flowhouse.jobs.config;
 
 import io.flowhouse.codec.template.OptionsLimits;
 import io.flowhouse.codec.template.TemplateLimits;
+import io.flowhouse.jobs.ageing.AgeingSettings;
+import io.flowhouse.jobs.rollup.RollupSettings;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
@@ -12,7 +14,7 @@ import org.apache.flink.configuration.Configuration;
 
 /**
  * The flow pipeline job's settings, parsed from a {@link Configuration} holding {@link JobOptions}
- * keys and checked in one place.
+ * keys (and those of the packets path, the rollups and the fan-out) and checked in one place.
  *
  * <p>{@code kafkaProperties} are the {@value #KAFKA_PROPERTIES_PREFIX}{@code <key>} entries with
  * the prefix removed: Kafka client settings (TLS, SASL, config providers, timeouts) applied to
@@ -34,6 +36,9 @@ public record PipelineSettings(
         Duration idleness,
         DecodeSettings decode,
         ClickHouseSettings clickhouse,
+        AgeingSettings ageing,
+        RollupSettings rollup,
+        FanOutSettings fanOut,
         Map<String, String> kafkaProperties) {
 
     /** Keys under this prefix are passed to every Kafka client of the job, prefix removed. */
@@ -146,6 +151,9 @@ public record PipelineSettings(
                 conf.get(JobOptions.IDLENESS),
                 decode,
                 ch,
+                AgeingSettings.from(conf),
+                RollupSettings.from(conf),
+                FanOutSettings.from(conf.toMap()),
                 kafkaProperties(conf.toMap()));
     }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.config;
 
+import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.flow.IpAddress;
 import java.io.Serializable;
 import java.util.HashMap;
@@ -101,15 +102,34 @@ public record SamplingPolicy(long defaultRate, Map<String, Long> overrides)
      * @param announced the rate the exporter announced, or 0 when it announced none
      */
     public long rateFor(IpAddress exporter, int port, long announced) {
-        if (!overrides.isEmpty()) {
-            String a = exporter.toString();
-            Long o = overrides.get(a + "|" + port);
-            if (o == null) {
-                o = overrides.get(a);
-            }
-            if (o != null) {
-                return o;
-            }
+        return rateFor(overrideFor(new ExporterKey(exporter, port)), announced);
+    }
+
+    /**
+     * The configured override for an exporter (address and port, then address), or 0 when there is
+     * none: looked up once per datagram, not per flow.
+     */
+    public long overrideFor(ExporterKey exporter) {
+        if (overrides.isEmpty()) {
+            return 0L;
+        }
+        String a = exporter.address().toString();
+        Long o = overrides.get(a + "|" + exporter.port());
+        if (o == null) {
+            o = overrides.get(a);
+        }
+        return o == null ? 0L : o;
+    }
+
+    /**
+     * The rate for one flow.
+     *
+     * @param override the exporter's {@link #overrideFor override}, or 0
+     * @param announced the rate the exporter announced, or 0 when it announced none
+     */
+    public long rateFor(long override, long announced) {
+        if (override > 0) {
+            return override;
         }
         return announced >= 1 ? announced : defaultRate;
     }

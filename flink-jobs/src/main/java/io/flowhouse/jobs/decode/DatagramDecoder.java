@@ -4,7 +4,6 @@ package io.flowhouse.jobs.decode;
 import io.flowhouse.codec.DecodeContext;
 import io.flowhouse.codec.DecodeException;
 import io.flowhouse.codec.DecodeResult;
-import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.NetflowDecoder;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.template.OptionsLimits;
@@ -12,8 +11,10 @@ import io.flowhouse.codec.template.TemplateCache;
 import java.nio.ByteBuffer;
 
 /**
- * The one call into the codec: a datagram and a template cache in, a {@link Decoded} out. Holds the
- * codec's scratch; one instance per function instance (task thread).
+ * The one call into the codec: a datagram and a template cache in, a {@link DecodedDatagram} out.
+ * The codec sees the datagram's exporter as it is (address and port); which exporters share
+ * templates is the cache's business. Holds the codec's scratch; one instance per function instance
+ * (task thread).
  */
 final class DatagramDecoder {
 
@@ -23,14 +24,13 @@ final class DatagramDecoder {
         this.decoder = new NetflowDecoder(optionsLimits);
     }
 
-    Decoded decode(RawDatagram d, ExporterKey exporter, TemplateCache cache)
-            throws DecodeException {
+    DecodedDatagram decode(RawDatagram d, TemplateCache cache) throws DecodeException {
         DecodeResult r =
                 decoder.decode(
                         ByteBuffer.wrap(d.payload()).asReadOnlyBuffer(),
-                        new DecodeContext(exporter, d.receivedMillis()),
+                        new DecodeContext(d.exporter(), d.receivedMillis()),
                         cache);
-        return new Decoded(
+        return new DecodedDatagram(
                 r.records(),
                 r.missingTemplateIds(),
                 r.version(),
@@ -39,6 +39,7 @@ final class DatagramDecoder {
                 r.sequenceUnits(),
                 r.problems(),
                 r.problemCounts(),
-                r.learned().size());
+                r.learned().size(),
+                r.scope());
     }
 }

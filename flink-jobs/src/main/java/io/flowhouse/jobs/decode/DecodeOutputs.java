@@ -3,7 +3,6 @@ package io.flowhouse.jobs.decode;
 
 import io.flowhouse.codec.envelope.RejectedDatagram;
 import io.flowhouse.jobs.model.ArchivedTemplate;
-import io.flowhouse.sinks.clickhouse.ExporterStats;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.util.OutputTag;
 
@@ -18,9 +17,9 @@ public final class DecodeOutputs {
     public static final OutputTag<ArchivedTemplate> TEMPLATES =
             new OutputTag<>("templates", TypeInformation.of(ArchivedTemplate.class));
 
-    /** Per-scope statistics: to ClickHouse {@code exporter_stats}. */
-    public static final OutputTag<ExporterStats> STATS =
-            new OutputTag<>("exporter-stats", TypeInformation.of(ExporterStats.class));
+    /** What was observed of each datagram: to the exporter statistics. */
+    public static final OutputTag<DatagramObservation> OBSERVATIONS =
+            new OutputTag<>("observations", TypeInformation.of(DatagramObservation.class));
 
     private DecodeOutputs() {}
 }

@@ -3,31 +3,25 @@ package io.flowhouse.jobs.decode;
 
 import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.envelope.RawDatagram;
-import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.jobs.config.TemplateScopeMode;
 import io.flowhouse.jobs.model.ArchivedTemplate;
+import io.flowhouse.jobs.model.ExporterKeyTypeInfo;
 import org.apache.flink.api.java.functions.KeySelector;
 
 /**
- * The Flink key of the decode step: one exporter, {@code address|port} or, with {@link
- * TemplateScopeMode#ADDRESS_ONLY}, {@code address}. Observation domains are kept apart inside the
- * key's state. Datagrams and archived templates of one exporter get the same key.
+ * The Flink key of the decode and statistics steps: the {@link ExporterKey} that owns a template
+ * space ({@link TemplateScopeMode#owner}), typed as {@link ExporterKeyTypeInfo}. Datagrams,
+ * archived templates and observations of one exporter get the same key; observation domains are
+ * kept apart inside the key's state.
  */
 public final class ExporterKeys {
 
     private ExporterKeys() {}
 
-    public static String key(IpAddress address, int port, TemplateScopeMode mode) {
-        return mode == TemplateScopeMode.ADDRESS_ONLY ? address.toString() : address + "|" + port;
-    }
+    /** Keys datagrams by the owner of their exporter's template space. */
+    public static final class OfDatagram implements KeySelector<RawDatagram, ExporterKey> {
+        private static final long serialVersionUID = 1L;
 
-    /** The codec's exporter key for a datagram: port 0 scopes templates by address only. */
-    public static ExporterKey exporter(IpAddress address, int port, TemplateScopeMode mode) {
-        return new ExporterKey(address, mode == TemplateScopeMode.ADDRESS_ONLY ? 0 : port);
-    }
-
-    /** Keys datagrams by exporter. */
-    public static final class OfDatagram implements KeySelector<RawDatagram, String> {
         private final TemplateScopeMode mode;
 
         public OfDatagram(TemplateScopeMode mode) {
@@ -35,13 +29,15 @@ public final class ExporterKeys {
         }
 
         @Override
-        public String getKey(RawDatagram d) {
-            return key(d.exporterAddress(), d.exporterPort(), mode);
+        public ExporterKey getKey(RawDatagram d) {
+            return mode.owner(d.exporter());
         }
     }
 
-    /** Keys archived templates by exporter. */
-    public static final class OfArchived implements KeySelector<ArchivedTemplate, String> {
+    /** Keys archived templates (stored under their owner) the same way. */
+    public static final class OfArchived implements KeySelector<ArchivedTemplate, ExporterKey> {
+        private static final long serialVersionUID = 1L;
+
         private final TemplateScopeMode mode;
 
         public OfArchived(TemplateScopeMode mode) {
@@ -49,8 +45,19 @@ public final class ExporterKeys {
         }
 
         @Override
-        public String getKey(ArchivedTemplate t) {
-            return key(t.exporterAddress(), t.exporterPort(), mode);
+        public ExporterKey getKey(ArchivedTemplate t) {
+            return mode.owner(new ExporterKey(t.exporterAddress(), t.exporterPort()));
+        }
+    }
+
+    /** Keys observations by the key that made them. */
+    public static final class OfObservation
+            implements KeySelector<DatagramObservation, ExporterKey> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public ExporterKey getKey(DatagramObservation o) {
+            return o.exporter();
         }
     }
 }

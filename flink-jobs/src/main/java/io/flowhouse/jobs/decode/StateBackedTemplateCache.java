@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.decode;
 
+import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.template.OptionsData;
 import io.flowhouse.codec.template.Template;
 import io.flowhouse.codec.template.TemplateCache;
@@ -9,7 +10,9 @@ import io.flowhouse.codec.template.TemplateLimits;
 import io.flowhouse.codec.template.TemplateScope;
 import io.flowhouse.codec.template.TemplateStatus;
 import io.flowhouse.codec.template.TemplateWire;
+import io.flowhouse.jobs.model.ScopeKey;
 import io.flowhouse.jobs.model.StoredTemplate;
+import io.flowhouse.jobs.model.TemplateStateKey;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -20,11 +23,12 @@ import java.util.Optional;
 import org.apache.flink.api.common.state.MapState;
 
 /**
- * The codec's {@link TemplateCache} over Flink keyed state: templates in a {@code MapState<String,
- * StoredTemplate>} and options data in a {@code MapState<String, byte[]>}, both in {@link
- * TemplateWire} form, under the current key (one exporter). Map keys are {@code
- * version/domain/templateId} and {@code version/domain}, so one exporter's observation domains stay
- * apart.
+ * The codec's {@link TemplateCache} over Flink keyed state: templates in a {@code
+ * MapState<TemplateStateKey, StoredTemplate>} and options data in a {@code MapState<ScopeKey,
+ * byte[]>}, both in {@link TemplateWire} form, under the current key. This is where the template
+ * scope rule applies: the key is the exporter that owns the template space ({@code
+ * TemplateScopeMode#owner}), so a {@link TemplateScope} is stored by version and observation domain
+ * only, and one exporter's observation domains stay apart.
  *
  * <p>Before each decode the caller {@link #bind binds} the datagram's receive time. In {@link
  * #bindReadOnly read-only} mode (re-decoding a held datagram) what the datagram teaches goes to a
@@ -34,8 +38,7 @@ import org.apache.flink.api.common.state.MapState;
  */
 public final class StateBackedTemplateCache implements TemplateCache {
 
-    /** Decoded templates and options data kept per function instance, in entries. */
-    private static final int DECODED_CACHE_LIMIT = 8192;
+    private static final int PARSED_CACHE_LIMIT = 8192;
 
     /**
      * Decoded templates kept per function instance, in fields (a template may have thousands): 1 M
@@ -49,31 +52,35 @@ public final class StateBackedTemplateCache implements TemplateCache {
     /** A template or options data that this datagram taught (new or changed), for the archive. */
     public record Learned(TemplateScope scope, int templateId, byte[] wire, boolean options) {}
 
-    private final MapState<String, StoredTemplate> templates;
-    private final MapState<String, byte[]> options;
+    private final MapState<TemplateStateKey, StoredTemplate> templates;
+    private final MapState<ScopeKey, byte[]> options;
     private final TemplateLimits limits;
 
-    /** Decoded templates by wire bytes: decoding is skipped when the stored bytes are the same. */
-    private final Map<String, Decoded> decoded = new HashMap<>();
+    /** Parsed templates by wire bytes: parsing is skipped when the stored bytes are the same. */
+    private final Map<ParsedKey, ParsedTemplate> parsed = new HashMap<>();
 
-    private int decodedFields;
+    private int parsedFields;
 
     /**
      * Decoded options data by stored bytes: the options of a scope are decoded once, not for every
      * datagram of the scope (their encoding is canonical, so equal bytes are equal data).
      */
-    private final Map<String, DecodedOptions> decodedOptions = new HashMap<>();
+    private final Map<OwnedScope, DecodedOptions> decodedOptions = new HashMap<>();
 
     private long decodedOptionsBytes;
 
     private final List<Learned> learned = new ArrayList<>();
-    private final Map<String, StoredTemplate> overlay = new HashMap<>();
-    private final Map<String, OptionsData> optionsOverlay = new HashMap<>();
+    private final Map<TemplateStateKey, StoredTemplate> overlay = new HashMap<>();
+    private final Map<ScopeKey, OptionsData> optionsOverlay = new HashMap<>();
     private boolean readOnly;
     private long receivedMillis;
-    private String exporterKey = "";
+    private ExporterKey owner;
 
-    private record Decoded(byte[] wire, Template template) {}
+    private record ParsedKey(ExporterKey owner, TemplateStateKey key) {}
+
+    private record OwnedScope(ExporterKey owner, ScopeKey scope) {}
+
+    private record ParsedTemplate(byte[] wire, Template template) {}
 
     private record DecodedOptions(byte[] wire, OptionsData data) {}
 
@@ -83,8 +90,8 @@ public final class StateBackedTemplateCache implements TemplateCache {
      *     TEMPLATE_FLOOD}, {@code TEMPLATE_TOO_LARGE})
      */
     public StateBackedTemplateCache(
-            MapState<String, StoredTemplate> templates,
-            MapState<String, byte[]> options,
+            MapState<TemplateStateKey, StoredTemplate> templates,
+            MapState<ScopeKey, byte[]> options,
             TemplateLimits limits) {
         this.templates = templates;
         this.options = options;
@@ -92,11 +99,11 @@ public final class StateBackedTemplateCache implements TemplateCache {
     }
 
     /**
-     * Prepares for decoding one datagram of the current key's exporter, received at {@code
+     * Prepares for decoding one datagram of the current key ({@code owner}), received at {@code
      * receivedMillis}.
      */
-    public void bind(String exporterKey, long receivedMillis) {
-        this.exporterKey = exporterKey;
+    public void bind(ExporterKey owner, long receivedMillis) {
+        this.owner = owner;
         this.receivedMillis = receivedMillis;
         this.readOnly = false;
         learned.clear();
@@ -105,8 +112,8 @@ public final class StateBackedTemplateCache implements TemplateCache {
     }
 
     /** Prepares for re-decoding a held datagram without changing state. */
-    public void bindReadOnly(String exporterKey, long receivedMillis) {
-        bind(exporterKey, receivedMillis);
+    public void bindReadOnly(ExporterKey owner, long receivedMillis) {
+        bind(owner, receivedMillis);
         this.readOnly = true;
     }
 
@@ -115,21 +122,18 @@ public final class StateBackedTemplateCache implements TemplateCache {
         return learned;
     }
 
-    static String templateKey(TemplateKey key) {
-        return key.scope().version()
-                + "/"
-                + key.scope().observationDomainId()
-                + "/"
-                + key.templateId();
+    static TemplateStateKey templateKey(TemplateKey key) {
+        return new TemplateStateKey(
+                key.scope().version(), key.scope().observationDomainId(), key.templateId());
     }
 
-    static String scopeKey(TemplateScope scope) {
-        return scope.version() + "/" + scope.observationDomainId();
+    static ScopeKey scopeKey(TemplateScope scope) {
+        return new ScopeKey(scope.version(), scope.observationDomainId());
     }
 
     @Override
     public Optional<Template> find(TemplateKey key) {
-        String k = templateKey(key);
+        TemplateStateKey k = templateKey(key);
         StoredTemplate s = overlay.get(k);
         if (s == null) {
             s = get(k);
@@ -137,29 +141,29 @@ public final class StateBackedTemplateCache implements TemplateCache {
         if (s == null || (s.archived() && receivedMillis < s.validFromMillis())) {
             return Optional.empty();
         }
-        return Optional.of(decode(k, s.wire()));
+        return Optional.of(parse(k, s.wire()));
     }
 
-    private Template decode(String k, byte[] wire) {
-        String ck = exporterKey + "#" + k;
-        Decoded d = decoded.get(ck);
-        if (d != null && (d.wire == wire || Arrays.equals(d.wire, wire))) {
-            return d.template;
+    private Template parse(TemplateStateKey k, byte[] wire) {
+        ParsedKey pk = new ParsedKey(owner, k);
+        ParsedTemplate p = parsed.get(pk);
+        if (p != null && (p.wire == wire || Arrays.equals(p.wire, wire))) {
+            return p.template;
         }
         Template t = TemplateWire.decodeTemplate(wire);
-        if (decoded.size() >= DECODED_CACHE_LIMIT
-                || decodedFields + t.fields().size() > DECODED_CACHE_MAX_FIELDS) {
-            decoded.clear();
-            decodedFields = 0;
+        if (parsed.size() >= PARSED_CACHE_LIMIT
+                || parsedFields + t.fields().size() > DECODED_CACHE_MAX_FIELDS) {
+            parsed.clear();
+            parsedFields = 0;
         }
-        Decoded old = decoded.put(ck, new Decoded(wire, t));
-        decodedFields += t.fields().size() - (old == null ? 0 : old.template.fields().size());
+        ParsedTemplate old = parsed.put(pk, new ParsedTemplate(wire, t));
+        parsedFields += t.fields().size() - (old == null ? 0 : old.template.fields().size());
         return t;
     }
 
     @Override
     public TemplateStatus put(TemplateKey key, Template template) {
-        String k = templateKey(key);
+        TemplateStateKey k = templateKey(key);
         byte[] wire = TemplateWire.encode(template);
         StoredTemplate old = overlay.get(k);
         if (old == null) {
@@ -205,8 +209,7 @@ public final class StateBackedTemplateCache implements TemplateCache {
      *
      * @return true if state changed
      */
-    public boolean restore(TemplateKey key, byte[] wire, long learnedMillis) {
-        String k = templateKey(key);
+    public boolean restore(TemplateStateKey k, byte[] wire, long learnedMillis) {
         if (wire.length > TemplateWire.encodedTemplateSize(limits.maxFieldsPerTemplate())) {
             return false; // more fields than the stream may teach: not restored either
         }
@@ -219,8 +222,7 @@ public final class StateBackedTemplateCache implements TemplateCache {
     }
 
     /** Installs options data from the templates topic when the scope has none yet. */
-    public boolean restoreOptions(TemplateScope scope, byte[] wire) {
-        String k = scopeKey(scope);
+    public boolean restoreOptions(ScopeKey k, byte[] wire) {
         try {
             if (options.contains(k)) {
                 return false;
@@ -234,7 +236,7 @@ public final class StateBackedTemplateCache implements TemplateCache {
 
     @Override
     public boolean remove(TemplateKey key) {
-        String k = templateKey(key);
+        TemplateStateKey k = templateKey(key);
         if (readOnly) {
             return overlay.remove(k) != null;
         }
@@ -254,13 +256,13 @@ public final class StateBackedTemplateCache implements TemplateCache {
         if (readOnly) {
             return 0;
         }
-        String prefix = scopeKey(scope) + "/";
+        ScopeKey sk = scopeKey(scope);
         int n = 0;
         try {
-            Iterator<Map.Entry<String, StoredTemplate>> it = templates.iterator();
+            Iterator<Map.Entry<TemplateStateKey, StoredTemplate>> it = templates.iterator();
             while (it.hasNext()) {
-                Map.Entry<String, StoredTemplate> e = it.next();
-                if (e.getKey().startsWith(prefix)
+                Map.Entry<TemplateStateKey, StoredTemplate> e = it.next();
+                if (e.getKey().in(sk)
                         && TemplateWire.isOptionsTemplate(e.getValue().wire())
                                 == optionsTemplates) {
                     it.remove();
@@ -268,7 +270,7 @@ public final class StateBackedTemplateCache implements TemplateCache {
                 }
             }
         } catch (Exception e) {
-            throw new IllegalStateException("template state of scope " + prefix, e);
+            throw new IllegalStateException("template state of scope " + sk, e);
         }
         return n;
     }
@@ -278,23 +280,23 @@ public final class StateBackedTemplateCache implements TemplateCache {
         if (readOnly) {
             return;
         }
-        String prefix = scopeKey(scope) + "/";
+        ScopeKey sk = scopeKey(scope);
         try {
-            Iterator<Map.Entry<String, StoredTemplate>> it = templates.iterator();
+            Iterator<Map.Entry<TemplateStateKey, StoredTemplate>> it = templates.iterator();
             while (it.hasNext()) {
-                if (it.next().getKey().startsWith(prefix)) {
+                if (it.next().getKey().in(sk)) {
                     it.remove();
                 }
             }
-            options.remove(scopeKey(scope));
+            options.remove(sk);
         } catch (Exception e) {
-            throw new IllegalStateException("template state of scope " + prefix, e);
+            throw new IllegalStateException("template state of scope " + sk, e);
         }
     }
 
     @Override
     public OptionsData options(TemplateScope scope) {
-        String k = scopeKey(scope);
+        ScopeKey k = scopeKey(scope);
         OptionsData o = optionsOverlay.get(k);
         if (o != null) {
             return o;
@@ -308,7 +310,7 @@ public final class StateBackedTemplateCache implements TemplateCache {
         if (wire == null) {
             return OptionsData.EMPTY;
         }
-        String ck = exporterKey + "#" + k;
+        OwnedScope ck = new OwnedScope(owner, k);
         DecodedOptions d = decodedOptions.get(ck);
         if (d != null && (d.wire == wire || Arrays.equals(d.wire, wire))) {
             return d.data;
@@ -318,8 +320,8 @@ public final class StateBackedTemplateCache implements TemplateCache {
         return data;
     }
 
-    private void rememberOptions(String ck, byte[] wire, OptionsData data) {
-        if (decodedOptions.size() >= DECODED_CACHE_LIMIT
+    private void rememberOptions(OwnedScope ck, byte[] wire, OptionsData data) {
+        if (decodedOptions.size() >= PARSED_CACHE_LIMIT
                 || decodedOptionsBytes + wire.length > DECODED_OPTIONS_MAX_BYTES) {
             decodedOptions.clear();
             decodedOptionsBytes = 0;
@@ -330,7 +332,7 @@ public final class StateBackedTemplateCache implements TemplateCache {
 
     @Override
     public void putOptions(TemplateScope scope, OptionsData data) {
-        String k = scopeKey(scope);
+        ScopeKey k = scopeKey(scope);
         if (readOnly) {
             optionsOverlay.put(k, data);
             return;
@@ -345,7 +347,7 @@ public final class StateBackedTemplateCache implements TemplateCache {
         } catch (Exception e) {
             throw new IllegalStateException("options state of " + k, e);
         }
-        rememberOptions(exporterKey + "#" + k, wire, data);
+        rememberOptions(new OwnedScope(owner, k), wire, data);
         learned.add(new Learned(scope, -1, wire, true));
     }
 
@@ -362,13 +364,13 @@ public final class StateBackedTemplateCache implements TemplateCache {
         if (readOnly) {
             return null;
         }
-        String prefix = scopeKey(key.scope()) + "/";
+        ScopeKey sk = scopeKey(key.scope());
         int count = 0;
         long scopeBytes = 0;
         try {
-            for (Map.Entry<String, StoredTemplate> e : templates.entries()) {
+            for (Map.Entry<TemplateStateKey, StoredTemplate> e : templates.entries()) {
                 count++;
-                if (e.getKey().startsWith(prefix)) {
+                if (e.getKey().in(sk)) {
                     scopeBytes += e.getValue().wire().length;
                 }
             }
@@ -381,7 +383,7 @@ public final class StateBackedTemplateCache implements TemplateCache {
         return limits.check(template, scopeBytes, old == null ? 0 : old.wire().length);
     }
 
-    private StoredTemplate get(String k) {
+    private StoredTemplate get(TemplateStateKey k) {
         try {
             return templates.get(k);
         } catch (Exception e) {
@@ -389,7 +391,7 @@ public final class StateBackedTemplateCache implements TemplateCache {
         }
     }
 
-    private void set(String k, StoredTemplate s) {
+    private void set(TemplateStateKey k, StoredTemplate s) {
         try {
             templates.put(k, s);
         } catch (Exception e) {

@@ -2,18 +2,18 @@
 package io.flowhouse.jobs.reprocess;
 
 import io.flowhouse.codec.envelope.RawDatagram;
-import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.jobs.FlowPipelineJob;
+import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
 import io.flowhouse.jobs.PipelineSinks;
+import io.flowhouse.jobs.PipelineSources;
+import io.flowhouse.jobs.ageing.PacketFlowTopology;
 import io.flowhouse.jobs.config.JobConfigLoader;
 import io.flowhouse.jobs.config.JobOptions;
 import io.flowhouse.jobs.config.PipelineSettings;
-import io.flowhouse.jobs.rollup.FlowAnalytics;
 import io.flowhouse.jobs.rollup.RollupOptions;
 import io.flowhouse.jobs.serde.RawDatagramDeserializationSchema;
-import io.flowhouse.sinks.clickhouse.ClickHouseSink;
-import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
+import io.flowhouse.jobs.tables.JobTables;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.RuntimeExecutionMode;
@@ -21,7 +21,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.kafka.source.KafkaSource;
-import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 
@@ -49,7 +48,11 @@ public final class ReprocessJob {
         Configuration conf = configuration(a);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         PipelineSettings s = PipelineSettings.from(conf, System.getenv());
-        build(env, conf, s, a, s.clickhouse().toSinkOptions());
+        if (a.packets() && s.ageing().enabled()) {
+            // So the packets source finds its partitions.
+            KafkaTopics.ensure(s, List.of(s.ageing().topic()), null);
+        }
+        build(env, s, a, s.clickhouse().tables());
         env.execute(s.jobName() + "-reprocess");
     }
 
@@ -75,46 +78,52 @@ public final class ReprocessJob {
         return conf;
     }
 
-    /** Builds the bounded topology on {@code env} (which must be in BATCH mode). */
+    /**
+     * Builds the streaming job's graph on {@code env} in BATCH mode, over the bounded range: no
+     * dead letters to Kafka (counted only), no template archiving, no fan-out.
+     */
     public static void build(
-            StreamExecutionEnvironment env,
-            Configuration conf,
-            PipelineSettings s,
-            ReprocessArgs a,
-            ClickHouseSinkOptions ch) {
+            StreamExecutionEnvironment env, PipelineSettings s, ReprocessArgs a, JobTables ch) {
         env.setRuntimeMode(RuntimeExecutionMode.BATCH);
         if (s.parallelism() > 0) {
             env.setParallelism(s.parallelism());
         }
         env.setMaxParallelism(s.maxParallelism());
-        DataStream<FlowRecord> decoded = null;
-        if (a.flows()) {
-            KafkaSource<RawDatagram> raw =
-                    KafkaSource.<RawDatagram>builder()
-                            .setBootstrapServers(s.bootstrapServers())
-                            .setTopics(s.rawTopic())
-                            .setGroupId(s.groupId())
-                            .setClientIdPrefix(s.groupId() + "-raw")
-                            .setStartingOffsets(a.start())
-                            .setBounded(a.stop())
-                            .setDeserializer(new RawDatagramDeserializationSchema())
-                            .setProperty("commit.offsets.on.checkpoint", "false")
-                            .setProperty("max.partition.fetch.bytes", Integer.toString(8 << 20))
-                            .setProperties(s.kafkaClientProperties())
-                            .build();
-            decoded =
-                    FlowPipelineJob.build(
-                            env,
-                            raw,
-                            PipelineConnectors.templatesSource(s),
-                            new PipelineSinks(
-                                    ClickHouseSink.forFlows(ch),
-                                    ClickHouseSink.forExporterStats(ch),
-                                    new DiscardingSink<>(),
-                                    null),
-                            s);
-        }
-        FlowAnalytics.attach(env, conf, s, decoded, a.packets() ? a.start() : null, a.stop(), ch);
+        PipelineSources sources =
+                new PipelineSources(
+                        a.flows() ? rawSource(s, a) : null,
+                        a.flows() ? PipelineConnectors.templatesSource(s) : null,
+                        a.packets() && s.ageing().enabled()
+                                ? PacketFlowTopology.kafkaSource(
+                                        s.bootstrapServers(),
+                                        s.ageing().topic(),
+                                        s.groupId(),
+                                        a.start(),
+                                        a.stop(),
+                                        s.kafkaClientProperties())
+                                : null);
+        PipelineSinks sinks =
+                PipelineConnectors.sinks(s, ch)
+                        .withRejected(new DiscardingSink<>())
+                        .withTemplates(null)
+                        .withFanOut(null, null);
+        FlowPipelineJob.build(env, sources, sinks, s);
+    }
+
+    /** The raw topic over the range, offsets not committed. */
+    private static KafkaSource<RawDatagram> rawSource(PipelineSettings s, ReprocessArgs a) {
+        return KafkaSource.<RawDatagram>builder()
+                .setBootstrapServers(s.bootstrapServers())
+                .setTopics(s.rawTopic())
+                .setGroupId(s.groupId())
+                .setClientIdPrefix(s.groupId() + "-raw")
+                .setStartingOffsets(a.start())
+                .setBounded(a.stop())
+                .setDeserializer(new RawDatagramDeserializationSchema())
+                .setProperty("commit.offsets.on.checkpoint", "false")
+                .setProperty("max.partition.fetch.bytes", Integer.toString(8 << 20))
+                .setProperties(s.kafkaClientProperties())
+                .build();
     }
 
     /** For tests: settings from a configuration, with no environment variables. */

@@ -2,7 +2,6 @@
 package io.flowhouse.jobs.rollup;
 
 import io.flowhouse.codec.flow.IpAddress;
-import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.rollup;
 
-import io.flowhouse.sinks.clickhouse.rollup.RollupKind;
-import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
 import java.util.List;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;

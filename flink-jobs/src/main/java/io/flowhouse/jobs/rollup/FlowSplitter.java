@@ -3,8 +3,6 @@ package io.flowhouse.jobs.rollup;
 
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
-import io.flowhouse.sinks.clickhouse.rollup.RollupKind;
-import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
 import java.math.BigInteger;
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.util.Collector;

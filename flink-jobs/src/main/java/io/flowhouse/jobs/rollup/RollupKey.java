@@ -2,7 +2,6 @@
 package io.flowhouse.jobs.rollup;
 
 import io.flowhouse.codec.flow.IpAddress;
-import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
 import org.apache.flink.api.common.typeinfo.TypeInfo;
 import org.apache.flink.api.java.functions.KeySelector;
 

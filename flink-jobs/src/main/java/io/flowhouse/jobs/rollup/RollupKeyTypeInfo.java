@@ -45,7 +45,8 @@ public final class RollupKeyTypeInfo extends FixedLayoutTypeInfo<RollupKey> {
     }
 
     /** The fixed-layout serializer; stateless. */
-    public static final class Serializer extends FixedLayoutTypeInfo.Serializer<RollupKey> {
+    public static final class Serializer
+            extends FixedLayoutTypeInfo.ImmutableSerializer<RollupKey> {
 
         private static final long serialVersionUID = 1L;
 
@@ -56,26 +57,6 @@ public final class RollupKeyTypeInfo extends FixedLayoutTypeInfo<RollupKey> {
 
         private Serializer() {
             super(LENGTH);
-        }
-
-        @Override
-        public boolean isImmutableType() {
-            return true;
-        }
-
-        @Override
-        public RollupKey createInstance() {
-            return null;
-        }
-
-        @Override
-        public RollupKey copy(RollupKey from) {
-            return from;
-        }
-
-        @Override
-        public RollupKey copy(RollupKey from, RollupKey reuse) {
-            return from;
         }
 
         @Override

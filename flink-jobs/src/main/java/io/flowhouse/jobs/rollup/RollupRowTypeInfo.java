@@ -2,7 +2,6 @@
 package io.flowhouse.jobs.rollup;
 
 import io.flowhouse.jobs.serde.FixedLayoutTypeInfo;
-import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
 import java.io.IOException;
 import org.apache.flink.api.common.serialization.SerializerConfig;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -37,7 +36,8 @@ public final class RollupRowTypeInfo extends FixedLayoutTypeInfo<RollupRow> {
     }
 
     /** The fixed-layout serializer; stateless. */
-    public static final class Serializer extends FixedLayoutTypeInfo.Serializer<RollupRow> {
+    public static final class Serializer
+            extends FixedLayoutTypeInfo.ImmutableSerializer<RollupRow> {
 
         private static final long serialVersionUID = 1L;
 
@@ -48,26 +48,6 @@ public final class RollupRowTypeInfo extends FixedLayoutTypeInfo<RollupRow> {
 
         private Serializer() {
             super(LENGTH);
-        }
-
-        @Override
-        public boolean isImmutableType() {
-            return true;
-        }
-
-        @Override
-        public RollupRow createInstance() {
-            return null;
-        }
-
-        @Override
-        public RollupRow copy(RollupRow from) {
-            return from;
-        }
-
-        @Override
-        public RollupRow copy(RollupRow from, RollupRow reuse) {
-            return from;
         }
 
         @Override

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.rollup;
 
-import io.flowhouse.sinks.clickhouse.rollup.RollupTables;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -2,9 +2,6 @@
 package io.flowhouse.jobs.rollup;
 
 import io.flowhouse.codec.flow.FlowRecord;
-import io.flowhouse.sinks.clickhouse.rollup.RollupKind;
-import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
-import io.flowhouse.sinks.clickhouse.rollup.RollupTables;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.rollup;
 
-import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
 import org.apache.flink.api.common.functions.AggregateFunction;
 
 /** Adds contributions into a bucket's counters: the whole window state is three longs per key. */

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.rollup;
 
-import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -123,6 +123,39 @@ public abstract class FixedLayoutTypeInfo<T> extends TypeInformation<T> {
     }
 
     /**
+     * A serializer of immutable values (records): a copy is the value itself, and there is no empty
+     * instance to reuse.
+     */
+    public abstract static class ImmutableSerializer<T> extends Serializer<T> {
+
+        private static final long serialVersionUID = 1L;
+
+        protected ImmutableSerializer(int length) {
+            super(length);
+        }
+
+        @Override
+        public final boolean isImmutableType() {
+            return true;
+        }
+
+        @Override
+        public final T createInstance() {
+            return null;
+        }
+
+        @Override
+        public final T copy(T from) {
+            return from;
+        }
+
+        @Override
+        public final T copy(T from, T reuse) {
+            return from;
+        }
+    }
+
+    /**
      * Snapshot of a fixed-layout serializer. The layout is the version: a restore from a snapshot
      * of another layout version is incompatible (there is no migration between layouts yet), and a
      * snapshot newer than this code cannot be read.

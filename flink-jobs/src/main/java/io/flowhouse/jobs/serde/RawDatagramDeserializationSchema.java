@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.serde;
 
+import io.flowhouse.codec.envelope.ExporterPartitionKey;
 import io.flowhouse.codec.envelope.MalformedEnvelopeException;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
@@ -9,10 +10,13 @@ import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
- * Reads {@code flows.raw} values ({@code flowhouse.v1.RawDatagram} protobuf) into {@link
- * RawDatagram}s. An envelope that does not parse is counted ({@code
+ * Reads {@code flows.raw} records ({@code flowhouse.v1.RawDatagram} protobuf values, keyed by
+ * {@link ExporterPartitionKey}) into {@link RawDatagram}s. The key is the exporter the partitioner
+ * placed the record by; a record whose key names another exporter than its envelope (a producer bug
+ * that would put one exporter's datagrams in two partitions, out of order) is malformed. An
+ * envelope that does not parse, or does not match its key, is counted ({@code
  * flowhouse_decode_malformed_envelopes_total}), logged at most once a minute, and skipped: it is
- * not a datagram, so there is nothing to dead-letter.
+ * not a datagram, so there is nothing to dead-letter. A record without a key is taken as it is.
  */
 public final class RawDatagramDeserializationSchema
         extends SkippingDeserializationSchema<RawDatagram> {
@@ -29,9 +33,25 @@ public final class RawDatagramDeserializationSchema
             return;
         }
         try {
-            out.collect(RawDatagramCodec.decode(record.value()));
+            RawDatagram d = RawDatagramCodec.decode(record.value());
+            if (record.key() != null && !ExporterPartitionKey.matches(record.key(), d.exporter())) {
+                throw new MalformedEnvelopeException(
+                        "record key "
+                                + keyText(record.key())
+                                + " names another exporter than the envelope's "
+                                + d.exporter());
+            }
+            out.collect(d);
         } catch (MalformedEnvelopeException e) {
             skip(record, e);
+        }
+    }
+
+    private static String keyText(byte[] key) {
+        try {
+            return ExporterPartitionKey.decode(key).toString();
+        } catch (MalformedEnvelopeException e) {
+            return "of " + key.length + " bytes";
         }
     }
 

@@ -7,13 +7,9 @@ import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
-import io.flowhouse.jobs.PipelineSinks;
 import io.flowhouse.jobs.config.JobConfigLoader;
 import io.flowhouse.jobs.config.PipelineSettings;
-import io.flowhouse.jobs.rollup.FlowAnalytics;
-import io.flowhouse.jobs.rollup.RollupOptions;
-import io.flowhouse.sinks.clickhouse.ClickHouseSink;
-import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
+import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
 import java.io.IOException;
@@ -27,7 +23,6 @@ import java.util.Map;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 
@@ -81,7 +76,8 @@ public final class PipelineBench {
                     n++;
                 }
             }
-            PipelineSettings s = settings(kafka.bootstrapServers(), ch, parallelism);
+            // Decode and raw flows only, as before the rollups and the packets path came.
+            PipelineSettings s = settings(kafka.bootstrapServers(), ch, parallelism, DECODE_ONLY);
             kafka.createTopic(s.rawTopic(), 4);
             long t0 = System.nanoTime();
             Captures.produce(kafka.bootstrapServers(), s.rawTopic(), all);
@@ -114,12 +110,11 @@ public final class PipelineBench {
                     decodeCpu,
                     flows / decodeCpu);
 
-            ClickHouseSinkOptions o =
-                    s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build();
-            PipelineSettings s2 = settings(kafka.bootstrapServers(), ch, parallelism);
+            JobTables o = s.clickhouse().tables().withPassword(ch.password());
+            PipelineSettings s2 = settings(kafka.bootstrapServers(), ch, parallelism, DECODE_ONLY);
             cpu0 = jvmCpuSeconds();
             double ch0 = processCpuSeconds(ch.pid().orElse(-1L));
-            double e2eSec = run(s2, ClickHouseSink.forFlows(o), o);
+            double e2eSec = run(s2, o.flows(), o);
             double e2eCpu = jvmCpuSeconds() - cpu0;
             double chCpu = processCpuSeconds(ch.pid().orElse(-1L)) - ch0;
             String got =
@@ -158,9 +153,20 @@ public final class PipelineBench {
             long flows,
             String combineBuckets)
             throws Exception {
-        PipelineSettings s = settings(kafka.bootstrapServers(), ch, parallelism);
-        ClickHouseSinkOptions o =
-                s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build();
+        PipelineSettings s =
+                settings(
+                        kafka.bootstrapServers(),
+                        ch,
+                        parallelism,
+                        combineBuckets == null
+                                ? new String[] {"--flowhouse.packets.enabled", "false"}
+                                : new String[] {
+                                    "--flowhouse.packets.enabled",
+                                    "false",
+                                    "--flowhouse.rollup.combine-buckets",
+                                    combineBuckets
+                                });
+        JobTables o = s.clickhouse().tables().withPassword(ch.password());
         String db = s.clickhouse().database();
         double cpu0 = jvmCpuSeconds();
         double ch0 = processCpuSeconds(ch.pid().orElse(-1L));
@@ -173,22 +179,8 @@ public final class PipelineBench {
                 StreamExecutionEnvironment.createLocalEnvironment(s.parallelism(), c);
         FlowPipelineJob.configure(env, s);
         KafkaTopics.ensure(s);
-        DataStream<FlowRecord> decoded =
-                FlowPipelineJob.build(
-                        env,
-                        PipelineConnectors.rawSource(s),
-                        PipelineConnectors.templatesSource(s),
-                        new PipelineSinks(
-                                ClickHouseSink.forFlows(o),
-                                ClickHouseSink.forExporterStats(o),
-                                PipelineConnectors.rejectedSink(s),
-                                PipelineConnectors.templatesSink(s)),
-                        s);
-        Configuration jobConf = new Configuration();
-        if (combineBuckets != null) {
-            jobConf.set(RollupOptions.COMBINE_BUCKETS, Integer.parseInt(combineBuckets));
-        }
-        FlowAnalytics.attach(env, jobConf, s, decoded, null, null, o);
+        FlowPipelineJob.build(
+                env, PipelineConnectors.sources(s), PipelineConnectors.sinks(s, o), s);
         long t0 = System.nanoTime();
         env.execute("bench-rollups");
         double sec = (System.nanoTime() - t0) / 1e9;
@@ -249,30 +241,35 @@ public final class PipelineBench {
         return loops * (2279L * 2 + 2991 + 2995 + 2991 + 2991 + 2995 + 1673);
     }
 
-    private static PipelineSettings settings(String bootstrap, LocalClickHouse ch, int p) {
-        return PipelineSettings.from(
-                JobConfigLoader.load(
-                        new String[] {
-                            "--kafka.bootstrap-servers", bootstrap,
-                            "--kafka.topic.raw", "flows.raw.bench",
-                            "--kafka.topic.rejected", "flows.rejected.bench",
-                            "--kafka.topic.templates", "flows.templates.bench",
-                            "--kafka.group-id", "bench-" + System.nanoTime(),
-                            "--kafka.start", "earliest",
-                            "--kafka.stop", "latest",
-                            "--job.parallelism", Integer.toString(p),
-                            "--job.checkpoint-interval", "5 s",
-                            "--clickhouse.url", ch.httpUrl(),
-                            "--clickhouse.database", "flowhouse_bench",
-                            "--clickhouse.user", ch.user(),
-                            "--clickhouse.batch-size", "100000",
-                            "--clickhouse.flush-interval", "1 s"
-                        }),
-                Map.of());
+    /** Settings that leave the packets path and the rollups out. */
+    private static final String[] DECODE_ONLY = {
+        "--flowhouse.packets.enabled", "false", "--flowhouse.rollup.enabled", "false"
+    };
+
+    private static PipelineSettings settings(
+            String bootstrap, LocalClickHouse ch, int p, String... extra) {
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--kafka.bootstrap-servers", bootstrap,
+                                "--kafka.topic.raw", "flows.raw.bench",
+                                "--kafka.topic.rejected", "flows.rejected.bench",
+                                "--kafka.topic.templates", "flows.templates.bench",
+                                "--kafka.group-id", "bench-" + System.nanoTime(),
+                                "--kafka.start", "earliest",
+                                "--kafka.stop", "latest",
+                                "--job.parallelism", Integer.toString(p),
+                                "--job.checkpoint-interval", "5 s",
+                                "--clickhouse.url", ch.httpUrl(),
+                                "--clickhouse.database", "flowhouse_bench",
+                                "--clickhouse.user", ch.user(),
+                                "--clickhouse.batch-size", "100000",
+                                "--clickhouse.flush-interval", "1 s"));
+        args.addAll(List.of(extra));
+        return PipelineSettings.from(JobConfigLoader.load(args.toArray(String[]::new)), Map.of());
     }
 
-    private static double run(
-            PipelineSettings s, Sink<FlowRecord> flows, ClickHouseSinkOptions statsOptions)
+    private static double run(PipelineSettings s, Sink<FlowRecord> flows, JobTables statsOptions)
             throws Exception {
         Configuration c = new Configuration();
         StreamExecutionEnvironment env =
@@ -281,13 +278,10 @@ public final class PipelineBench {
         KafkaTopics.ensure(s);
         FlowPipelineJob.build(
                 env,
-                PipelineConnectors.rawSource(s),
-                PipelineConnectors.templatesSource(s),
-                new PipelineSinks(
-                        flows,
-                        statsOptions == null ? null : ClickHouseSink.forExporterStats(statsOptions),
-                        PipelineConnectors.rejectedSink(s),
-                        PipelineConnectors.templatesSink(s)),
+                PipelineConnectors.sources(s),
+                PipelineConnectors.sinks(s)
+                        .withFlows(flows)
+                        .withStats(statsOptions == null ? null : statsOptions.exporterStats()),
                 s);
         long t0 = System.nanoTime();
         env.execute("bench");

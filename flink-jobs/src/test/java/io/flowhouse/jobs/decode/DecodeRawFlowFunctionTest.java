@@ -18,15 +18,13 @@ import io.flowhouse.jobs.config.DecodeSettings;
 import io.flowhouse.jobs.config.SamplingPolicy;
 import io.flowhouse.jobs.config.TemplateScopeMode;
 import io.flowhouse.jobs.model.ArchivedTemplate;
-import io.flowhouse.sinks.clickhouse.ExporterStats;
+import io.flowhouse.jobs.stats.AggregateExporterStats;
+import io.flowhouse.jobs.stats.ExporterStats;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
-import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -35,17 +33,10 @@ class DecodeRawFlowFunctionTest {
     private static final String R1 = "192.0.2.200";
     private static final String R2 = "192.0.2.201";
 
-    private KeyedTwoInputStreamOperatorTestHarness<
-                    String, io.flowhouse.codec.envelope.RawDatagram, ArchivedTemplate, FlowRecord>
-            harness;
+    private DecodeAndStatsHarness harness;
 
     private void open(DecodeSettings settings) throws Exception {
-        harness =
-                ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(
-                        new DecodeRawFlowFunction(settings),
-                        new ExporterKeys.OfDatagram(settings.scopeMode()),
-                        new ExporterKeys.OfArchived(settings.scopeMode()),
-                        Types.STRING);
+        harness = new DecodeAndStatsHarness(settings);
         harness.setProcessingTime(1_000L);
     }
 
@@ -75,8 +66,7 @@ class DecodeRawFlowFunctionTest {
     }
 
     private List<ExporterStats> stats() {
-        var q = harness.getSideOutput(DecodeOutputs.STATS);
-        return q == null ? List.of() : q.stream().map(StreamRecord::getValue).toList();
+        return harness.stats();
     }
 
     @Test
@@ -136,7 +126,7 @@ class DecodeRawFlowFunctionTest {
         send(R1, 2055, 13, payload(0, 0, List.of(LAYOUT_A), LAYOUT_A, flows(1, 1, 1)));
         send(R1, 2055, 14, payload(1, 0, List.of(), LAYOUT_A, flows(1, 1, 1)));
         assertThat(out()).hasSize(5);
-        harness.setProcessingTime(DecodeRawFlowFunction.STATS_INTERVAL_MILLIS);
+        harness.setProcessingTime(AggregateExporterStats.STATS_INTERVAL_MILLIS);
         assertThat(stats()).hasSize(1);
         ExporterStats s = stats().get(0);
         assertThat(s.exporterAddress()).isEqualTo(IpAddress.parse(R1));
@@ -189,7 +179,7 @@ class DecodeRawFlowFunctionTest {
     void heldDataExpiresToTheDeadLetterOutputAndStateReturnsToZero() throws Exception {
         open(DecodeSettings.defaults().withTemplateHold(Duration.ofSeconds(5)));
         send(R1, 2055, 10, payload(1, 0, List.of(LAYOUT_A), LAYOUT_A, flows(1, 1, 1)));
-        harness.setProcessingTime(DecodeRawFlowFunction.STATS_INTERVAL_MILLIS);
+        harness.setProcessingTime(AggregateExporterStats.STATS_INTERVAL_MILLIS);
         int baseline = harness.numKeyedStateEntries();
         assertThat(harness.numProcessingTimeTimers()).isZero();
 
@@ -207,7 +197,7 @@ class DecodeRawFlowFunctionTest {
         assertThat(r.detail()).contains("no template 256").contains("domain 7");
         assertThat(r.datagram().payload()).isEqualTo(orphan);
 
-        harness.setProcessingTime(2 * DecodeRawFlowFunction.STATS_INTERVAL_MILLIS);
+        harness.setProcessingTime(2 * AggregateExporterStats.STATS_INTERVAL_MILLIS);
         assertThat(harness.numProcessingTimeTimers()).isZero();
         // The held datagram and both timers are gone; the templates and counters remain, and
         // the problem counts of the minute (TEMPLATE_MISSING in domain 7) came in.
@@ -234,7 +224,7 @@ class DecodeRawFlowFunctionTest {
                 .extracting(RejectedDatagram::reason)
                 .containsExactly("TEMPLATE_MISSING");
         assertThat(rejected().get(0).detail()).contains("TEMPLATE_TOO_LARGE");
-        harness.setProcessingTime(DecodeRawFlowFunction.STATS_INTERVAL_MILLIS);
+        harness.setProcessingTime(AggregateExporterStats.STATS_INTERVAL_MILLIS);
         ExporterStats s = stats().get(0);
         assertThat(s.problems())
                 .containsEntry("TEMPLATE_TOO_LARGE", 1L)
@@ -279,7 +269,7 @@ class DecodeRawFlowFunctionTest {
         send(R1, 2055, 11, payload(2, 0, List.of(), LAYOUT_A, flows(2, 1, 100)));
         assertThat(out()).hasSize(5);
         assertThat(rejected()).hasSize(1);
-        harness.setProcessingTime(DecodeRawFlowFunction.STATS_INTERVAL_MILLIS);
+        harness.setProcessingTime(AggregateExporterStats.STATS_INTERVAL_MILLIS);
         ExporterStats s = stats().get(0);
         assertThat(s.rejectedRecords()).isEqualTo(1);
         assertThat(s.problems()).containsEntry("SET_LENGTH_PAST_END", 1L);

@@ -7,7 +7,6 @@ import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.jobs.config.PipelineSettings;
-import io.flowhouse.sinks.clickhouse.ClickHouseSink;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
@@ -80,9 +79,11 @@ class ExactlyOnceITCase {
         StreamExecutionEnvironment env =
                 PipelineHarness.environment(
                         s,
-                        new FailOnceSink<FlowRecord>(
-                                ClickHouseSink.forFlows(PipelineHarness.sinkOptions(s, ch)),
-                                5_000));
+                        PipelineHarness.sinks(s, ch)
+                                .withFlows(
+                                        new FailOnceSink<FlowRecord>(
+                                                PipelineHarness.tables(s, ch).flows(), 5_000))
+                                .withStats(null));
         JobClient job = env.executeAsync("exactly once");
         try {
             String table = s.clickhouse().database() + ".flows";

@@ -4,11 +4,7 @@ package io.flowhouse.jobs.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.envelope.RawDatagram;
-import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
-import io.flowhouse.jobs.FlowPipelineJob;
-import io.flowhouse.jobs.KafkaTopics;
-import io.flowhouse.jobs.PipelineConnectors;
 import io.flowhouse.jobs.PipelineSinks;
 import io.flowhouse.jobs.config.JobConfigLoader;
 import io.flowhouse.jobs.config.PipelineSettings;
@@ -32,9 +28,6 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.streaming.api.datastream.DataStream;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -123,21 +116,9 @@ class FanOutITCase {
             awaitUdpBound(ipfixPort, nfcapd);
             reader.start();
 
-            StreamExecutionEnvironment env = PipelineHarness.environment(s);
-            KafkaTopics.ensure(s);
-            DataStream<FlowRecord> flows =
-                    FlowPipelineJob.build(
-                            env,
-                            PipelineConnectors.rawSource(s),
-                            PipelineConnectors.templatesSource(s),
-                            new PipelineSinks(
-                                    new DiscardingSink<>(),
-                                    null,
-                                    PipelineConnectors.rejectedSink(s),
-                                    PipelineConnectors.templatesSink(s)),
-                            s);
-            assertThat(FlowPipelineJob.attachFanOut(flows, conf.toMap())).isEqualTo(2);
-            env.execute("fan-out");
+            PipelineSinks sinks = PipelineHarness.withoutClickHouse(s);
+            assertThat(sinks.fanOutCount()).isEqualTo(2);
+            PipelineHarness.environment(s, sinks).execute("fan-out");
 
             // The job has ended (bounded run); the SUB may still be reading the last messages.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

@@ -8,7 +8,6 @@ import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
-import io.flowhouse.jobs.PipelineSinks;
 import io.flowhouse.jobs.config.JobConfigLoader;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.testkit.kafka.TlsKafka;
@@ -23,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -119,13 +117,8 @@ class KafkaTlsPipelineITCase {
             DataStream<FlowRecord> flows =
                     FlowPipelineJob.build(
                             env,
-                            PipelineConnectors.rawSource(s),
-                            PipelineConnectors.templatesSource(s),
-                            new PipelineSinks(
-                                    new DiscardingSink<>(),
-                                    null,
-                                    PipelineConnectors.rejectedSink(s),
-                                    PipelineConnectors.templatesSink(s)),
+                            PipelineConnectors.sources(s),
+                            PipelineHarness.withoutClickHouse(s),
                             s);
             // Bounded job; the limit is above the capture's 2,995 flows, so it only bounds the run.
             List<FlowRecord> out = flows.executeAndCollect("kafka tls", 10_000);

@@ -1,24 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.it;
 
-import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
 import io.flowhouse.jobs.PipelineSinks;
 import io.flowhouse.jobs.config.JobConfigLoader;
 import io.flowhouse.jobs.config.PipelineSettings;
-import io.flowhouse.sinks.clickhouse.ClickHouseSink;
-import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
+import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 
 /** Wires the production topology against the test's broker and ClickHouse. */
 final class PipelineHarness {
@@ -74,42 +72,39 @@ final class PipelineHarness {
         return env;
     }
 
-    static ClickHouseSinkOptions sinkOptions(PipelineSettings s, LocalClickHouse ch) {
-        return s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build();
+    /** The job's tables on the test server (its password set directly). */
+    static JobTables tables(PipelineSettings s, LocalClickHouse ch) {
+        return s.clickhouse().tables().withPassword(ch.password());
     }
 
-    static StreamExecutionEnvironment environment(PipelineSettings s, Sink<FlowRecord> flows)
+    /** Every production sink, ClickHouse on the test server. */
+    static PipelineSinks sinks(PipelineSettings s, LocalClickHouse ch) {
+        return PipelineConnectors.sinks(s, tables(s, ch));
+    }
+
+    /**
+     * Every production sink but ClickHouse's, whose outputs are dropped (no server in the test).
+     */
+    static PipelineSinks withoutClickHouse(PipelineSettings s) {
+        return PipelineConnectors.sinks(s)
+                .withFlows(new DiscardingSink<>())
+                .withStats(null)
+                .withPacketFlows(new DiscardingSink<>())
+                .withRollups(r -> new DiscardingSink<>());
+    }
+
+    /** The production graph with these sinks (topics created first). */
+    static StreamExecutionEnvironment environment(PipelineSettings s, PipelineSinks sinks)
             throws Exception {
         StreamExecutionEnvironment env = environment(s);
         KafkaTopics.ensure(s);
-        FlowPipelineJob.build(
-                env,
-                PipelineConnectors.rawSource(s),
-                PipelineConnectors.templatesSource(s),
-                new PipelineSinks(
-                        flows,
-                        null,
-                        PipelineConnectors.rejectedSink(s),
-                        PipelineConnectors.templatesSink(s)),
-                s);
+        FlowPipelineJob.build(env, PipelineConnectors.sources(s), sinks, s);
         return env;
     }
 
+    /** The production graph, ClickHouse on the test server. */
     static StreamExecutionEnvironment environment(PipelineSettings s, LocalClickHouse ch)
             throws Exception {
-        ClickHouseSinkOptions o = sinkOptions(s, ch);
-        StreamExecutionEnvironment env = environment(s);
-        KafkaTopics.ensure(s);
-        FlowPipelineJob.build(
-                env,
-                PipelineConnectors.rawSource(s),
-                PipelineConnectors.templatesSource(s),
-                new PipelineSinks(
-                        ClickHouseSink.forFlows(o),
-                        ClickHouseSink.forExporterStats(o),
-                        PipelineConnectors.rejectedSink(s),
-                        PipelineConnectors.templatesSink(s)),
-                s);
-        return env;
+        return environment(s, sinks(s, ch));
     }
 }

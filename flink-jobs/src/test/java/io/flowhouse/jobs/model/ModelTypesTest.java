@@ -6,7 +6,9 @@ import static org.apache.flink.types.PojoTestUtils.assertSerializedAsPojoWithout
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RejectedDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
-import io.flowhouse.sinks.clickhouse.ExporterStats;
+import io.flowhouse.jobs.decode.DatagramObservation;
+import io.flowhouse.jobs.stats.ExporterStats;
+import io.flowhouse.jobs.stats.ScopeCounters;
 import org.junit.jupiter.api.Test;
 
 /** Every type on the wire and in state serializes as a POJO (pipeline.generic-types: false). */
@@ -22,5 +24,7 @@ class ModelTypesTest {
         assertSerializedAsPojoWithoutKryo(HeldDatagram.class);
         assertSerializedAsPojoWithoutKryo(ScopeCounters.class);
         assertSerializedAsPojoWithoutKryo(ExporterStats.class);
+        assertSerializedAsPojoWithoutKryo(DatagramObservation.class);
+        assertSerializedAsPojoWithoutKryo(ProblemKey.class);
     }
 }

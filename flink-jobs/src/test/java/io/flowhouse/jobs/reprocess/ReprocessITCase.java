@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
-import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.packet.FlowHash;
 import io.flowhouse.codec.packet.PacketBatchCodec;
@@ -16,13 +15,10 @@ import io.flowhouse.codec.pcap.UdpDatagramExtractor;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
-import io.flowhouse.jobs.PipelineSinks;
 import io.flowhouse.jobs.ageing.Packets;
 import io.flowhouse.jobs.config.JobConfigLoader;
 import io.flowhouse.jobs.config.PipelineSettings;
-import io.flowhouse.jobs.rollup.FlowAnalytics;
-import io.flowhouse.sinks.clickhouse.ClickHouseSink;
-import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
+import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.SharedTestData;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
@@ -36,9 +32,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -120,30 +114,14 @@ class ReprocessITCase {
         // 1. Stream (STREAMING mode, sources bounded at the latest offsets).
         Configuration conf = JobConfigLoader.load(args(ch, "rp_stream").toArray(String[]::new));
         PipelineSettings s = ReprocessJob.settings(conf);
-        ClickHouseSinkOptions o =
-                s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build();
+        JobTables o = s.clickhouse().tables().withPassword(ch.password());
         StreamExecutionEnvironment env = environment();
         FlowPipelineJob.configure(env, s);
         KafkaTopics.ensure(s);
-        DataStream<FlowRecord> decoded =
-                FlowPipelineJob.build(
-                        env,
-                        PipelineConnectors.rawSource(s),
-                        PipelineConnectors.templatesSource(s),
-                        new PipelineSinks(
-                                ClickHouseSink.forFlows(o),
-                                ClickHouseSink.forExporterStats(o),
-                                PipelineConnectors.rejectedSink(s),
-                                PipelineConnectors.templatesSink(s)),
-                        s);
-        FlowAnalytics.attach(
-                env,
-                conf,
-                s,
-                decoded,
-                OffsetsInitializer.earliest(),
-                OffsetsInitializer.latest(),
-                o);
+        // The production graph: packets read from the start to the latest offsets (--kafka.start,
+        // --kafka.stop), as the flows.
+        FlowPipelineJob.build(
+                env, PipelineConnectors.sources(s), PipelineConnectors.sinks(s, o), s);
         env.execute("stream");
 
         List<String> streamedRaw = raw(ch, "rp_stream");
@@ -226,10 +204,9 @@ class ReprocessITCase {
         ReprocessArgs a = ReprocessArgs.parse(all.toArray(String[]::new));
         Configuration conf = ReprocessJob.configuration(a);
         PipelineSettings s = ReprocessJob.settings(conf);
-        ClickHouseSinkOptions o =
-                s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build();
+        JobTables o = s.clickhouse().tables().withPassword(ch.password());
         StreamExecutionEnvironment env = environment();
-        ReprocessJob.build(env, conf, s, a, o);
+        ReprocessJob.build(env, s, a, o);
         env.execute("reprocess");
     }
 

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
-import io.flowhouse.sinks.clickhouse.rollup.RollupKind;
-import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

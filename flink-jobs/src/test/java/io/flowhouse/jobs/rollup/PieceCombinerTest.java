@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flowhouse.codec.flow.IpAddress;
-import io.flowhouse.sinks.clickhouse.rollup.RollupKind;
-import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flowhouse.sinks.clickhouse.ServerCapabilities;
-import io.flowhouse.sinks.clickhouse.rollup.RollupTables;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

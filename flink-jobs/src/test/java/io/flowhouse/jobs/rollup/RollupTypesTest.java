@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
-import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -4,8 +4,6 @@ package io.flowhouse.jobs.rollup;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.flow.IpAddress;
-import io.flowhouse.sinks.clickhouse.rollup.RollupKind;
-import io.flowhouse.sinks.clickhouse.rollup.RollupRow;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -6,11 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
-import io.flowhouse.jobs.PipelineSinks;
 import io.flowhouse.jobs.config.JobConfigLoader;
 import io.flowhouse.jobs.config.PipelineSettings;
-import io.flowhouse.sinks.clickhouse.ClickHouseSink;
-import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
+import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
@@ -304,18 +302,9 @@ class PipelineFaultsITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(c);
         FlowPipelineJob.configure(env, s);
         KafkaTopics.ensure(s);
-        ClickHouseSinkOptions o =
-                s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build();
+        JobTables o = s.clickhouse().tables().withPassword(ch.password());
         FlowPipelineJob.build(
-                env,
-                PipelineConnectors.rawSource(s),
-                PipelineConnectors.templatesSource(s),
-                new PipelineSinks(
-                        ClickHouseSink.forFlows(o),
-                        ClickHouseSink.forExporterStats(o),
-                        PipelineConnectors.rejectedSink(s),
-                        PipelineConnectors.templatesSink(s)),
-                s);
+                env, PipelineConnectors.sources(s), PipelineConnectors.sinks(s, o), s);
         return env;
     }
 

@@ -1,35 +1,34 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.envelope;
 
+import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.flow.IpAddress;
 
 /**
- * The Kafka record key of topics {@code flows.raw} and {@code flows.rejected}: the exporter's
- * address and UDP source port, so that Kafka's key partitioner keeps one exporter (one template
- * scope, one sequence-number stream) ordered in one partition.
+ * The Kafka record key of topics {@code flows.raw} and {@code flows.rejected}: the {@link
+ * ExporterKey} in bytes, so that Kafka's key partitioner keeps one exporter (one template scope,
+ * one sequence-number stream) ordered in one partition, and the job can check it against the
+ * envelope.
  *
  * <p>Layout, 18 bytes: the address as 16 bytes in network order (IPv4 as IPv4-mapped IPv6 {@code
  * ::ffff:a.b.c.d}), then the port as uint16 big-endian.
- *
- * @param address exporter address
- * @param port exporter UDP source port (uint16)
  */
-public record ExporterPartitionKey(IpAddress address, int port) {
+public final class ExporterPartitionKey {
 
     /** Encoded size in bytes. */
     public static final int SIZE = 18;
 
-    public ExporterPartitionKey {
+    private ExporterPartitionKey() {}
+
+    public static byte[] encode(ExporterKey exporter) {
+        return encode(exporter.address(), exporter.port());
+    }
+
+    /** As {@link #encode(ExporterKey)}, without building the key first (the agent's hot path). */
+    public static byte[] encode(IpAddress address, int port) {
         if (port < 0 || port > 0xffff) {
             throw new IllegalArgumentException("port " + port + " (expected: 0..65535)");
         }
-    }
-
-    public byte[] encode() {
-        return encode(address, port);
-    }
-
-    public static byte[] encode(IpAddress address, int port) {
         byte[] key = new byte[SIZE];
         writeLong(key, 0, address.hi());
         writeLong(key, 8, address.lo());
@@ -43,7 +42,7 @@ public record ExporterPartitionKey(IpAddress address, int port) {
      *
      * @throws MalformedEnvelopeException if the key is not {@link #SIZE} bytes
      */
-    public static ExporterPartitionKey decode(byte[] key) {
+    public static ExporterKey decode(byte[] key) {
         if (key == null || key.length != SIZE) {
             throw new MalformedEnvelopeException(
                     "exporter key of "
@@ -53,12 +52,16 @@ public record ExporterPartitionKey(IpAddress address, int port) {
                             + ")");
         }
         IpAddress address = new IpAddress(readLong(key, 0), readLong(key, 8));
-        return new ExporterPartitionKey(address, ((key[16] & 0xff) << 8) | (key[17] & 0xff));
+        return new ExporterKey(address, ((key[16] & 0xff) << 8) | (key[17] & 0xff));
     }
 
-    @Override
-    public String toString() {
-        return address.isIpv4() ? address + ":" + port : "[" + address + "]:" + port;
+    /** Whether {@code key} is the encoded form of {@code exporter}, without decoding it. */
+    public static boolean matches(byte[] key, ExporterKey exporter) {
+        return key != null
+                && key.length == SIZE
+                && readLong(key, 0) == exporter.address().hi()
+                && readLong(key, 8) == exporter.address().lo()
+                && (((key[16] & 0xff) << 8) | (key[17] & 0xff)) == exporter.port();
     }
 
     private static void writeLong(byte[] b, int off, long v) {

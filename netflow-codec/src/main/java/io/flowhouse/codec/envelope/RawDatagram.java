@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.envelope;
 
+import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.flow.IpAddress;
 import java.util.Arrays;
 import java.util.Objects;
@@ -11,16 +12,15 @@ import java.util.Objects;
  * src/main/proto/flowhouse/v1/raw.proto}), written and read by {@link RawDatagramCodec}.
  *
  * @param schemaVersion envelope schema version, {@link #SCHEMA_VERSION} for this layout
- * @param exporterAddress datagram source address (IPv4 mapped into IPv6)
- * @param exporterPort datagram source port (uint16)
+ * @param exporter datagram source address (IPv4 mapped into IPv6) and port: the exporter, which is
+ *     also the record's Kafka key ({@link ExporterPartitionKey})
  * @param receivedMillis receive time at the agent, UNIX epoch milliseconds
  * @param agentId identity of the receiving agent
  * @param payload the UDP payload, untouched
  */
 public record RawDatagram(
         int schemaVersion,
-        IpAddress exporterAddress,
-        int exporterPort,
+        ExporterKey exporter,
         long receivedMillis,
         String agentId,
         byte[] payload) {
@@ -29,13 +29,9 @@ public record RawDatagram(
     public static final int SCHEMA_VERSION = 1;
 
     public RawDatagram {
-        Objects.requireNonNull(exporterAddress, "exporterAddress");
+        Objects.requireNonNull(exporter, "exporter");
         Objects.requireNonNull(agentId, "agentId");
         Objects.requireNonNull(payload, "payload");
-        if (exporterPort < 0 || exporterPort > 0xffff) {
-            throw new IllegalArgumentException(
-                    "exporter port " + exporterPort + " (expected: 0..65535)");
-        }
     }
 
     /** A datagram in the current schema version. */
@@ -45,13 +41,28 @@ public record RawDatagram(
             long receivedMillis,
             String agentId,
             byte[] payload) {
-        return new RawDatagram(
-                SCHEMA_VERSION, exporterAddress, exporterPort, receivedMillis, agentId, payload);
+        return of(new ExporterKey(exporterAddress, exporterPort), receivedMillis, agentId, payload);
     }
 
-    /** The Kafka key of this datagram: its exporter address and port. */
+    /** A datagram in the current schema version. */
+    public static RawDatagram of(
+            ExporterKey exporter, long receivedMillis, String agentId, byte[] payload) {
+        return new RawDatagram(SCHEMA_VERSION, exporter, receivedMillis, agentId, payload);
+    }
+
+    /** The exporter's address. */
+    public IpAddress exporterAddress() {
+        return exporter.address();
+    }
+
+    /** The exporter's UDP source port (uint16). */
+    public int exporterPort() {
+        return exporter.port();
+    }
+
+    /** The Kafka key of this datagram: its exporter. */
     public byte[] partitionKey() {
-        return ExporterPartitionKey.encode(exporterAddress, exporterPort);
+        return ExporterPartitionKey.encode(exporter);
     }
 
     @Override
@@ -63,16 +74,15 @@ public record RawDatagram(
             return false;
         }
         return schemaVersion == other.schemaVersion
-                && exporterPort == other.exporterPort
                 && receivedMillis == other.receivedMillis
-                && exporterAddress.equals(other.exporterAddress)
+                && exporter.equals(other.exporter)
                 && agentId.equals(other.agentId)
                 && Arrays.equals(payload, other.payload);
     }
 
     @Override
     public int hashCode() {
-        int h = Objects.hash(schemaVersion, exporterAddress, exporterPort, receivedMillis, agentId);
+        int h = Objects.hash(schemaVersion, exporter, receivedMillis, agentId);
         return 31 * h + Arrays.hashCode(payload);
     }
 
@@ -81,9 +91,7 @@ public record RawDatagram(
         return "RawDatagram[v"
                 + schemaVersion
                 + " "
-                + exporterAddress
-                + ":"
-                + exporterPort
+                + exporter
                 + " at "
                 + receivedMillis
                 + " agent "

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.envelope;
 
+import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.flow.IpAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -213,7 +214,9 @@ public final class RawDatagramCodec {
                 default -> skip(in, field, wireType);
             }
         }
-        RawDatagram d = new RawDatagram(schemaVersion, address, port, millis, agentId, payload);
+        RawDatagram d =
+                new RawDatagram(
+                        schemaVersion, new ExporterKey(address, port), millis, agentId, payload);
         return new RejectedDatagram(d, reason, detail);
     }
 

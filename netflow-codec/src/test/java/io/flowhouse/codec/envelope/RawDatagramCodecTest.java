@@ -4,6 +4,7 @@ package io.flowhouse.codec.envelope;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.flow.IpAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -115,15 +116,18 @@ class RawDatagramCodecTest {
 
     @Test
     void exporterKeyRoundTripsAndSeparatesPorts() {
-        ExporterPartitionKey k = new ExporterPartitionKey(IpAddress.parse("198.51.100.9"), 2055);
-        byte[] bytes = k.encode();
+        ExporterKey k = new ExporterKey(IpAddress.parse("198.51.100.9"), 2055);
+        byte[] bytes = ExporterPartitionKey.encode(k);
         assertThat(bytes).hasSize(ExporterPartitionKey.SIZE);
         assertThat(ExporterPartitionKey.decode(bytes)).isEqualTo(k);
         assertThat(k.toString()).isEqualTo("198.51.100.9:2055");
-        assertThat(new ExporterPartitionKey(IpAddress.parse("2001:db8::2"), 1).toString())
+        assertThat(new ExporterKey(IpAddress.parse("2001:db8::2"), 1).toString())
                 .isEqualTo("[2001:db8::2]:1");
         assertThat(bytes)
                 .isNotEqualTo(ExporterPartitionKey.encode(IpAddress.parse("198.51.100.9"), 2056));
+        assertThat(ExporterPartitionKey.matches(bytes, k)).isTrue();
+        assertThat(ExporterPartitionKey.matches(bytes, new ExporterKey(k.address(), 2056)))
+                .isFalse();
         assertThatThrownBy(() -> ExporterPartitionKey.decode(new byte[3]))
                 .isInstanceOf(MalformedEnvelopeException.class);
     }

@@ -14,11 +14,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Brings the {@code flowhouse} database to the latest schema: creates the database and the {@code
- * schema_migrations} ledger, then applies, in order, each {@link Migration} not yet recorded there,
- * rendered for this server's {@link ServerCapabilities}. Every statement is idempotent ({@code IF
- * NOT EXISTS}, or an "already exists" error taken as done), so a start that died halfway through a
- * migration ends in the same schema when run again.
+ * Brings a database to the latest schema of a set of migrations (whose tables belong to the job
+ * that writes them): creates the database and the {@code schema_migrations} ledger, then applies,
+ * in order, each {@link Migration} not yet recorded there, rendered for this server's {@link
+ * ServerCapabilities}. Every statement is idempotent ({@code IF NOT EXISTS}, or an "already exists"
+ * error taken as done), so a start that died halfway through a migration ends in the same schema
+ * when run again.
  *
  * <p>Every writer of a job migrates when it opens, so several run at once. When something is to be
  * applied they take turns through a lock: the table {@code schema_migrations_lock}, which only one
@@ -50,8 +51,7 @@ public final class ClickHouseMigrator {
 
     private final ClickHouseConnection connection;
     private final String database;
-    private final int flowsTtlDays;
-    private final int statsTtlDays;
+    private final Map<String, SchemaDialect.Ttl> ttls;
     private final List<Migration> migrations;
     private final Duration staleLock;
     private final String holder =
@@ -61,38 +61,30 @@ public final class ClickHouseMigrator {
                     + "/"
                     + Long.toHexString(ThreadLocalRandom.current().nextLong());
 
-    public ClickHouseMigrator(ClickHouseConnection connection, ClickHouseSinkOptions options) {
-        this(
-                connection,
-                options.database(),
-                options.flowsTtlDays(),
-                options.statsTtlDays(),
-                Migration.loadAll());
-    }
-
-    /** With an explicit migration list (tests apply prefixes of it). */
+    /**
+     * @param database the database migrated ({@code ${DB}})
+     * @param ttls the {@code ${TTL_<NAME>}} placeholders of the migrations
+     * @param migrations in version order (tests apply prefixes of a list)
+     */
     public ClickHouseMigrator(
             ClickHouseConnection connection,
             String database,
-            int flowsTtlDays,
-            int statsTtlDays,
+            Map<String, SchemaDialect.Ttl> ttls,
             List<Migration> migrations) {
-        this(connection, database, flowsTtlDays, statsTtlDays, migrations, STALE_LOCK);
+        this(connection, database, ttls, migrations, STALE_LOCK);
     }
 
     /** With an explicit stale-lock age (tests). */
     public ClickHouseMigrator(
             ClickHouseConnection connection,
             String database,
-            int flowsTtlDays,
-            int statsTtlDays,
+            Map<String, SchemaDialect.Ttl> ttls,
             List<Migration> migrations,
             Duration staleLock) {
         this.staleLock = staleLock;
         this.connection = connection;
         this.database = database;
-        this.flowsTtlDays = flowsTtlDays;
-        this.statsTtlDays = statsTtlDays;
+        this.ttls = Map.copyOf(ttls);
         this.migrations = List.copyOf(migrations);
     }
 
@@ -105,7 +97,7 @@ public final class ClickHouseMigrator {
     /** Applies what is missing; returns the versions applied by this call. */
     public Result migrate() throws ClickHouseSinkException {
         ServerCapabilities caps = detect(connection);
-        SchemaDialect dialect = new SchemaDialect(database, caps, flowsTtlDays, statsTtlDays);
+        SchemaDialect dialect = new SchemaDialect(database, caps, ttls);
         connection.execute("CREATE DATABASE IF NOT EXISTS " + database);
         connection.execute(
                 "CREATE TABLE IF NOT EXISTS "

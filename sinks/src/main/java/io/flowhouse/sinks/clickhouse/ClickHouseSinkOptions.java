@@ -34,9 +34,7 @@ import java.util.Objects;
  * @param socketTimeout read timeout of one insert or query
  * @param startupTimeout how long a writer that opens keeps retrying, with the same backoff, while
  *     the server is unreachable (migrations and feature detection); then it fails (0: one attempt)
- * @param migrate apply the schema migrations when the writer opens
- * @param flowsTtlDays days raw flows are kept, on servers with TTL (0: forever)
- * @param statsTtlDays days exporter statistics are kept, on servers with TTL (0: forever)
+ * @param migrate bring the sink's schema ({@link ClickHouseSchema}) up when the writer opens
  * @param deduplicationTokens on servers that have it, send {@code insert_deduplication_token}
  *     derived from the batch content so a retried insert that already landed is ignored
  */
@@ -58,8 +56,6 @@ public record ClickHouseSinkOptions(
         Duration socketTimeout,
         Duration startupTimeout,
         boolean migrate,
-        int flowsTtlDays,
-        int statsTtlDays,
         boolean deduplicationTokens)
         implements Serializable {
 
@@ -143,8 +139,6 @@ public record ClickHouseSinkOptions(
                 .socketTimeout(socketTimeout)
                 .startupTimeout(startupTimeout)
                 .migrate(migrate)
-                .flowsTtlDays(flowsTtlDays)
-                .statsTtlDays(statsTtlDays)
                 .deduplicationTokens(deduplicationTokens);
     }
 
@@ -234,8 +228,6 @@ public record ClickHouseSinkOptions(
         private Duration socketTimeout = Duration.ofSeconds(120);
         private Duration startupTimeout = Duration.ofMinutes(5);
         private boolean migrate = true;
-        private int flowsTtlDays = 30;
-        private int statsTtlDays = 400;
         private boolean deduplicationTokens = true;
 
         private Builder() {}
@@ -325,16 +317,6 @@ public record ClickHouseSinkOptions(
             return this;
         }
 
-        public Builder flowsTtlDays(int v) {
-            this.flowsTtlDays = v;
-            return this;
-        }
-
-        public Builder statsTtlDays(int v) {
-            this.statsTtlDays = v;
-            return this;
-        }
-
         public Builder deduplicationTokens(boolean v) {
             this.deduplicationTokens = v;
             return this;
@@ -359,8 +341,6 @@ public record ClickHouseSinkOptions(
                     socketTimeout,
                     startupTimeout,
                     migrate,
-                    flowsTtlDays,
-                    statsTtlDays,
                     deduplicationTokens);
         }
     }

@@ -103,25 +103,33 @@ public final class ClickHouseSinkWriter<T> implements SinkWriter<T> {
     }
 
     /**
-     * Connects, applies the migrations (when {@code options.migrate()}), detects the server's
+     * Connects, applies the schema (when {@code options.migrate()}), detects the server's
      * capabilities and returns a writer; closes what it built when any step fails. While the server
      * is unreachable (a job restarted during a ClickHouse outage) these steps are retried with the
      * inserts' backoff for up to {@code options.startupTimeout()}, logging each attempt; a failure
      * that is not retriable (authentication, a bad migration) fails at once.
      *
+     * @param schema what must exist before the first insert
      * @param timers the task's processing-time service for interval flushes, or null (size and
      *     explicit flushes only)
      */
     public static <T> ClickHouseSinkWriter<T> open(
             ClickHouseSinkOptions options,
             ClickHouseRowEncoder<T> encoder,
+            ClickHouseSchema schema,
             ProcessingTimeService timers,
             ClickHouseSinkMetrics metrics,
             int subtask)
             throws IOException {
         ClickHouseConnection connection = new ClickHouseConnection(options);
         try {
-            ServerCapabilities caps = prepare(options, connection, encoder.table(), metrics);
+            ServerCapabilities caps =
+                    prepare(
+                            options,
+                            connection,
+                            options.migrate() ? schema : null,
+                            encoder.table(),
+                            metrics);
             ClickHouseSinkWriter<T> writer =
                     new ClickHouseSinkWriter<>(
                             options, encoder, connection, caps, timers, metrics, subtask);
@@ -139,23 +147,22 @@ public final class ClickHouseSinkWriter<T> implements SinkWriter<T> {
         }
     }
 
-    /** Migrations or feature detection, retried with backoff while the server is unreachable. */
+    /** The schema or feature detection, retried with backoff while the server is unreachable. */
     private static ServerCapabilities prepare(
             ClickHouseSinkOptions options,
             ClickHouseConnection connection,
+            ClickHouseSchema schema,
             String table,
             ClickHouseSinkMetrics metrics)
             throws IOException {
-        ClickHouseMigrator migrator =
-                options.migrate() ? new ClickHouseMigrator(connection, options) : null;
         long start = System.nanoTime();
         long budget = options.startupTimeout().toMillis();
         long backoff = Math.max(1L, options.initialBackoff().toMillis());
         for (int attempt = 1; ; attempt++) {
             try {
                 ServerCapabilities caps =
-                        migrator != null
-                                ? migrator.migrate().capabilities()
+                        schema != null
+                                ? schema.apply(connection, options.database())
                                 : ClickHouseMigrator.detect(connection);
                 if (attempt > 1) {
                     LOG.info(
@@ -383,7 +390,7 @@ public final class ClickHouseSinkWriter<T> implements SinkWriter<T> {
     }
 
     /** Rows in the open batch (not yet handed to the inserter). */
-    int bufferedRows() {
+    public int bufferedRows() {
         return currentRows;
     }
 

@@ -14,9 +14,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One versioned migration: {@code clickhouse/migrations/V<version>__<name>.sql} on the classpath,
- * listed in order in {@code clickhouse/migrations/MIGRATIONS}. The file is a template ({@link
- * SchemaDialect}) of statements, each ending with {@code ;} at the end of a line.
+ * One versioned migration: {@code <dir>/V<version>__<name>.sql} on the classpath, listed in order
+ * in {@code <dir>/MIGRATIONS}; the directory belongs to whoever owns the tables (the sink only runs
+ * them, {@link ClickHouseMigrator}). The file is a template ({@link SchemaDialect}) of statements,
+ * each ending with {@code ;} at the end of a line.
  *
  * @param version the number in the file name
  * @param name the words after {@code __}
@@ -24,16 +25,18 @@ import java.util.regex.Pattern;
  */
 public record Migration(int version, String name, String template) {
 
-    /** Classpath directory of the migrations. */
-    public static final String RESOURCE_DIR = "clickhouse/migrations/";
-
     private static final Pattern FILE = Pattern.compile("V(\\d{3,})__([a-z0-9_]+)\\.sql");
     private static final Pattern STATEMENT_END = Pattern.compile(";[ \\t]*(\\r?\\n|$)");
 
-    /** All migrations, in version order, from the classpath. */
-    public static List<Migration> loadAll() {
+    /**
+     * All migrations of a classpath directory, in version order.
+     *
+     * @param loader the class loader that holds the directory
+     * @param dir the directory, ending in {@code /} ({@code clickhouse/migrations/})
+     */
+    public static List<Migration> loadAll(ClassLoader loader, String dir) {
         List<Migration> out = new ArrayList<>();
-        for (String file : readResource(RESOURCE_DIR + "MIGRATIONS").split("\n")) {
+        for (String file : readResource(loader, dir + "MIGRATIONS").split("\n")) {
             String f = file.strip();
             if (f.isEmpty() || f.startsWith("#")) {
                 continue;
@@ -48,7 +51,7 @@ public record Migration(int version, String name, String template) {
                 throw new IllegalStateException(
                         "migration " + f + " is out of order in MIGRATIONS");
             }
-            out.add(new Migration(version, m.group(2), readResource(RESOURCE_DIR + f)));
+            out.add(new Migration(version, m.group(2), readResource(loader, dir + f)));
         }
         return List.copyOf(out);
     }
@@ -92,9 +95,8 @@ public record Migration(int version, String name, String template) {
         }
     }
 
-    private static String readResource(String path) {
-        ClassLoader cl = Migration.class.getClassLoader();
-        try (InputStream in = cl.getResourceAsStream(path)) {
+    private static String readResource(ClassLoader loader, String path) {
+        try (InputStream in = loader.getResourceAsStream(path)) {
             if (in == null) {
                 throw new IllegalStateException("missing classpath resource " + path);
             }

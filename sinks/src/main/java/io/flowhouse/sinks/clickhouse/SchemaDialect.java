@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.sinks.clickhouse;
 
+import java.io.Serializable;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -21,8 +23,8 @@ import java.util.regex.Pattern;
  *   <tr><td>{@code ${CODEC_TIME}}, {@code ${CODEC_COUNTER}}, {@code ${CODEC_ADDR}}, {@code ${CODEC_ID}}</td>
  *       <td>empty</td><td>{@code CODEC(DoubleDelta, LZ4)}, {@code CODEC(T64, LZ4)},
  *       {@code CODEC(ZSTD(1))}, {@code CODEC(ZSTD(1))}</td></tr>
- *   <tr><td>{@code ${TTL_FLOWS}}, {@code ${TTL_STATS}}</td><td>empty</td>
- *       <td>{@code TTL toDateTime(col) + INTERVAL n DAY}</td></tr>
+ *   <tr><td>{@code ${TTL_<NAME>}}, one per {@link Ttl} the schema's owner declares</td><td>empty</td>
+ *       <td>{@code TTL toDateTime(column) + INTERVAL days DAY} (empty for 0 days)</td></tr>
  *   <tr><td>{@code ${SETTINGS_FLOWS}}</td><td>{@code index_granularity = 8192}</td>
  *       <td>+ {@code ttl_only_drop_parts = 1, non_replicated_deduplication_window = N}</td></tr>
  *   <tr><td>{@code ${IP_TO_STRING(x)}}</td><td>{@code IPv6NumToString(x)}</td><td>{@code toString(x)}</td></tr>
@@ -38,24 +40,41 @@ public final class SchemaDialect {
 
     private final String database;
     private final ServerCapabilities caps;
-    private final int flowsTtlDays;
-    private final int statsTtlDays;
+    private final Map<String, Ttl> ttls;
+
+    /**
+     * A retention clause the schema's owner declares: {@code ${TTL_<name>}} keeps rows {@code days}
+     * days after {@code column}, on servers with TTL.
+     *
+     * @param column the time column
+     * @param days days rows are kept (0: forever, the placeholder renders empty)
+     */
+    public record Ttl(String column, int days) implements Serializable {
+        public Ttl {
+            if (!column.matches("[A-Za-z_][A-Za-z0-9_]*") || days < 0) {
+                throw new IllegalArgumentException(
+                        "TTL on " + column + " of " + days + " days (expected: a column, >= 0)");
+            }
+        }
+    }
+
+    /** A dialect without TTL placeholders. */
+    public SchemaDialect(String database, ServerCapabilities caps) {
+        this(database, caps, Map.of());
+    }
 
     /**
      * @param database the database the objects go in ({@code ${DB}})
-     * @param flowsTtlDays days raw flows are kept on servers with TTL (0: forever)
-     * @param statsTtlDays days exporter statistics are kept on servers with TTL (0: forever)
+     * @param ttls the {@code ${TTL_<NAME>}} placeholders, by name
      */
-    public SchemaDialect(
-            String database, ServerCapabilities caps, int flowsTtlDays, int statsTtlDays) {
+    public SchemaDialect(String database, ServerCapabilities caps, Map<String, Ttl> ttls) {
         if (!database.matches("[A-Za-z_][A-Za-z0-9_]*")) {
             throw new IllegalArgumentException(
                     "database name " + database + " (expected: letters, digits, underscore)");
         }
         this.database = database;
         this.caps = caps;
-        this.flowsTtlDays = flowsTtlDays;
-        this.statsTtlDays = statsTtlDays;
+        this.ttls = new TreeMap<>(ttls);
     }
 
     public ServerCapabilities capabilities() {
@@ -73,8 +92,7 @@ public final class SchemaDialect {
         v.put("CODEC_COUNTER", caps.codecs() ? " CODEC(T64, LZ4)" : "");
         v.put("CODEC_ADDR", caps.codecs() ? " CODEC(ZSTD(1))" : "");
         v.put("CODEC_ID", caps.codecs() ? " CODEC(ZSTD(1))" : "");
-        v.put("TTL_FLOWS", ttl("time_received", flowsTtlDays));
-        v.put("TTL_STATS", ttl("minute", statsTtlDays));
+        ttls.forEach((name, t) -> v.put("TTL_" + name, ttl(t.column(), t.days())));
         StringBuilder settings = new StringBuilder("index_granularity = 8192");
         if (caps.ttl()) {
             settings.append(", ttl_only_drop_parts = 1");

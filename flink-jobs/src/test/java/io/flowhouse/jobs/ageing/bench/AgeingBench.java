@@ -370,9 +370,9 @@ public final class AgeingBench {
                     io.flowhouse.jobs.reprocess.ReprocessArgs.parse(args);
             Configuration conf = io.flowhouse.jobs.reprocess.ReprocessJob.configuration(a);
             var s = io.flowhouse.jobs.reprocess.ReprocessJob.settings(conf);
-            var o = s.clickhouse().toSinkOptions().toBuilder().password(ch.password()).build();
+            var o = s.clickhouse().tables().withPassword(ch.password());
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-            io.flowhouse.jobs.reprocess.ReprocessJob.build(env, conf, s, a, o);
+            io.flowhouse.jobs.reprocess.ReprocessJob.build(env, s, a, o);
             long t0 = System.nanoTime();
             env.execute("reprocess bench");
             double wall = (System.nanoTime() - t0) / 1e9;

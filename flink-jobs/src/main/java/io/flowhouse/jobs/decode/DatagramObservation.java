@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.decode;
+
+import io.flowhouse.codec.DecodeProblem;
+import io.flowhouse.codec.ExporterKey;
+import io.flowhouse.codec.ProblemCounts;
+import io.flowhouse.codec.envelope.RawDatagram;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * What the decode step observed of one datagram, for the per-exporter statistics ({@code
+ * stats.AggregateExporterStats}): one per datagram that arrives, and one more when a held datagram
+ * is released. A flat Flink POJO, emitted in the order the decode step saw things, on the side
+ * output {@link DecodeOutputs#OBSERVATIONS}.
+ *
+ * @param exporter the decode step's key (the exporter that owns the template space)
+ * @param kind what happened
+ * @param receivedMillis the datagram's receive time (arrivals)
+ * @param bytes the datagram's payload size (arrivals)
+ * @param version 5, 9 or 10; 0 when the datagram did not decode
+ * @param observationDomainId observation domain / source id / v5 engine (uint32); 0 when the
+ *     datagram did not decode
+ * @param sequenceNumber header sequence number (uint32; {@link Kind#DECODED} and {@link Kind#HELD})
+ * @param sequenceUnits how far the datagram advances the sequence, or -1 when unknown (a data set
+ *     whose template is missing)
+ * @param templateRecords template and options template records the datagram carried
+ * @param problems the kinds of decode problem the datagram had, each once
+ * @param problemCounts how many problems of each kind in {@code problems} (same index)
+ * @param records flow records emitted now
+ * @param rejected whether the datagram was sent to the dead-letter topic now
+ */
+public record DatagramObservation(
+        ExporterKey exporter,
+        Kind kind,
+        long receivedMillis,
+        int bytes,
+        int version,
+        long observationDomainId,
+        long sequenceNumber,
+        long sequenceUnits,
+        int templateRecords,
+        DecodeProblem.Kind[] problems,
+        int[] problemCounts,
+        int records,
+        boolean rejected) {
+
+    /** What happened to the datagram. */
+    public enum Kind {
+        /** Arrived and decoded; its records were emitted. */
+        DECODED,
+        /** Arrived and was held for a template that has not come yet; nothing emitted. */
+        HELD,
+        /** Arrived and did not decode at all ({@code DecodeException}); dead-lettered. */
+        UNDECODABLE,
+        /** A held datagram released: decoded now, or expired (emitted in part, dead-lettered). */
+        RELEASED;
+
+        /** Whether the datagram arrived (is counted once, in the minute of its receive time). */
+        public boolean arrival() {
+            return this != RELEASED;
+        }
+    }
+
+    private static final DecodeProblem.Kind[] NO_PROBLEMS = new DecodeProblem.Kind[0];
+    private static final int[] NO_COUNTS = new int[0];
+
+    public DatagramObservation {
+        Objects.requireNonNull(exporter, "exporter");
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(problems, "problems");
+        Objects.requireNonNull(problemCounts, "problemCounts");
+        if (problems.length != problemCounts.length) {
+            throw new IllegalArgumentException(
+                    problems.length + " problem kinds, " + problemCounts.length + " counts");
+        }
+    }
+
+    /** A datagram that arrived and decoded, held or not. */
+    static DatagramObservation arrived(
+            ExporterKey key,
+            RawDatagram d,
+            DecodedDatagram r,
+            boolean held,
+            int records,
+            boolean rejected) {
+        return new DatagramObservation(
+                key,
+                held ? Kind.HELD : Kind.DECODED,
+                d.receivedMillis(),
+                d.payload().length,
+                r.version(),
+                r.observationDomainId(),
+                r.sequenceNumber(),
+                r.missesTemplates() ? -1L : r.sequenceUnits(),
+                r.templateRecords(),
+                kinds(r.problemCounts()),
+                counts(r.problemCounts()),
+                records,
+                rejected);
+    }
+
+    /** A datagram that did not decode at all: counted in version 0, domain 0. */
+    static DatagramObservation undecodable(
+            ExporterKey key, RawDatagram d, DecodeProblem.Kind problem) {
+        return new DatagramObservation(
+                key,
+                Kind.UNDECODABLE,
+                d.receivedMillis(),
+                d.payload().length,
+                0,
+                0L,
+                0L,
+                -1L,
+                0,
+                new DecodeProblem.Kind[] {problem},
+                new int[] {1},
+                0,
+                true);
+    }
+
+    /** A held datagram released, with what it emitted. */
+    static DatagramObservation released(
+            ExporterKey key, RawDatagram d, DecodedDatagram r, int records, boolean rejected) {
+        return new DatagramObservation(
+                key,
+                Kind.RELEASED,
+                d.receivedMillis(),
+                d.payload().length,
+                r.version(),
+                r.observationDomainId(),
+                r.sequenceNumber(),
+                -1L,
+                0,
+                NO_PROBLEMS,
+                NO_COUNTS,
+                records,
+                rejected);
+    }
+
+    private static DecodeProblem.Kind[] kinds(ProblemCounts counts) {
+        if (counts.isEmpty()) {
+            return NO_PROBLEMS;
+        }
+        return counts.asMap().keySet().toArray(NO_PROBLEMS);
+    }
+
+    private static int[] counts(ProblemCounts counts) {
+        if (counts.isEmpty()) {
+            return NO_COUNTS;
+        }
+        return counts.asMap().values().stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof DatagramObservation x
+                && exporter.equals(x.exporter)
+                && kind == x.kind
+                && receivedMillis == x.receivedMillis
+                && bytes == x.bytes
+                && version == x.version
+                && observationDomainId == x.observationDomainId
+                && sequenceNumber == x.sequenceNumber
+                && sequenceUnits == x.sequenceUnits
+                && templateRecords == x.templateRecords
+                && Arrays.equals(problems, x.problems)
+                && Arrays.equals(problemCounts, x.problemCounts)
+                && records == x.records
+                && rejected == x.rejected;
+    }
+
+    @Override
+    public int hashCode() {
+        return 31
+                        * Objects.hash(
+                                exporter,
+                                kind,
+                                receivedMillis,
+                                version,
+                                observationDomainId,
+                                sequenceNumber,
+                                records,
+                                rejected)
+                + Arrays.hashCode(problems) * 31
+                + Arrays.hashCode(problemCounts);
+    }
+
+    @Override
+    public String toString() {
+        return "DatagramObservation["
+                + exporter
+                + " "
+                + kind
+                + " v"
+                + version
+                + " domain "
+                + observationDomainId
+                + " seq "
+                + sequenceNumber
+                + ", "
+                + records
+                + " records"
+                + (rejected ? ", rejected" : "")
+                + ", problems "
+                + Arrays.toString(problems)
+                + " x "
+                + Arrays.toString(problemCounts)
+                + "]";
+    }
+}

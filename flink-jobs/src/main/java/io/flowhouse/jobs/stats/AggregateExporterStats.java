@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.stats;
+
+import io.flowhouse.codec.DecodeProblem;
+import io.flowhouse.codec.ExporterKey;
+import io.flowhouse.jobs.decode.DatagramObservation;
+import io.flowhouse.jobs.model.ProblemKey;
+import io.flowhouse.jobs.model.ScopeKey;
+import io.flowhouse.jobs.model.ScopeKeyTypeInfo;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * Per-exporter statistics from the decode step's {@link DatagramObservation}s, keyed like the
+ * decode step, so one exporter's observations arrive in the order they were made: per scope
+ * (version, observation domain) and minute of datagram receive time, the counts of {@link
+ * ScopeCounters}, sequence accounting by the codec's rules ({@link ScopeCounters#countSequence})
+ * and the decode problems by kind, as {@link ExporterStats} rows.
+ *
+ * <p>A minute is emitted every {@link #STATS_INTERVAL_MILLIS} (processing time) while it runs, and
+ * complete when a datagram of a later minute arrives. Records of a held datagram released later
+ * count in the minute its scope is in at that time.
+ */
+public final class AggregateExporterStats
+        extends KeyedProcessFunction<ExporterKey, DatagramObservation, ExporterStats> {
+
+    /** Period of the {@link ExporterStats} output, processing time. */
+    public static final long STATS_INTERVAL_MILLIS = 60_000L;
+
+    /** Stats minutes are minutes of datagram receive time. */
+    public static final long MINUTE_MILLIS = 60_000L;
+
+    static final MapStateDescriptor<ScopeKey, ScopeCounters> COUNTERS =
+            new MapStateDescriptor<>(
+                    "scope-counters",
+                    ScopeKeyTypeInfo.INSTANCE,
+                    TypeInformation.of(ScopeCounters.class));
+    static final MapStateDescriptor<ProblemKey, Long> PROBLEMS =
+            new MapStateDescriptor<>(
+                    "scope-problems", TypeInformation.of(ProblemKey.class), Types.LONG);
+    static final ValueStateDescriptor<Long> STATS_TIMER =
+            new ValueStateDescriptor<>("stats-timer", Types.LONG);
+
+    private transient MapState<ScopeKey, ScopeCounters> counters;
+    private transient MapState<ProblemKey, Long> problems;
+    private transient ValueState<Long> statsTimer;
+    private transient Counter lost;
+    private transient Counter sequenceResets;
+
+    @Override
+    public void open(OpenContext openContext) {
+        counters = getRuntimeContext().getMapState(COUNTERS);
+        problems = getRuntimeContext().getMapState(PROBLEMS);
+        statsTimer = getRuntimeContext().getState(STATS_TIMER);
+        // The decode step's group: the sequence counters kept their names when they moved here.
+        MetricGroup g =
+                getRuntimeContext().getMetricGroup().addGroup("flowhouse").addGroup("decode");
+        lost = g.counter("sequence_lost_units_total");
+        sequenceResets = g.counter("sequence_resets_total");
+    }
+
+    @Override
+    public void processElement(DatagramObservation o, Context ctx, Collector<ExporterStats> out)
+            throws Exception {
+        ScopeKey scope = new ScopeKey(o.version(), o.observationDomainId());
+        if (!o.kind().arrival()) {
+            released(scope, o);
+            return;
+        }
+        ensureStatsTimer(ctx);
+        ScopeCounters c = arrive(ctx, scope, o, out);
+        if (o.kind() != DatagramObservation.Kind.UNDECODABLE) {
+            long lostBefore = c.lostDatagrams + c.lostRecords;
+            long resetsBefore = c.sequenceResets;
+            c.countSequence(o.version(), o.sequenceNumber(), o.sequenceUnits());
+            lost.inc(c.lostDatagrams + c.lostRecords - lostBefore);
+            sequenceResets.inc(c.sequenceResets - resetsBefore);
+            c.templateRecords += o.templateRecords();
+        }
+        c.records += o.records();
+        if (o.rejected()) {
+            c.rejectedRecords++;
+        }
+        counters.put(scope, c);
+        DecodeProblem.Kind[] kinds = o.problems();
+        for (int i = 0; i < kinds.length; i++) {
+            ProblemKey k = new ProblemKey(scope, kinds[i]);
+            Long n = problems.get(k);
+            problems.put(k, (n == null ? 0L : n) + o.problemCounts()[i]);
+        }
+    }
+
+    /** What a held datagram emitted when released counts in its scope's current minute. */
+    private void released(ScopeKey scope, DatagramObservation o) throws Exception {
+        ScopeCounters c = counters.get(scope);
+        if (c == null || (o.records() == 0 && !o.rejected())) {
+            return;
+        }
+        c.records += o.records();
+        c.recordsBeforeTemplate += o.records();
+        if (o.rejected()) {
+            c.rejectedRecords++;
+        }
+        counters.put(scope, c);
+    }
+
+    /**
+     * The scope's counters with this datagram counted; when the datagram starts a later minute, the
+     * finished minute is emitted first.
+     */
+    private ScopeCounters arrive(
+            Context ctx, ScopeKey scope, DatagramObservation o, Collector<ExporterStats> out)
+            throws Exception {
+        ScopeCounters c = counters.get(scope);
+        long minute = Math.floorDiv(o.receivedMillis(), MINUTE_MILLIS) * MINUTE_MILLIS;
+        if (c == null) {
+            c = new ScopeCounters();
+            c.startMinute(minute);
+        } else if (minute > c.minuteMillis) {
+            if (c.datagrams > 0) {
+                out.collect(stats(ctx.getCurrentKey(), scope, c));
+            }
+            c.startMinute(minute);
+            clearProblems(scope);
+        }
+        c.datagrams++;
+        c.datagramBytes += o.bytes();
+        c.lastReceivedMillis = Math.max(c.lastReceivedMillis, o.receivedMillis());
+        return c;
+    }
+
+    private void clearProblems(ScopeKey scope) throws Exception {
+        Iterator<Map.Entry<ProblemKey, Long>> it = problems.iterator();
+        while (it.hasNext()) {
+            if (it.next().getKey().in(scope)) {
+                it.remove();
+            }
+        }
+    }
+
+    private void ensureStatsTimer(Context ctx) throws Exception {
+        if (statsTimer.value() != null) {
+            return;
+        }
+        long now = ctx.timerService().currentProcessingTime();
+        long next = (Math.floorDiv(now, STATS_INTERVAL_MILLIS) + 1) * STATS_INTERVAL_MILLIS;
+        ctx.timerService().registerProcessingTimeTimer(next);
+        statsTimer.update(next);
+    }
+
+    /** Emits the running minute of every scope of this exporter. */
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<ExporterStats> out)
+            throws Exception {
+        Long t = statsTimer.value();
+        if (t == null || t != timestamp) {
+            return;
+        }
+        statsTimer.clear();
+        for (Map.Entry<ScopeKey, ScopeCounters> e : counters.entries()) {
+            if (e.getValue().datagrams > 0) {
+                out.collect(stats(ctx.getCurrentKey(), e.getKey(), e.getValue()));
+            }
+        }
+    }
+
+    private ExporterStats stats(ExporterKey exporter, ScopeKey scope, ScopeCounters c)
+            throws Exception {
+        Map<String, Long> p = new TreeMap<>();
+        for (Map.Entry<ProblemKey, Long> e : problems.entries()) {
+            if (e.getKey().in(scope)) {
+                p.put(e.getKey().kind().name(), e.getValue());
+            }
+        }
+        return c.toStats(
+                exporter.address(),
+                exporter.port(),
+                scope.version(),
+                scope.observationDomainId(),
+                p);
+    }
+}

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.decode;
+
+import io.flowhouse.codec.ExporterKey;
+import io.flowhouse.codec.envelope.RawDatagram;
+import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.jobs.config.DecodeSettings;
+import io.flowhouse.jobs.model.ArchivedTemplate;
+import io.flowhouse.jobs.model.ExporterKeyTypeInfo;
+import io.flowhouse.jobs.stats.AggregateExporterStats;
+import io.flowhouse.jobs.stats.ExporterStats;
+import java.util.List;
+import java.util.Queue;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * The decode step and the exporter statistics as the job wires them: the decode harness's
+ * observations go to the statistics harness, in order, after every step, and both share the
+ * processing time. State and timers are counted over both.
+ */
+final class DecodeAndStatsHarness {
+
+    private final KeyedTwoInputStreamOperatorTestHarness<
+                    ExporterKey, RawDatagram, ArchivedTemplate, FlowRecord>
+            decode;
+    private final KeyedOneInputStreamOperatorTestHarness<
+                    ExporterKey, DatagramObservation, ExporterStats>
+            stats;
+    private int forwarded;
+
+    DecodeAndStatsHarness(DecodeSettings settings) throws Exception {
+        decode =
+                ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(
+                        new DecodeRawFlowFunction(settings),
+                        new ExporterKeys.OfDatagram(settings.scopeMode()),
+                        new ExporterKeys.OfArchived(settings.scopeMode()),
+                        ExporterKeyTypeInfo.INSTANCE);
+        stats =
+                ProcessFunctionTestHarnesses.forKeyedProcessFunction(
+                        new AggregateExporterStats(),
+                        new ExporterKeys.OfObservation(),
+                        ExporterKeyTypeInfo.INSTANCE);
+    }
+
+    void processElement1(StreamRecord<RawDatagram> d) throws Exception {
+        decode.processElement1(d);
+        forward();
+    }
+
+    void processElement2(StreamRecord<ArchivedTemplate> t) throws Exception {
+        decode.processElement2(t);
+        forward();
+    }
+
+    void setProcessingTime(long t) throws Exception {
+        decode.setProcessingTime(t);
+        forward();
+        stats.setProcessingTime(t);
+    }
+
+    List<FlowRecord> extractOutputValues() {
+        return decode.extractOutputValues();
+    }
+
+    <X> Queue<StreamRecord<X>> getSideOutput(OutputTag<X> tag) {
+        return decode.getSideOutput(tag);
+    }
+
+    /** The statistics rows so far. */
+    List<ExporterStats> stats() {
+        return stats.extractOutputValues();
+    }
+
+    /** The observations the decode step made so far. */
+    List<DatagramObservation> observations() {
+        Queue<StreamRecord<DatagramObservation>> q =
+                decode.getSideOutput(DecodeOutputs.OBSERVATIONS);
+        return q == null ? List.of() : q.stream().map(StreamRecord::getValue).toList();
+    }
+
+    int numKeyedStateEntries() {
+        return decode.numKeyedStateEntries() + stats.numKeyedStateEntries();
+    }
+
+    int numProcessingTimeTimers() {
+        return decode.numProcessingTimeTimers() + stats.numProcessingTimeTimers();
+    }
+
+    private void forward() throws Exception {
+        List<DatagramObservation> all = observations();
+        while (forwarded < all.size()) {
+            stats.processElement(new StreamRecord<>(all.get(forwarded++)));
+        }
+    }
+
+    void close() throws Exception {
+        try {
+            decode.close();
+        } finally {
+            stats.close();
+        }
+    }
+}

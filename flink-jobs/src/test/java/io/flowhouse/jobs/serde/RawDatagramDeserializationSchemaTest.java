@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.serde;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flowhouse.codec.ExporterKey;
+import io.flowhouse.codec.envelope.ExporterPartitionKey;
+import io.flowhouse.codec.envelope.RawDatagram;
+import io.flowhouse.codec.envelope.RawDatagramCodec;
+import io.flowhouse.codec.flow.IpAddress;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.util.Collector;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+
+/** The Kafka key and the envelope name one exporter, or the record is skipped. */
+class RawDatagramDeserializationSchemaTest {
+
+    private static final ExporterKey EXPORTER = new ExporterKey(IpAddress.parse("192.0.2.9"), 2055);
+    private static final RawDatagram DATAGRAM =
+            RawDatagram.of(EXPORTER, 1_000L, "agent", new byte[] {0, 9});
+
+    private static List<RawDatagram> read(byte[] key) {
+        List<RawDatagram> out = new ArrayList<>();
+        new RawDatagramDeserializationSchema()
+                .deserialize(
+                        new ConsumerRecord<>(
+                                "flows.raw", 0, 0L, key, RawDatagramCodec.encode(DATAGRAM)),
+                        new Collector<>() {
+                            @Override
+                            public void collect(RawDatagram d) {
+                                out.add(d);
+                            }
+
+                            @Override
+                            public void close() {}
+                        });
+        return out;
+    }
+
+    @Test
+    void theKeyOfTheEnvelopesExporterIsRead() {
+        assertThat(read(ExporterPartitionKey.encode(EXPORTER))).containsExactly(DATAGRAM);
+        assertThat(read(null)).containsExactly(DATAGRAM);
+        assertThat(read(ExporterPartitionKey.encode(EXPORTER)).get(0).exporter())
+                .isEqualTo(EXPORTER);
+    }
+
+    @Test
+    void aKeyOfAnotherExporterOrAMalformedKeyIsSkipped() {
+        assertThat(read(ExporterPartitionKey.encode(new ExporterKey(EXPORTER.address(), 2056))))
+                .isEmpty();
+        assertThat(read(new byte[3])).isEmpty();
+    }
+}

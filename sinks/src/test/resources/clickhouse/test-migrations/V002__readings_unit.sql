@@ -1,0 +1,1 @@
+ALTER TABLE ${DB}.readings ADD COLUMN unit String DEFAULT 'ms';
