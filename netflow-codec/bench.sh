@@ -6,7 +6,7 @@
 #   netflow-codec/bench.sh peer [capture...]      same-run: our decoder vs nfcapd/nfdump vs goflow2
 #   netflow-codec/bench.sh digest [inputs] [seed] [dump] SHA-256 of every decode result: compare two builds
 #   netflow-codec/bench.sh rate [seconds] [capture...] records per CPU-second of the decoding thread
-#       (captures: shared/testdata file names, or synthetic-distinct|synthetic-zipf|synthetic-site)
+#       (captures: testdata/ file names, or synthetic-distinct|synthetic-zipf|synthetic-site)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."

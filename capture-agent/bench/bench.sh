@@ -11,14 +11,14 @@
 #                                     # (BENCH_SENDER=tcpreplay: tcpreplay onto lo; RATE "max")
 #
 # Needs: mvn -Pfast -pl capture-agent -am install -DskipTests; nfblast built into /tmp/nfblast
-# (cd shared/testdata/gen/nfblast && go build -o /tmp/nfblast .); goflow2 at /root/go/bin/goflow2;
+# (cd testdata/gen/nfblast && go build -o /tmp/nfblast .); goflow2 at /root/go/bin/goflow2;
 # nfcapd (apt nfdump).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 MOD="$(dirname "$HERE")"
-SHARED="${FLOWHOUSE_SHARED:-$(cd "$MOD/../.." && pwd)/shared}"
-PCAP="${BENCH_PCAP:-$SHARED/testdata/netflow-v5-softflowd.pcap}"
+TESTDATA="${FLOWHOUSE_TESTDATA:-$(cd "$MOD/.." && pwd)/testdata}"
+PCAP="${BENCH_PCAP:-$TESTDATA/netflow-v5-softflowd.pcap}"
 DURATION="${BENCH_DURATION:-10s}"
 NFBLAST="${NFBLAST:-/tmp/nfblast}"
 GOFLOW2="${GOFLOW2:-/root/go/bin/goflow2}"
@@ -159,13 +159,13 @@ offline() { # BENCH_COMPRESSION="lz4 zstd none" runs the Kafka part once per pro
   local passes="${1:-100}" c b0 b1
   echo "# $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
   "$JAVA" -Xmx2g -cp "$CP" io.flowhouse.agent.bench.OfflinePacketBench \
-      "$SHARED/testdata/packets-synthetic.pcap" "$passes" 2>/dev/null | grep '^offline'
+      "$TESTDATA/packets-synthetic.pcap" "$passes" 2>/dev/null | grep '^offline'
   start_kafka
   for c in ${BENCH_COMPRESSION:-lz4}; do
     echo "# compression $c, load $(cut -d' ' -f1-3 /proc/loadavg)"
     b0=$(cpu_ticks $KAFKA_PID)
     "$JAVA" -Xmx2g -Dbench.compression="$c" -cp "$CP" io.flowhouse.agent.bench.OfflinePacketBench \
-        "$SHARED/testdata/packets-synthetic.pcap" "$passes" "127.0.0.1:$KAFKA_PORT" 2>/dev/null \
+        "$TESTDATA/packets-synthetic.pcap" "$passes" "127.0.0.1:$KAFKA_PORT" 2>/dev/null \
         | grep '^offline'
     b1=$(cpu_ticks $KAFKA_PID)
     echo "offline broker CPU $(python3 -c "print(f'{($b1-$b0)/100:.2f}')") s (whole run, agent start to close)"

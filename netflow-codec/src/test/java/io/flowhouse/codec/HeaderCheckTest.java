@@ -18,7 +18,7 @@ class HeaderCheckTest {
                 new String[] {
                     "netflow-v5-softflowd.pcap", "netflow-v9-softflowd.pcap", "ipfix-pmacct.pcap"
                 }) {
-            for (SharedTestData.Datagram d : SharedTestData.datagrams(f)) {
+            for (CaptureDatagrams.Datagram d : CaptureDatagrams.datagrams(f)) {
                 assertThat(check(d.buffer()).ok()).isTrue();
             }
         }

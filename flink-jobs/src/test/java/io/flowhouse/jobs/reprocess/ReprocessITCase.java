@@ -23,7 +23,7 @@ import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.rollup.FlowAnalytics;
 import io.flowhouse.sinks.clickhouse.ClickHouseSink;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
-import io.flowhouse.testkit.SharedTestData;
+import io.flowhouse.testkit.TestDataDir;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
@@ -331,7 +331,7 @@ class ReprocessITCase {
                 }
             }
             UdpDatagramExtractor extractor = new UdpDatagramExtractor();
-            try (PcapReader r = PcapReader.open(SharedTestData.file(IPFIX))) {
+            try (PcapReader r = PcapReader.open(TestDataDir.file(IPFIX))) {
                 while (r.next()) {
                     UdpDatagram u =
                             extractor.extract(r.packetLinkType(), r.packet(), r.timestampNanos());

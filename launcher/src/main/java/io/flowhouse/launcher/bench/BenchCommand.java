@@ -28,7 +28,7 @@ import java.util.Set;
  *
  * <p>Stages: {@code agent} (loadgen -> capture agent -> Kafka, drop-free search; {@code --peers}
  * adds goflow2 -> Kafka and nfcapd -> files on the same load in the same run) and {@code decode}
- * (the codec's decoders on loadgen datagrams and the shared captures).
+ * (the codec's decoders on loadgen datagrams and the test captures).
  */
 public final class BenchCommand {
 

@@ -63,7 +63,7 @@ final class DecodeBench {
         for (ExportProtocol p : ExportProtocol.values()) {
             corpora.add(generated(p));
         }
-        Path testdata = sharedTestdata();
+        Path testdata = BenchCaptures.dir();
         if (testdata != null) {
             for (String name : CAPTURES) {
                 Path f = testdata.resolve(name);
@@ -72,7 +72,7 @@ final class DecodeBench {
                 }
             }
         } else {
-            out.println("bench decode: shared/testdata not found; generated datagrams only");
+            out.println("bench decode: testdata/ not found; generated datagrams only");
         }
         List<Row> rows = new ArrayList<>();
         for (Corpus c : corpora) {
@@ -210,23 +210,5 @@ final class DecodeBench {
             }
         }
         return records;
-    }
-
-    private static Path sharedTestdata() {
-        String p = System.getProperty("flowhouse.shared.dir");
-        List<Path> candidates = new ArrayList<>();
-        if (p != null) {
-            candidates.add(Path.of(p, "testdata"));
-        }
-        Path dir = Path.of(System.getProperty("user.dir")).toAbsolutePath();
-        for (; dir != null; dir = dir.getParent()) {
-            candidates.add(dir.resolve("shared/testdata"));
-        }
-        for (Path c : candidates) {
-            if (Files.isDirectory(c)) {
-                return c;
-            }
-        }
-        return null;
     }
 }

@@ -51,7 +51,7 @@ final class FanoutFlows {
     private FanoutFlows() {}
 
     static Pool load() throws IOException, DecodeException {
-        Path testdata = sharedTestdata();
+        Path testdata = BenchCaptures.dir();
         if (testdata != null) {
             List<FlowRecord> flows = new ArrayList<>();
             int files = 0;
@@ -112,24 +112,5 @@ final class FanoutFlows {
             out.addAll(decoder.decode(ByteBuffer.wrap(d.toByteArray()), ctx, cache).records());
         }
         return new Pool(List.copyOf(out), out.size() + " flows from loadgen IPFIX (seed 1)");
-    }
-
-    private static Path sharedTestdata() {
-        List<Path> candidates = new ArrayList<>();
-        String p = System.getProperty("flowhouse.shared.dir");
-        if (p != null) {
-            candidates.add(Path.of(p, "testdata"));
-        }
-        for (Path dir = Path.of(System.getProperty("user.dir")).toAbsolutePath();
-                dir != null;
-                dir = dir.getParent()) {
-            candidates.add(dir.resolve("shared/testdata"));
-        }
-        for (Path c : candidates) {
-            if (Files.isDirectory(c)) {
-                return c;
-            }
-        }
-        return null;
     }
 }

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.bench;
 
+import io.flowhouse.codec.CaptureDatagrams;
 import io.flowhouse.codec.DecodeException;
 import io.flowhouse.codec.DecodeProblem;
 import io.flowhouse.codec.DecodeResult;
 import io.flowhouse.codec.Mutator;
 import io.flowhouse.codec.NetflowDecoder;
-import io.flowhouse.codec.SharedTestData;
 import io.flowhouse.codec.template.InMemoryTemplateCache;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
@@ -25,8 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Mutation fuzzer for the decoder (not part of the unit suite): mutates real datagrams from every
- * capture in shared/testdata and decodes them, counting outcomes. Fails (exit 1) on any exception
- * other than {@link DecodeException}, on a decode that allocates more than {@link
+ * capture in testdata/ and decodes them, counting outcomes. Fails (exit 1) on any exception other
+ * than {@link DecodeException}, on a decode that allocates more than {@link
  * #ALLOCATION_PER_INPUT_BYTE} bytes per input byte plus {@link #ALLOCATION_SLACK}, and (exit 2) on
  * a decode that makes no progress for {@link #STALL_SECONDS} seconds. Offending inputs are written
  * to {@code target/fuzz-failures/}.
@@ -49,7 +49,7 @@ public final class FuzzMain {
      */
     static final long WARMUP_INPUTS = 100_000;
 
-    /** The shared captures whose datagrams seed the mutations. */
+    /** The test captures whose datagrams seed the mutations. */
     static final String[] CAPTURES = {
         "netflow-v5-softflowd.pcap",
         "netflow-v5-nfreplay.pcap",
@@ -67,9 +67,9 @@ public final class FuzzMain {
         long inputs = args.length > 0 ? Long.parseLong(args[0]) : 10_000_000L;
         long seed = args.length > 1 ? Long.parseLong(args[1]) : 1L;
         long maxSeconds = args.length > 2 ? Long.parseLong(args[2]) : 3600L;
-        List<SharedTestData.Datagram> seeds = new ArrayList<>();
+        List<CaptureDatagrams.Datagram> seeds = new ArrayList<>();
         for (String f : CAPTURES) {
-            seeds.addAll(SharedTestData.datagrams(f));
+            seeds.addAll(CaptureDatagrams.datagrams(f));
         }
         com.sun.management.ThreadMXBean mx =
                 (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -122,7 +122,7 @@ public final class FuzzMain {
             if (done % 100_000 == 0) {
                 cache = new InMemoryTemplateCache(256);
                 // learn real templates first, so mutated data sets reach the record decoder
-                for (SharedTestData.Datagram d : seeds) {
+                for (CaptureDatagrams.Datagram d : seeds) {
                     try {
                         decoder.decode(d.buffer(), d.context(), cache);
                     } catch (DecodeException e) {
@@ -130,7 +130,7 @@ public final class FuzzMain {
                     }
                 }
             }
-            SharedTestData.Datagram base = seeds.get(rnd.nextInt(seeds.size()));
+            CaptureDatagrams.Datagram base = seeds.get(rnd.nextInt(seeds.size()));
             byte[] m = Mutator.mutate(base.payload(), rnd);
             current[0] = m;
             long a0 = mx.getThreadAllocatedBytes(tid);

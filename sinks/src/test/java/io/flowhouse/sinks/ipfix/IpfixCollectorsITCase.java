@@ -19,7 +19,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The re-export of every shared capture into real collectors on 127.0.0.1: nfcapd (totals from
+ * The re-export of every test capture into real collectors on 127.0.0.1: nfcapd (totals from
  * {@code nfdump -I}) and goflow2 (its JSON lines) count the ground-truth packets and bytes; tshark
  * decodes a capture of the export without a malformed packet or an error.
  */

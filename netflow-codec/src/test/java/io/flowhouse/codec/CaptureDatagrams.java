@@ -13,36 +13,35 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Finds {@code shared/testdata} and reads the UDP datagrams of its captures. */
-public final class SharedTestData {
+/**
+ * Reads the UDP datagrams of the repository's captures ({@code testdata/}, see its README).
+ *
+ * <p>The codec's own copy of the lookup: its tests cannot use the testkit's {@code TestDataDir},
+ * which depends on the codec.
+ */
+public final class CaptureDatagrams {
 
-    private SharedTestData() {}
+    private CaptureDatagrams() {}
 
-    /** The shared directory: system property {@code flowhouse.shared.dir}, else walk up. */
-    public static Path sharedDir() {
-        String prop = System.getProperty("flowhouse.shared.dir");
-        if (prop != null && Files.isDirectory(Paths.get(prop, "testdata"))) {
-            return Paths.get(prop).toAbsolutePath().normalize();
+    /**
+     * A file of {@code testdata/}: the system property {@code flowhouse.testdata.dir} (the pom sets
+     * it), else the first directory walking up from {@code user.dir} that holds {@code
+     * testdata/README.md}.
+     */
+    public static Path testdata(String file) {
+        String prop = System.getProperty("flowhouse.testdata.dir");
+        if (prop != null && !prop.isBlank()) {
+            return Paths.get(prop).toAbsolutePath().normalize().resolve(file);
         }
-        Path p = Paths.get("").toAbsolutePath();
-        while (p != null) {
-            if (Files.isDirectory(p.resolve("shared/testdata"))) {
-                return p.resolve("shared");
+        for (Path p = Paths.get("").toAbsolutePath(); p != null; p = p.getParent()) {
+            if (Files.isRegularFile(p.resolve("testdata/README.md"))) {
+                return p.resolve("testdata").resolve(file);
             }
-            if (p.getParent() != null
-                    && Files.isDirectory(p.getParent().resolve("shared/testdata"))) {
-                return p.getParent().resolve("shared");
-            }
-            p = p.getParent();
         }
         throw new IllegalStateException(
-                "shared/testdata not found from "
+                "testdata/README.md not found above "
                         + Paths.get("").toAbsolutePath()
-                        + " (set -Dflowhouse.shared.dir)");
-    }
-
-    public static Path testdata(String file) {
-        return sharedDir().resolve("testdata").resolve(file);
+                        + " (set -Dflowhouse.testdata.dir)");
     }
 
     /**
