@@ -32,9 +32,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every capture in {@code testdata/} replayed over loopback UDP at a running agent, read back
- * from a real Kafka broker: exactly the datagrams sent, byte for byte, in order per exporter, and
- * none dropped by the kernel.
+ * Every capture in {@code testdata/} replayed over loopback UDP at a running agent, read back from
+ * a real Kafka broker: exactly the datagrams sent, byte for byte, in order per exporter, and none
+ * dropped by the kernel.
  */
 class UdpReplayToKafkaITCase {
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.launcher;
 
+import io.flowhouse.services.FlowhouseHome;
+import io.flowhouse.services.ServicesConfig;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -98,6 +100,19 @@ public final class CommandLine {
             return fallback;
         }
         return parseInt("--" + name, raw, min, max);
+    }
+
+    /**
+     * The local services' settings: defaults, then {@code env}, then the ports saved by the last
+     * {@code services up} (when {@code useSaved}), then these flags.
+     */
+    public ServicesConfig servicesConfig(
+            FlowhouseHome home, Map<String, String> env, boolean useSaved) {
+        try {
+            return ServicesConfig.resolve(home.root(), home.stateDir(), env, options, useSaved);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
     }
 
     public List<String> positional() {

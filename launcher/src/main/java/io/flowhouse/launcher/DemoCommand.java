@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.launcher;
 
-import io.flowhouse.launcher.services.Http;
-import io.flowhouse.launcher.services.InProcessKafka;
-import io.flowhouse.launcher.services.ManagedProcess;
-import io.flowhouse.launcher.services.ServiceKind;
-import io.flowhouse.launcher.services.ServicesConfig;
-import io.flowhouse.launcher.services.ServicesManager;
+import io.flowhouse.services.FlowhouseHome;
+import io.flowhouse.services.Http;
+import io.flowhouse.services.ManagedProcess;
+import io.flowhouse.services.ServiceKind;
+import io.flowhouse.services.ServicesConfig;
+import io.flowhouse.services.ServicesManager;
+import io.flowhouse.services.kafka.InProcessKafka;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -111,8 +112,7 @@ public final class DemoCommand implements Command {
         int seconds = cl.intValue("seconds", 60, 5, 3600);
         int rate = cl.intValue("rate", 1000, 1, 1_000_000);
         int exporters = cl.intValue("exporters", 4, 1, 64);
-        ServicesConfig config =
-                ServicesConfig.resolve(home.root(), home.stateDir(), env, cl, false);
+        ServicesConfig config = cl.servicesConfig(home, env, false);
         ServicesManager services = new ServicesManager(config);
 
         out.println("== 1/5 ClickHouse (./flowhouse services, " + config.clickhouseUrl() + ")");
@@ -132,7 +132,11 @@ public final class DemoCommand implements Command {
         Files.createDirectories(demoDir);
         out.println("== 2/5 Kafka broker in this JVM");
         InProcessKafka kafka =
-                InProcessKafka.start(demoDir.resolve("kafka"), 4, Duration.ofSeconds(60));
+                InProcessKafka.builder()
+                        .dataDir(demoDir.resolve("kafka"))
+                        .partitions(4)
+                        .build()
+                        .start();
         out.println("   " + kafka.bootstrapServers());
 
         int udpPort = freeUdpPort();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.launcher;
 
-import io.flowhouse.launcher.services.ServicesCommand;
+import io.flowhouse.services.FlowhouseHome;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.util.Arrays;

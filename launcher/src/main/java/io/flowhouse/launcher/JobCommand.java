@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.launcher;
 
-import io.flowhouse.launcher.services.ServicesConfig;
+import io.flowhouse.services.FlowhouseHome;
+import io.flowhouse.services.ServicesConfig;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.DirectoryStream;
@@ -133,7 +134,7 @@ public final class JobCommand implements Command {
         if (fromEnv != null && !fromEnv.isBlank()) {
             return fromEnv;
         }
-        return ServicesConfig.resolve(home.root(), home.stateDir(), env, cl, true).flinkRestUrl();
+        return cl.servicesConfig(home, env, true).flinkRestUrl();
     }
 
     private static String jobId(CommandLine cl) {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.launcher;
 
-import io.flowhouse.launcher.services.ManagedProcess;
-import io.flowhouse.launcher.services.ServicesConfig;
-import io.flowhouse.launcher.services.ServicesManager;
+import io.flowhouse.services.FlowhouseHome;
+import io.flowhouse.services.ManagedProcess;
+import io.flowhouse.services.ServicesConfig;
+import io.flowhouse.services.ServicesManager;
 import io.flowhouse.sinks.ipfix.IpfixExporterOptions;
 import io.flowhouse.sinks.zmq.ZmqSinkOptions;
 import java.io.IOException;
@@ -112,7 +113,7 @@ public final class PipelineCommand implements Command {
             out.print(help());
             return 0;
         }
-        ServicesConfig config = ServicesConfig.resolve(home.root(), home.stateDir(), env, cl, !up);
+        ServicesConfig config = cl.servicesConfig(home, env, !up);
         return up
                 ? up(config, cl, fanOutJobArgs(ipfixTargets, cl.value("zmq")), out, err)
                 : down(config, cl, out, err);

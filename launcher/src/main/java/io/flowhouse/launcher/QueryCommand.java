@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.launcher;
 
-import io.flowhouse.launcher.services.Http;
-import io.flowhouse.launcher.services.ServicesConfig;
+import io.flowhouse.services.FlowhouseHome;
+import io.flowhouse.services.Http;
+import io.flowhouse.services.ServicesConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -94,11 +95,7 @@ public final class QueryCommand implements Command {
                                 () ->
                                         java.util.Optional.ofNullable(
                                                 env.get("FLOWHOUSE_CLICKHOUSE_URL")))
-                        .orElseGet(
-                                () ->
-                                        ServicesConfig.resolve(
-                                                        home.root(), home.stateDir(), env, cl, true)
-                                                .clickhouseUrl());
+                        .orElseGet(() -> cl.servicesConfig(home, env, true).clickhouseUrl());
         String database = cl.value("database").orElse(null);
         try {
             if (database == null) {

@@ -2,7 +2,8 @@
 package io.flowhouse.launcher;
 
 import io.flowhouse.jobs.reprocess.ReprocessJob;
-import io.flowhouse.launcher.services.ServicesConfig;
+import io.flowhouse.services.FlowhouseHome;
+import io.flowhouse.services.ServicesConfig;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -73,7 +74,7 @@ public final class ReprocessCommand {
             err.print(help());
             return Command.EXIT_USAGE;
         }
-        ServicesConfig config = ServicesConfig.resolve(home.root(), home.stateDir(), env, cl, true);
+        ServicesConfig config = cl.servicesConfig(home, env, true);
         List<String> jobArgs = new ArrayList<>();
         for (String o : List.of("from", "to", "topic", "target-database", "resolutions")) {
             Optional<String> v = cl.value(o);

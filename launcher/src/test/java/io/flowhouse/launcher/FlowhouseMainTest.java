@@ -3,6 +3,7 @@ package io.flowhouse.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowhouse.services.FlowhouseHome;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -76,11 +76,7 @@ class DecodeCommandTest {
 
     @Test
     void tableFormatHasHeaderAndOneLinePerFlow() {
-        Run r =
-                run(
-                        TestDataDir.file("netflow-v5-nfreplay.pcap").toString(),
-                        "--format",
-                        "table");
+        Run r = run(TestDataDir.file("netflow-v5-nfreplay.pcap").toString(), "--format", "table");
         assertThat(r.code()).isZero();
         List<String> lines = r.out().lines().toList();
         assertThat(lines).hasSize(2279 + 1);

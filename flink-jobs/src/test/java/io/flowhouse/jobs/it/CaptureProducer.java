@@ -22,9 +22,9 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * Reads the test captures with the codec's pure-Java pcap reader and produces their UDP payloads
- * to {@code flows.raw} as {@link RawDatagram}s, as the capture agent would: one exporter per
- * capture (address and port given), receive time = capture time, keyed by exporter.
+ * Reads the test captures with the codec's pure-Java pcap reader and produces their UDP payloads to
+ * {@code flows.raw} as {@link RawDatagram}s, as the capture agent would: one exporter per capture
+ * (address and port given), receive time = capture time, keyed by exporter.
  */
 final class CaptureProducer {
 

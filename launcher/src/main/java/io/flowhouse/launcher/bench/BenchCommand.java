@@ -2,10 +2,10 @@
 package io.flowhouse.launcher.bench;
 
 import io.flowhouse.launcher.CommandLine;
-import io.flowhouse.launcher.FlowhouseHome;
-import io.flowhouse.launcher.services.ServiceKind;
-import io.flowhouse.launcher.services.ServicesConfig;
-import io.flowhouse.launcher.services.ServicesManager;
+import io.flowhouse.services.FlowhouseHome;
+import io.flowhouse.services.ServiceKind;
+import io.flowhouse.services.ServicesConfig;
+import io.flowhouse.services.ServicesManager;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -154,11 +154,7 @@ public final class BenchCommand {
                         cl.value("bind", null));
         ServicesConfig services =
                 ServicesConfig.resolve(
-                        home.root(),
-                        home.stateDir(),
-                        System.getenv(),
-                        CommandLine.parse(List.of(), Set.of(), ServicesConfig.OPTIONS),
-                        true);
+                        home.root(), home.stateDir(), System.getenv(), java.util.Map.of(), true);
         String bootstrap = cl.value("bootstrap-servers", services.kafkaBootstrap());
         ServicesManager manager = new ServicesManager(services);
         boolean startedKafka = false;
@@ -252,11 +248,7 @@ public final class BenchCommand {
                         cl.value("bind", null));
         ServicesConfig services =
                 ServicesConfig.resolve(
-                        home.root(),
-                        home.stateDir(),
-                        System.getenv(),
-                        CommandLine.parse(List.of(), Set.of(), ServicesConfig.OPTIONS),
-                        true);
+                        home.root(), home.stateDir(), System.getenv(), java.util.Map.of(), true);
         int port = 4739;
         boolean wasUp = ProcStats.udpBound(port);
         io.flowhouse.launcher.FlowhouseMain main =
@@ -326,11 +318,7 @@ public final class BenchCommand {
             throws Exception {
         ServicesConfig services =
                 ServicesConfig.resolve(
-                        home.root(),
-                        home.stateDir(),
-                        System.getenv(),
-                        CommandLine.parse(List.of(), Set.of(), ServicesConfig.OPTIONS),
-                        true);
+                        home.root(), home.stateDir(), System.getenv(), java.util.Map.of(), true);
         String bootstrap = cl.value("bootstrap-servers", services.kafkaBootstrap());
         ServicesManager manager = new ServicesManager(services);
         boolean startedKafka = false;

@@ -19,9 +19,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The re-export of every test capture into real collectors on 127.0.0.1: nfcapd (totals from
- * {@code nfdump -I}) and goflow2 (its JSON lines) count the ground-truth packets and bytes; tshark
- * decodes a capture of the export without a malformed packet or an error.
+ * The re-export of every test capture into real collectors on 127.0.0.1: nfcapd (totals from {@code
+ * nfdump -I}) and goflow2 (its JSON lines) count the ground-truth packets and bytes; tshark decodes
+ * a capture of the export without a malformed packet or an error.
  */
 class IpfixCollectorsITCase {
 
