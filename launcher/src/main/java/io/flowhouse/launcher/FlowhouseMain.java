@@ -47,8 +47,8 @@ public final class FlowhouseMain {
                 new ExternalCommand(
                         "bench",
                         "run the benchmarks and write bench/results",
-                        "io.flowhouse.launcher.bench.BenchCommand",
-                        "launcher"));
+                        "io.flowhouse.bench.BenchCommand",
+                        "bench"));
         add(new TestCommand());
     }
 

@@ -26,7 +26,7 @@ import java.util.stream.Stream;
  * Same-run comparison on one capture (not part of the unit suite): our decoder's flow records per
  * CPU second on one thread; nfcapd 1.7.1 ingesting the capture replayed over loopback (its CPU time
  * from /proc) and nfdump -r reading the resulting file; and goflow2's decoder (the Go program in
- * netflow-codec/bench/goflow2) on the same datagrams. Usage: {@code PeerBench CAPTURE.pcap
+ * bench/peers/goflow2-decoder) on the same datagrams. Usage: {@code PeerBench CAPTURE.pcap
  * [seconds=10] [loops=30] [goflow2bench-binary]}; see BENCHMARKS.md.
  */
 public final class PeerBench {
