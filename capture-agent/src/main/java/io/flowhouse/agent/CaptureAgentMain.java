@@ -2,6 +2,7 @@
 package io.flowhouse.agent;
 
 import io.flowhouse.agent.cli.AgentCommand;
+import io.flowhouse.agent.config.AgentConfig;
 
 /**
  * Entry point of {@code ./flowhouse agent}: {@link #run(String[])} returns the exit code (the
@@ -19,6 +20,11 @@ public final class CaptureAgentMain {
      */
     public static int run(String[] args) {
         return new AgentCommand().run(args);
+    }
+
+    /** Runs the agent with a parsed configuration ({@code AgentConfigLoader}); the exit code. */
+    public static int run(AgentConfig config) {
+        return new AgentCommand().run(config);
     }
 
     public static void main(String[] args) {

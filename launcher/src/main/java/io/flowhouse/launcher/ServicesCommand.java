@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.launcher;
 
-import io.flowhouse.services.FlowhouseHome;
 import io.flowhouse.services.ServiceKind;
 import io.flowhouse.services.ServiceStatus;
 import io.flowhouse.services.ServicesConfig;
@@ -11,83 +10,81 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
 
 /** {@code ./flowhouse services up|down|status [SERVICE...]}. */
-public final class ServicesCommand implements Command {
+@Command(
+        name = "services",
+        mixinStandardHelpOptions = true,
+        description = {
+            "start, stop or show the local Kafka, ClickHouse and Flink (up|down|status)",
+            "",
+            "Runs REAL local services as background processes in a project-local state",
+            "directory (./.flowhouse: configs, data, pid files, logs/):",
+            "  clickhouse         Debian's clickhouse-server (installed with apt when missing"
+                    + " and root)",
+            "  kafka              Kafka KRaft broker+controller in its own JVM"
+                    + " (dist/kafka/target/lib)",
+            "  flink-jobmanager   Flink standalone session cluster JobManager"
+                    + " (dist/flink/target/lib)",
+            "  flink-taskmanager  one TaskManager registered with it",
+            "",
+            "  up       start what does not run yet (all, or the SERVICEs named) and return once",
+            "           each one answers: Kafka describeCluster, ClickHouse SELECT 1, Flink REST",
+            "           /overview with the TaskManager registered",
+            "  status   what runs where, and whether it answers (exit 3 if something is down)",
+            "  down     stop what 'up' started, by the pids in the pid files: SIGTERM, then",
+            "           SIGKILL after 30 s; leaves nothing running",
+            "",
+            "Flags beat environment variables, which beat the defaults; status, down and query",
+            "use the ports recorded by the last 'up'."
+        })
+public final class ServicesCommand implements Callable<Integer> {
 
-    private final FlowhouseHome home;
-    private final Map<String, String> env;
+    private final LaunchContext ctx;
 
-    public ServicesCommand(FlowhouseHome home, Map<String, String> env) {
-        this.home = home;
-        this.env = env;
+    @Mixin ServicesOptions services = new ServicesOptions();
+
+    @Parameters(index = "0", paramLabel = "ACTION", description = "up, down or status")
+    String action;
+
+    @Parameters(
+            index = "1..*",
+            paramLabel = "SERVICE",
+            description = "clickhouse, kafka, flink-jobmanager, flink-taskmanager (default: all)")
+    List<String> names = new ArrayList<>();
+
+    ServicesCommand(LaunchContext ctx) {
+        this.ctx = ctx;
     }
 
     @Override
-    public String name() {
-        return "services";
-    }
-
-    @Override
-    public String summary() {
-        return "start, stop or show the local Kafka, ClickHouse and Flink (up|down|status)";
-    }
-
-    static String help() {
-        return """
-                Usage: ./flowhouse services up|down|status [SERVICE...] [OPTIONS]
-
-                Runs REAL local services as background processes in a project-local state
-                directory (./.flowhouse: configs, data, pid files, logs/):
-                  clickhouse         Debian's clickhouse-server (installed with apt when missing and root)
-                  kafka              Kafka KRaft broker+controller in its own JVM (dist/kafka/target/lib)
-                  flink-jobmanager   Flink standalone session cluster JobManager (dist/flink/target/lib)
-                  flink-taskmanager  one TaskManager registered with it
-
-                  up       start what does not run yet (all, or the SERVICEs named) and return once
-                           each one answers: Kafka describeCluster, ClickHouse SELECT 1, Flink REST
-                           /overview with the TaskManager registered
-                  status   what runs where, and whether it answers (exit 3 if something is down)
-                  down     stop what 'up' started, by the pids in the pid files: SIGTERM, then
-                           SIGKILL after 30 s; leaves nothing running
-
-                Options (flags beat environment variables, which beat the defaults; status, down
-                and query use the ports recorded by the last 'up'):
-                """
-                + ServicesConfig.OPTIONS_HELP;
-    }
-
-    @Override
-    public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
-        CommandLine cl = CommandLine.parse(args, Set.of(), ServicesConfig.OPTIONS);
-        if (cl.helpRequested() || cl.positional().isEmpty()) {
-            out.print(help());
-            return cl.helpRequested() ? 0 : EXIT_USAGE;
-        }
-        String action = cl.positional().get(0);
+    public Integer call() throws Exception {
         List<ServiceKind> kinds = new ArrayList<>();
-        for (String name : cl.positional().subList(1, cl.positional().size())) {
-            kinds.add(ServiceKind.parse(name));
+        for (String name : names) {
+            try {
+                kinds.add(ServiceKind.parse(name));
+            } catch (IllegalArgumentException e) {
+                throw new UsageError(e.getMessage());
+            }
         }
         if (kinds.isEmpty()) {
             kinds.addAll(List.of(ServiceKind.values()));
         }
-        boolean up = action.equals("up");
-        ServicesConfig config = cl.servicesConfig(home, env, !up);
-        ServicesManager manager = new ServicesManager(config);
+        PrintStream out = ctx.out();
         switch (action) {
             case "up":
-                return up(manager, kinds, out, err);
+                return up(new ServicesManager(services.config(ctx, false)), kinds, out, ctx.err());
             case "down":
-                return down(manager, kinds, out);
+                return down(new ServicesManager(services.config(ctx, true)), kinds, out);
             case "status":
-                return status(manager, out);
+                return status(new ServicesManager(services.config(ctx, true)), out);
             default:
-                err.println("flowhouse services: unknown action '" + action + "'");
-                err.print(help());
-                return EXIT_USAGE;
+                throw new UsageError(
+                        "unknown action '" + action + "' (expected: up, down or status)");
         }
     }
 
@@ -97,7 +94,7 @@ public final class ServicesCommand implements Command {
         ServicesConfig config = manager.config();
         if (kinds.contains(ServiceKind.CLICKHOUSE)
                 && !ClickHouseInstaller.ensureInstalled(config.clickhouseBinary(), err)) {
-            return 1;
+            return ExitCode.FAILURE;
         }
         for (ServiceKind kind : ServiceKind.values()) {
             if (!kinds.contains(kind)) {
@@ -113,12 +110,12 @@ public final class ServicesCommand implements Command {
                 err.println("flowhouse services up: " + e.getMessage());
                 err.println(
                         "(services already started keep running; ./flowhouse services down stops them)");
-                return 1;
+                return ExitCode.FAILURE;
             }
             out.printf(Locale.ROOT, "answers after %.1f s%n", (System.nanoTime() - started) / 1e9);
         }
         out.println();
-        return status(manager, out) == 0 ? 0 : 1;
+        return status(manager, out) == ExitCode.OK ? ExitCode.OK : ExitCode.FAILURE;
     }
 
     private static int down(ServicesManager manager, List<ServiceKind> kinds, PrintStream out) {
@@ -154,6 +151,6 @@ public final class ServicesCommand implements Command {
         }
         ServicesConfig config = manager.config();
         out.println("state: " + config.stateDir() + "   logs: " + config.logDir());
-        return allAnswer ? 0 : 3;
+        return allAnswer ? ExitCode.OK : ExitCode.CHECK_FAILED;
     }
 }

@@ -61,6 +61,11 @@ public final class LoadgenMain {
             err.println(e.getMessage());
             return EXIT_USAGE;
         }
+        return run(o, out, err);
+    }
+
+    /** Runs parsed options; the summary goes to {@code out}, progress and errors to {@code err}. */
+    public static int run(LoadgenOptions o, PrintStream out, PrintStream err) {
         try {
             if (o.packetsPcapOut() != null) {
                 PacketPcapGenerator.Totals t =

@@ -79,24 +79,6 @@ public record ServicesConfig(
                     "flink-prometheus-ports",
                     "start-timeout");
 
-    /** Option help, one line each, for the commands that take these flags. */
-    public static final String OPTIONS_HELP =
-            """
-              --state-dir DIR               configs, data, pids, logs  (FLOWHOUSE_STATE_DIR, default ./.flowhouse)
-              --kafka-port N                Kafka client port           (FLOWHOUSE_KAFKA_PORT, 9092)
-              --kafka-controller-port N     KRaft controller port       (FLOWHOUSE_KAFKA_CONTROLLER_PORT, 9093)
-              --kafka-partitions N          partitions of auto-created topics (FLOWHOUSE_KAFKA_PARTITIONS, 4)
-              --clickhouse-http-port N      ClickHouse HTTP             (FLOWHOUSE_CLICKHOUSE_HTTP_PORT, 8123)
-              --clickhouse-native-port N    ClickHouse native protocol  (FLOWHOUSE_CLICKHOUSE_NATIVE_PORT, 9000)
-              --clickhouse-binary PATH      clickhouse-server executable (FLOWHOUSE_CLICKHOUSE_BINARY)
-              --flink-rest-port N           Flink REST + web UI         (FLOWHOUSE_FLINK_REST_PORT, 8081)
-              --flink-rpc-port N            Flink JobManager RPC        (FLOWHOUSE_FLINK_RPC_PORT, 6123)
-              --flink-slots N               TaskManager slots           (FLOWHOUSE_FLINK_SLOTS, 2)
-              --flink-prometheus-ports R    Prometheus reporter ports, e.g. 9249-9259, 'none' to disable
-                                            (FLOWHOUSE_FLINK_PROMETHEUS_PORTS, 9249-9259)
-              --start-timeout SECONDS       wait for each service to answer (FLOWHOUSE_START_TIMEOUT, 120)
-            """;
-
     public ServicesConfig {
         Objects.requireNonNull(rootDir, "rootDir");
         Objects.requireNonNull(stateDir, "stateDir");

@@ -23,6 +23,11 @@ public final class AgentCommand {
             System.err.println("flowhouse agent: " + e.getMessage());
             return 2;
         }
+        return run(config);
+    }
+
+    /** Runs the agent with {@code config} until it is stopped, or its packet file is delivered. */
+    public int run(AgentConfig config) {
         CaptureAgent agent;
         try {
             agent = CaptureAgent.start(config);
