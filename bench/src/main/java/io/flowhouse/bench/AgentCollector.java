@@ -46,7 +46,7 @@ final class AgentCollector implements Collector {
 
     @Override
     public void open() throws Exception {
-        ctx.kafka().create(topic, 4);
+        ctx.createTopic(topic, 4);
         Path dir = Files.createDirectories(ctx.workDir().resolve("agent"));
         Path config = dir.resolve("agent.yaml");
         Files.writeString(config, "kafka:\n  raw-topic: " + topic + "\n", StandardCharsets.UTF_8);
@@ -127,6 +127,6 @@ final class AgentCollector implements Collector {
         if (process != null) {
             process.stop(20);
         }
-        ctx.kafka().delete(topic);
+        ctx.kafka().deleteQuietly(topic);
     }
 }

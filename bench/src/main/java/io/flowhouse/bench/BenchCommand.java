@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.bench;
 
+import io.flowhouse.kafka.TopicAdmin;
 import io.flowhouse.services.FlowhouseHome;
+import io.flowhouse.services.LocalPorts;
 import io.flowhouse.services.ServiceKind;
 import io.flowhouse.services.ServicesConfig;
 import io.flowhouse.services.ServicesManager;
@@ -21,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -155,7 +158,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
         Path work = Files.createDirectories(home.stateDir().resolve("bench").resolve(runId));
         List<SystemResult> systems = new ArrayList<>();
-        try (KafkaTopics kafka = new KafkaTopics(bootstrap)) {
+        try (TopicAdmin kafka = TopicAdmin.connect(bootstrap, new Properties())) {
             BenchContext ctx =
                     new BenchContext(
                             runId,
@@ -234,7 +237,7 @@ public final class BenchCommand implements Callable<Integer> {
                 ServicesConfig.resolve(
                         home.root(), home.stateDir(), System.getenv(), Map.of(), true);
         int port = 4739;
-        boolean wasUp = ProcStats.udpBound(port);
+        boolean wasUp = LocalPorts.udpBound(port);
         if (!wasUp) {
             // The job starts at the end of flows.raw: the search counts each step's rows only, and
             // a backlog left by an earlier run (offsets are committed on checkpoints, so a run
@@ -307,7 +310,7 @@ public final class BenchCommand implements Callable<Integer> {
             bootstrap = services.kafkaBootstrap();
         }
         Path work = Files.createDirectories(home.stateDir().resolve("bench").resolve(runId));
-        try (KafkaTopics kafka = new KafkaTopics(bootstrap)) {
+        try (TopicAdmin kafka = TopicAdmin.connect(bootstrap, new Properties())) {
             BenchContext ctx =
                     new BenchContext(
                             runId,

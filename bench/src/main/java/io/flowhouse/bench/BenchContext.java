@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.bench;
 
+import io.flowhouse.kafka.TopicAdmin;
+import io.flowhouse.services.Retry;
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
@@ -8,13 +10,15 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
  * What every stage shares: a run id, a scratch directory, the Java binary and class path for child
- * JVMs, and the Kafka broker with an admin client.
+ * JVMs, and the Kafka broker with its topic admin.
  *
  * @param runId timestamp id of this run, used in topic and file names
  * @param workDir scratch directory for logs, configs and collector files
@@ -28,12 +32,32 @@ record BenchContext(
         String javaBin,
         String classPath,
         String bootstrap,
-        KafkaTopics kafka) {
+        TopicAdmin kafka) {
 
     /** Samples of a counter, for {@link #awaitStable}. */
     @FunctionalInterface
     interface Counter {
         long get() throws Exception;
+    }
+
+    /** Creates the stage's topic and waits until its partitions show in the metadata. */
+    void createTopic(String topic, int partitions) throws InterruptedException {
+        kafka.createMissing(List.of(TopicAdmin.topic(topic, partitions, Map.of())));
+        boolean ready =
+                Retry.within(Duration.ofSeconds(30))
+                        .every(Duration.ofMillis(200))
+                        .until(
+                                () -> {
+                                    try {
+                                        return kafka.isReady(topic);
+                                    } catch (InterruptedException e) {
+                                        Thread.currentThread().interrupt();
+                                        throw new IllegalStateException("interrupted", e);
+                                    }
+                                });
+        if (!ready) {
+            throw new IllegalStateException("topic " + topic + " has no leader after 30 s");
+        }
     }
 
     static int freeUdpPort() throws IOException {

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.bench;
 
+import io.flowhouse.services.LocalPorts;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -68,17 +70,11 @@ final class ChildProcess {
     }
 
     /** Waits until a UDP socket is bound to {@code port} (at most {@code seconds}). */
-    void awaitUdp(int port, long seconds) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        String hex = String.format(java.util.Locale.ROOT, ":%04X ", port);
-        while (System.nanoTime() < deadline) {
+    void awaitUdp(int port, long seconds) throws IOException {
+        if (!LocalPorts.awaitUdpBound(
+                process.toHandle(), List.of(port), Duration.ofSeconds(seconds))) {
             requireAlive();
-            if (Files.readString(Path.of("/proc/net/udp")).contains(hex)
-                    || Files.readString(Path.of("/proc/net/udp6")).contains(hex)) {
-                return;
-            }
-            Thread.sleep(100);
+            throw new IOException(name + " did not bind UDP port " + port + ": " + logTail());
         }
-        throw new IOException(name + " did not bind UDP port " + port + ": " + logTail());
     }
 }

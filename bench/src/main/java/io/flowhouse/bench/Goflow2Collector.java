@@ -45,7 +45,7 @@ final class Goflow2Collector implements Collector {
 
     @Override
     public void open() throws Exception {
-        ctx.kafka().create(topic, 4);
+        ctx.createTopic(topic, 4);
         Path dir = Files.createDirectories(ctx.workDir().resolve("goflow2"));
         process =
                 ChildProcess.start(
@@ -122,6 +122,6 @@ final class Goflow2Collector implements Collector {
         if (process != null) {
             process.stop(15);
         }
-        ctx.kafka().delete(topic);
+        ctx.kafka().deleteQuietly(topic);
     }
 }

@@ -38,7 +38,7 @@ final class PacketsBench {
         out.println("bench packets: " + totals.format(pcap));
 
         String topic = "bench-packets-" + ctx.runId();
-        ctx.kafka().create(topic, 4);
+        ctx.createTopic(topic, 4);
         Path config = ctx.workDir().resolve("agent-packets.yaml");
         Files.writeString(
                 config,
@@ -103,7 +103,7 @@ final class PacketsBench {
         if (exit != 0 || !m.find()) {
             out.println("bench packets: the agent did not finish cleanly (exit " + exit + "):");
             out.println(agent.logTail());
-            ctx.kafka().delete(topic);
+            ctx.kafka().deleteQuietly(topic);
             return 1;
         }
         long packets = Long.parseLong(m.group(1));
@@ -113,7 +113,7 @@ final class PacketsBench {
         long spooled = Long.parseLong(m.group(5));
         long dropped = Long.parseLong(m.group(6));
         long inKafka = ctx.kafka().records(topic);
-        ctx.kafka().delete(topic);
+        ctx.kafka().deleteQuietly(topic);
         double seconds = Math.max(1e-3, (lastNanos - firstNanos) / 1e9);
         double rate = parsed / seconds;
         double cpu = 100.0 * ticks / ProcStats.TICKS_PER_SECOND / seconds;

@@ -50,21 +50,6 @@ final class ProcStats {
         return -1;
     }
 
-    /** True when some UDP socket (v4 or v6) is bound to local {@code port}. */
-    static boolean udpBound(int port) {
-        String hexPort = String.format(Locale.ROOT, ":%04X ", port);
-        for (String table : List.of("/proc/net/udp", "/proc/net/udp6")) {
-            try {
-                if (Files.readString(Path.of(table)).contains(hexPort)) {
-                    return true;
-                }
-            } catch (IOException e) {
-                // no such table (no IPv6): try the next
-            }
-        }
-        return false;
-    }
-
     /** Kernel drops summed over every UDP socket (v4 and v6) bound to local {@code port}. */
     static long udpDrops(int port) {
         return udpColumn(port, 12);

@@ -3,6 +3,7 @@ package io.flowhouse.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowhouse.kafka.TopicAdmin;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -11,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,7 +32,7 @@ class BenchAgentITCase {
     void agentStepsAreCleanAndResultsAreWritten() throws Exception {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(log, true, StandardCharsets.UTF_8);
-        try (KafkaTopics kafka = new KafkaTopics(KAFKA.bootstrapServers())) {
+        try (TopicAdmin kafka = TopicAdmin.connect(KAFKA.bootstrapServers(), new Properties())) {
             BenchContext ctx =
                     new BenchContext(
                             "it" + System.currentTimeMillis(),

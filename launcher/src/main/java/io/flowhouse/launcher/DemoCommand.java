@@ -6,6 +6,7 @@ import io.flowhouse.loadgen.LoadgenMain;
 import io.flowhouse.loadgen.LoadgenOptions;
 import io.flowhouse.services.FlowhouseHome;
 import io.flowhouse.services.Http;
+import io.flowhouse.services.LocalPorts;
 import io.flowhouse.services.ManagedProcess;
 import io.flowhouse.services.ServiceKind;
 import io.flowhouse.services.ServicesConfig;
@@ -17,7 +18,6 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -154,7 +154,7 @@ public final class DemoCommand implements Callable<Integer> {
                             + ")");
             ProcessHandle agentProcess =
                     agent.start(agentCommand(config, kafka, udpPort, demoDir), demoDir, Map.of());
-            if (!awaitUdpBound(agentProcess, udpPort, Duration.ofSeconds(60))) {
+            if (!LocalPorts.awaitUdpBound(agentProcess, List.of(udpPort), Duration.ofSeconds(60))) {
                 err.println("flowhouse demo: the agent did not start; end of its log:");
                 err.println(agent.logTail(30));
                 return ExitCode.FAILURE;
@@ -512,20 +512,6 @@ public final class DemoCommand implements Callable<Integer> {
                 | java.util.concurrent.TimeoutException e) {
             return 0;
         }
-    }
-
-    private static boolean awaitUdpBound(ProcessHandle agent, int port, Duration timeout)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline && agent.isAlive()) {
-            try (DatagramSocket probe = new DatagramSocket(null)) {
-                probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-            } catch (SocketException e) {
-                return true;
-            }
-            Thread.sleep(250);
-        }
-        return false;
     }
 
     private static int freeUdpPort() throws SocketException {

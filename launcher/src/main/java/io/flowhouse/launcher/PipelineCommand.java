@@ -2,6 +2,7 @@
 package io.flowhouse.launcher;
 
 import io.flowhouse.services.FlowhouseHome;
+import io.flowhouse.services.LocalPorts;
 import io.flowhouse.services.ManagedProcess;
 import io.flowhouse.services.ServicesConfig;
 import io.flowhouse.services.ServicesManager;
@@ -11,9 +12,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.DatagramSocket;
-import java.net.InetSocketAddress;
-import java.net.SocketException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -239,7 +237,8 @@ final class PipelineCommand {
                             command,
                             config.stateDir(),
                             Map.of("FLOWHOUSE_KAFKA_BOOTSTRAP", config.kafkaBootstrap()));
-            if (!awaitUdpBound(handle, List.of(netflowPort, ipfixPort), Duration.ofSeconds(60))) {
+            if (!LocalPorts.awaitUdpBound(
+                    handle, List.of(netflowPort, ipfixPort), Duration.ofSeconds(60))) {
                 err.println(
                         "flowhouse up: the agent did not bind UDP "
                                 + netflowPort
@@ -337,27 +336,6 @@ final class PipelineCommand {
                 config.pidDir(),
                 config.logDir(),
                 "-Dflowhouse.service=" + AGENT + "@" + config.stateDir());
-    }
-
-    private static boolean awaitUdpBound(ProcessHandle agent, List<Integer> ports, Duration timeout)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline && agent.isAlive()) {
-            if (ports.stream().noneMatch(PipelineCommand::udpFree)) {
-                return true;
-            }
-            Thread.sleep(250);
-        }
-        return false;
-    }
-
-    private static boolean udpFree(int port) {
-        try (DatagramSocket socket = new DatagramSocket(null)) {
-            socket.bind(new InetSocketAddress("0.0.0.0", port));
-            return true;
-        } catch (SocketException e) {
-            return false;
-        }
     }
 
     private static String safeState(FlinkRestClient rest, String jobId) {

@@ -65,7 +65,7 @@ public final class ServiceProcess {
             return;
         }
         for (int port : service.ports()) {
-            if (!LoopbackPorts.isFree(port)) {
+            if (!LocalPorts.isFree(port)) {
                 throw new IllegalStateException(
                         service.name()
                                 + ": port "

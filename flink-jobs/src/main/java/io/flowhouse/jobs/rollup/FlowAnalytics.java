@@ -5,24 +5,17 @@ import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.jobs.ageing.AgeingSettings;
 import io.flowhouse.jobs.ageing.PacketFlowTopology;
 import io.flowhouse.jobs.config.PipelineSettings;
+import io.flowhouse.kafka.TopicAdmin;
 import io.flowhouse.sinks.clickhouse.ClickHouseSink;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
 import io.flowhouse.sinks.clickhouse.rollup.RollupSink;
 import java.util.List;
-import java.util.Optional;
+import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
  * What the pipeline adds to the decoded flows (issue 6): packet flows aged from {@code
@@ -85,29 +78,11 @@ public final class FlowAnalytics {
 
     /** Creates the packets topic when missing, so the source finds its partitions. */
     static void ensureTopic(String bootstrapServers, String topic, Properties clientProperties) {
-        Properties p = new Properties();
-        p.putAll(clientProperties);
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        try (Admin admin = Admin.create(p)) {
-            Set<String> existing = admin.listTopics().names().get(60, TimeUnit.SECONDS);
-            if (existing.contains(topic)) {
-                return;
-            }
-            try {
-                admin.createTopics(List.of(new NewTopic(topic, Optional.empty(), Optional.empty())))
-                        .all()
-                        .get(60, TimeUnit.SECONDS);
-            } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof TopicExistsException)) {
-                    throw new IllegalStateException("cannot create topic " + topic, e);
-                }
-            }
+        try (TopicAdmin admin = TopicAdmin.connect(bootstrapServers, clientProperties)) {
+            admin.createMissing(List.of(TopicAdmin.topic(topic, null, Map.of())));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while checking topic " + topic, e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException(
-                    "cannot reach Kafka at " + bootstrapServers + " to check topic " + topic, e);
         }
     }
 }

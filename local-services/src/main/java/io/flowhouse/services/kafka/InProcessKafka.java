@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.services.kafka;
 
+import io.flowhouse.kafka.TopicAdmin;
+import io.flowhouse.services.LocalPorts;
 import io.flowhouse.services.LocalService.Health;
-import io.flowhouse.services.LoopbackPorts;
 import io.flowhouse.services.Retry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,16 +15,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,8 +37,6 @@ import org.slf4j.LoggerFactory;
 public final class InProcessKafka implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(InProcessKafka.class);
-
-    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
 
     private final int port;
     private final int controllerPort;
@@ -62,8 +57,8 @@ public final class InProcessKafka implements AutoCloseable {
         try {
             int[] ports =
                     builder.port > 0
-                            ? new int[] {builder.port, LoopbackPorts.free(1, builder.port)[0]}
-                            : LoopbackPorts.free(2);
+                            ? new int[] {builder.port, LocalPorts.free(1, builder.port)[0]}
+                            : LocalPorts.free(2);
             this.port = ports[0];
             this.controllerPort = ports[1];
             if (builder.dataDir != null) {
@@ -168,17 +163,8 @@ public final class InProcessKafka implements AutoCloseable {
             throw new IllegalArgumentException(
                     "partitions: " + topicPartitions + " (expected: >= 1)");
         }
-        NewTopic topic = new NewTopic(name, topicPartitions, (short) 1).configs(configs);
-        try (Admin admin = createAdmin()) {
-            admin.createTopics(List.of(topic))
-                    .all()
-                    .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof TopicExistsException)) {
-                throw new IllegalStateException("cannot create topic " + name, e.getCause());
-            }
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("timed out creating topic " + name, e);
+        try (TopicAdmin topics = topicAdmin()) {
+            topics.createMissing(List.of(TopicAdmin.topic(name, topicPartitions, configs)));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted creating topic " + name, e);
@@ -187,14 +173,17 @@ public final class InProcessKafka implements AutoCloseable {
 
     /** The names of the topics that exist, internal topics excluded. */
     public Set<String> topics() {
-        try (Admin admin = createAdmin()) {
-            return admin.listTopics().names().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("cannot list topics", e);
+        try (TopicAdmin topics = topicAdmin()) {
+            return topics.names();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted listing topics", e);
         }
+    }
+
+    /** The topic creator for this broker; the caller closes it. */
+    public TopicAdmin topicAdmin() {
+        return TopicAdmin.connect(bootstrapServers(), new Properties());
     }
 
     /** A new admin client for this broker; the caller closes it. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.services.kafka;
 
-import io.flowhouse.services.LoopbackPorts;
+import io.flowhouse.services.LocalPorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -94,7 +94,7 @@ public final class TlsKafka implements AutoCloseable {
                     "PKCS12",
                     "-storepass",
                     STORE_PASSWORD);
-            int[] ports = LoopbackPorts.free(3);
+            int[] ports = LocalPorts.free(3);
             int plain = ports[0];
             int ssl = ports[1];
             int controller = ports[2];

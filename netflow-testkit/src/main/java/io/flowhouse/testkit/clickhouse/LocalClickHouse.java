@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.testkit.clickhouse;
 
-import io.flowhouse.services.LoopbackPorts;
+import io.flowhouse.services.LocalPorts;
 import io.flowhouse.services.ServiceProcess;
 import io.flowhouse.services.clickhouse.ClickHouseServer;
 import io.flowhouse.services.clickhouse.ClickHouseServerConfig;
@@ -134,7 +134,7 @@ public final class LocalClickHouse implements ClickHouseService {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        int[] ports = LoopbackPorts.free(2);
+        int[] ports = LocalPorts.free(2);
         LocalClickHouse ch = new LocalClickHouse(options, dir, ports[0], ports[1]);
         try {
             Runtime.getRuntime().addShutdownHook(ch.shutdownHook);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.sinks.ipfix;
 
+import io.flowhouse.services.LocalPorts;
 import io.flowhouse.testkit.ServiceRequirement;
 import java.io.IOException;
 import java.net.DatagramSocket;
@@ -9,9 +10,9 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -22,12 +23,12 @@ import java.util.stream.Stream;
  * and goflow2, plus tshark. Missing tools skip the test locally and fail it when {@code
  * flowhouse.it.required=true}.
  */
-final class ExternalTools {
+final class PeerCollectors {
 
     /** goflow2 v2.2.6 as installed by {@code go install}. */
     static final String GOFLOW2 = "/root/go/bin/goflow2";
 
-    private ExternalTools() {}
+    private PeerCollectors() {}
 
     /** Totals a collector reports. */
     record Totals(long flows, long packets, long bytes) {}
@@ -44,21 +45,14 @@ final class ExternalTools {
         }
     }
 
-    /** Polls /proc/net/udp until the collector has bound the port (at most 10 s). */
-    static void awaitUdpBound(int port, Process p, String name) throws Exception {
-        String hex = String.format(Locale.ROOT, ":%04X ", port);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() - deadline < 0) {
+    /** Waits until the collector has bound the port (at most 10 s). */
+    static void awaitUdpBound(int port, Process p, String name) {
+        if (!LocalPorts.awaitUdpBound(p.toHandle(), List.of(port), Duration.ofSeconds(10))) {
             if (!p.isAlive()) {
                 throw new AssertionError(name + " exited with " + p.exitValue());
             }
-            if (Files.readString(Path.of("/proc/net/udp")).contains(hex)
-                    || Files.readString(Path.of("/proc/net/udp6")).contains(hex)) {
-                return;
-            }
-            Thread.sleep(50);
+            throw new AssertionError(name + " did not bind UDP port " + port);
         }
-        throw new AssertionError(name + " did not bind UDP port " + port);
     }
 
     /** Runs a command to completion (bounded) and returns its output. */

@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** Runs command-line tools with a time bound and returns their standard output. */
-final class ExternalTools {
-    private ExternalTools() {}
+final class ToolOutput {
+    private ToolOutput() {}
 
     static String run(Path workDir, long timeoutSeconds, List<String> command)
             throws IOException, InterruptedException {
