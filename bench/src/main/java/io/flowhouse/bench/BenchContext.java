@@ -2,7 +2,7 @@
 package io.flowhouse.bench;
 
 import io.flowhouse.kafka.TopicAdmin;
-import io.flowhouse.services.Retry;
+import io.flowhouse.services.kafka.KafkaBrokerConfig;
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
@@ -40,24 +40,10 @@ record BenchContext(
         long get() throws Exception;
     }
 
-    /** Creates the stage's topic and waits until its partitions show in the metadata. */
+    /** Creates the stage's topic and waits until each of its partitions has a leader. */
     void createTopic(String topic, int partitions) throws InterruptedException {
         kafka.createMissing(List.of(TopicAdmin.topic(topic, partitions, Map.of())));
-        boolean ready =
-                Retry.within(Duration.ofSeconds(30))
-                        .every(Duration.ofMillis(200))
-                        .until(
-                                () -> {
-                                    try {
-                                        return kafka.isReady(topic);
-                                    } catch (InterruptedException e) {
-                                        Thread.currentThread().interrupt();
-                                        throw new IllegalStateException("interrupted", e);
-                                    }
-                                });
-        if (!ready) {
-            throw new IllegalStateException("topic " + topic + " has no leader after 30 s");
-        }
+        KafkaBrokerConfig.awaitLeaders(kafka, topic, Duration.ofSeconds(30));
     }
 
     static int freeUdpPort() throws IOException {

@@ -38,6 +38,8 @@ public final class InProcessKafka implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(InProcessKafka.class);
 
+    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
+
     private final int port;
     private final int controllerPort;
     private final Path dataDir;
@@ -126,6 +128,11 @@ public final class InProcessKafka implements AutoCloseable {
         return server != null;
     }
 
+    /** True after {@link #close()}: this broker cannot start again. */
+    public synchronized boolean isClosed() {
+        return closed;
+    }
+
     /** {@code 127.0.0.1:port}; the same across stop and start. */
     public String bootstrapServers() {
         return "127.0.0.1:" + port;
@@ -155,7 +162,9 @@ public final class InProcessKafka implements AutoCloseable {
 
     /**
      * Creates a topic with the given partition count and topic configs (for example {@code
-     * cleanup.policy=compact}), if it does not exist yet, and waits until it is created.
+     * cleanup.policy=compact}), if it does not exist yet, and waits until every partition has a
+     * leader: an idempotent producer that writes the moment a topic exists can get its first batch
+     * refused (not the leader yet) and then never get past its sequence numbers.
      */
     public void createTopic(String name, int topicPartitions, Map<String, String> configs) {
         Objects.requireNonNull(name, "name");
@@ -165,6 +174,7 @@ public final class InProcessKafka implements AutoCloseable {
         }
         try (TopicAdmin topics = topicAdmin()) {
             topics.createMissing(List.of(TopicAdmin.topic(name, topicPartitions, configs)));
+            KafkaBrokerConfig.awaitLeaders(topics, name, ADMIN_TIMEOUT);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted creating topic " + name, e);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.services.kafka;
 
+import io.flowhouse.kafka.TopicAdmin;
 import io.flowhouse.services.LocalService.Health;
+import io.flowhouse.services.Retry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -10,6 +12,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -25,7 +28,8 @@ import org.apache.kafka.common.Uuid;
 /**
  * What every local Kafka broker shares, in this JVM ({@link InProcessKafka}) or its own ({@link
  * KafkaProcess}): the configuration of a one-node KRaft broker+controller on 127.0.0.1, the
- * formatting of its storage, and the probe that asks whether it serves.
+ * formatting of its storage, the probe that asks whether it serves, and the wait for a new topic's
+ * partition leaders.
  */
 public final class KafkaBrokerConfig {
 
@@ -137,6 +141,26 @@ public final class KafkaBrokerConfig {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Health.down("interrupted");
+        }
+    }
+
+    /** Waits until every partition of {@code topic} has a leader; fails after {@code timeout}. */
+    public static void awaitLeaders(TopicAdmin topics, String topic, Duration timeout) {
+        boolean ready =
+                Retry.within(timeout)
+                        .every(Duration.ofMillis(50))
+                        .until(
+                                () -> {
+                                    try {
+                                        return topics.isReady(topic);
+                                    } catch (InterruptedException e) {
+                                        Thread.currentThread().interrupt();
+                                        throw new IllegalStateException("interrupted", e);
+                                    }
+                                });
+        if (!ready) {
+            throw new IllegalStateException(
+                    "topic " + topic + " has partitions without a leader after " + timeout);
         }
     }
 }

@@ -31,11 +31,13 @@ public final class EmbeddedKafka
                 BeforeEachCallback,
                 AfterEachCallback {
 
-    private final InProcessKafka broker;
+    private final InProcessKafka.Builder settings;
+    private InProcessKafka broker;
     private boolean classScoped;
 
-    private EmbeddedKafka(InProcessKafka broker) {
-        this.broker = broker;
+    private EmbeddedKafka(InProcessKafka.Builder settings) {
+        this.settings = settings;
+        this.broker = settings.build();
     }
 
     /** A broker with the defaults: one partition per auto-created topic, free port, temp dir. */
@@ -47,8 +49,8 @@ public final class EmbeddedKafka
         return new Builder();
     }
 
-    /** The broker underneath. */
-    public InProcessKafka broker() {
+    /** The broker underneath (a new one after a re-run of the class). */
+    public synchronized InProcessKafka broker() {
         return broker;
     }
 
@@ -113,6 +115,10 @@ public final class EmbeddedKafka
     @Override
     public void beforeAll(ExtensionContext context) {
         classScoped = true;
+        if (broker.isClosed()) {
+            // failsafe re-runs a failed class in the same JVM: a fresh broker for the re-run
+            broker = settings.build();
+        }
         start();
     }
 
@@ -164,7 +170,7 @@ public final class EmbeddedKafka
         }
 
         public EmbeddedKafka build() {
-            return new EmbeddedKafka(broker.build());
+            return new EmbeddedKafka(broker);
         }
     }
 }
