@@ -3,6 +3,7 @@ package io.flowhouse.services;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -65,7 +66,8 @@ public final class Retry {
     /** Sleeps; an interrupt keeps the flag set and ends the caller's wait with an exception. */
     public static void sleep(Duration duration) {
         try {
-            Thread.sleep(duration.toMillis());
+            // In nanoseconds: a pause under a millisecond must not round down to no pause.
+            TimeUnit.NANOSECONDS.sleep(duration.toNanos());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting", e);
