@@ -9,7 +9,7 @@ import io.flowhouse.codec.packet.FlowHash;
 import io.flowhouse.codec.packet.PacketBatchCodec;
 import io.flowhouse.codec.packet.PacketSummary;
 import io.flowhouse.codec.packet.ParseResult;
-import io.flowhouse.testkit.SharedTestData;
+import io.flowhouse.testkit.TestDataDir;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
 import io.flowhouse.testkit.kafka.TopicReader;
 import java.nio.ByteBuffer;
@@ -43,7 +43,7 @@ class PcapFileToKafkaITCase {
     @Test
     void syntheticTraceYieldsEveryPacket() throws Exception {
         KAFKA.createTopic("packets.raw", 4);
-        Path pcap = SharedTestData.file("packets-synthetic.pcap");
+        Path pcap = TestDataDir.file("packets-synthetic.pcap");
         AgentConfig config =
                 AgentCommand.configFrom(
                         new String[] {

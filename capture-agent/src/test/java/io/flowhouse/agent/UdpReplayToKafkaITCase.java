@@ -9,7 +9,7 @@ import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.envelope.ExporterPartitionKey;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
-import io.flowhouse.testkit.SharedTestData;
+import io.flowhouse.testkit.TestDataDir;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
 import io.flowhouse.testkit.kafka.TopicReader;
 import java.io.IOException;
@@ -33,9 +33,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every capture in {@code shared/testdata} replayed over loopback UDP at a running agent, read back
- * from a real Kafka broker: exactly the datagrams sent, byte for byte, in order per exporter, and
- * none dropped by the kernel.
+ * Every capture in {@code testdata/} replayed over loopback UDP at a running agent, read back from
+ * a real Kafka broker: exactly the datagrams sent, byte for byte, in order per exporter, and none
+ * dropped by the kernel.
  */
 class UdpReplayToKafkaITCase {
 
@@ -47,7 +47,7 @@ class UdpReplayToKafkaITCase {
     @Test
     void everyCaptureArrivesByteForByteInOrderPerExporter() throws Exception {
         List<Path> captures;
-        try (Stream<Path> files = Files.list(SharedTestData.testdata())) {
+        try (Stream<Path> files = Files.list(TestDataDir.testdata())) {
             captures =
                     files.filter(p -> p.getFileName().toString().endsWith(".pcap"))
                             .filter(p -> !p.getFileName().toString().startsWith("packets-"))

@@ -2,33 +2,21 @@
 package io.flowhouse.jobs;
 
 import io.flowhouse.jobs.config.PipelineSettings;
+import io.flowhouse.kafka.TopicAdmin;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Properties;
-import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.TopicConfig;
-import org.apache.kafka.common.errors.TopicExistsException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Creates the job's topics when they are missing, with the broker's default partition count and
- * replication: {@code flows.raw}, {@code flows.rejected}, {@code packets.raw} (when the packets
- * path is on, so its source finds partitions), and {@code flows.templates} as a compacted topic
- * (one live value per template key, kept forever).
+ * The job's topics, created by the one topic creator ({@link TopicAdmin}) when they are missing,
+ * with the broker's default partition count and replication: {@code flows.raw}, {@code
+ * flows.rejected}, {@code packets.raw} (when the packets path is on, so its source finds
+ * partitions), and {@code flows.templates} as a compacted topic (one live value per template key,
+ * kept forever).
  */
 public final class KafkaTopics {
-
-    private static final Logger LOG = LoggerFactory.getLogger(KafkaTopics.class);
-    private static final long TIMEOUT_SECONDS = 60;
 
     private KafkaTopics() {}
 
@@ -45,41 +33,22 @@ public final class KafkaTopics {
      */
     public static void ensure(PipelineSettings s, List<String> plain, String compacted)
             throws InterruptedException {
-        Properties p = s.kafkaClientProperties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrapServers());
-        try (Admin admin = Admin.create(p)) {
-            Set<String> existing =
-                    admin.listTopics().names().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            List<NewTopic> missing = new ArrayList<>();
-            for (String t : plain) {
-                if (!existing.contains(t)) {
-                    missing.add(new NewTopic(t, Optional.empty(), Optional.empty()));
-                }
-            }
-            if (compacted != null && !existing.contains(compacted)) {
-                missing.add(
-                        new NewTopic(compacted, Optional.of(1), Optional.empty())
-                                .configs(
-                                        Map.of(
-                                                TopicConfig.CLEANUP_POLICY_CONFIG,
-                                                TopicConfig.CLEANUP_POLICY_COMPACT)));
-            }
-            if (missing.isEmpty()) {
-                return;
-            }
-            for (var e : admin.createTopics(missing).values().entrySet()) {
-                try {
-                    e.getValue().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-                    LOG.info("created topic {}", e.getKey());
-                } catch (ExecutionException ex) {
-                    if (!(ex.getCause() instanceof TopicExistsException)) {
-                        throw new IllegalStateException("cannot create topic " + e.getKey(), ex);
-                    }
-                }
-            }
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException(
-                    "cannot reach Kafka at " + s.bootstrapServers() + " to check topics", e);
+        List<NewTopic> topics = new ArrayList<>();
+        for (String t : plain) {
+            topics.add(TopicAdmin.topic(t, null, Map.of()));
+        }
+        if (compacted != null) {
+            topics.add(
+                    TopicAdmin.topic(
+                            compacted,
+                            1,
+                            Map.of(
+                                    TopicConfig.CLEANUP_POLICY_CONFIG,
+                                    TopicConfig.CLEANUP_POLICY_COMPACT)));
+        }
+        try (TopicAdmin admin =
+                TopicAdmin.connect(s.bootstrapServers(), s.kafkaClientProperties())) {
+            admin.createMissing(topics);
         }
     }
 }

@@ -1,21 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.launcher;
 
-import io.flowhouse.launcher.services.Http;
-import io.flowhouse.launcher.services.InProcessKafka;
-import io.flowhouse.launcher.services.ManagedProcess;
-import io.flowhouse.launcher.services.ServiceKind;
-import io.flowhouse.launcher.services.ServicesConfig;
-import io.flowhouse.launcher.services.ServicesManager;
+import io.flowhouse.jobs.FlowPipelineJob;
+import io.flowhouse.loadgen.LoadgenMain;
+import io.flowhouse.loadgen.LoadgenOptions;
+import io.flowhouse.services.FlowhouseHome;
+import io.flowhouse.services.Http;
+import io.flowhouse.services.LocalPorts;
+import io.flowhouse.services.ManagedProcess;
+import io.flowhouse.services.ServiceKind;
+import io.flowhouse.services.ServicesConfig;
+import io.flowhouse.services.ServicesManager;
+import io.flowhouse.services.kafka.InProcessKafka;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -24,11 +26,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -38,6 +39,9 @@ import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * {@code ./flowhouse demo}: the pipeline on embedded defaults for a fresh machine. A Kafka broker
@@ -46,78 +50,71 @@ import org.apache.kafka.common.TopicPartition;
  * and IPFIX from several simulated exporters for about a minute while a progress line shows
  * datagrams in Kafka and rows in ClickHouse; then example queries and their answers.
  */
-public final class DemoCommand implements Command {
+@Command(
+        name = "demo",
+        mixinStandardHelpOptions = true,
+        description = {
+            "the whole pipeline on sample traffic for a minute, then example queries",
+            "",
+            "The main job on embedded defaults, for a fresh machine:",
+            "  - ClickHouse: the local server of ./flowhouse services (started if needed,",
+            "    installed with apt when missing and root); it keeps running afterwards",
+            "  - Kafka: a KRaft broker inside this JVM (data in .flowhouse/demo/kafka)",
+            "  - the capture agent as a child JVM on a free UDP port on 127.0.0.1",
+            "  - the pipeline job (io.flowhouse.jobs.FlowPipelineJob) on a Flink MiniCluster",
+            "    inside this JVM, checkpointing every 5 s (exactly once into ClickHouse)",
+            "  - loadgen: NetFlow v5, v9 and IPFIX from --exporters simulated exporters (4)",
+            "    at --rate flows/s (1000) for --seconds (60), with a live progress line",
+            "Then it prints example queries with their answers (top talkers, traffic per",
+            "protocol, per exporter) and how to go on.",
+            ""
+        })
+public final class DemoCommand implements Callable<Integer> {
 
     private static final String RAW_TOPIC = "flows.raw";
     private static final String DATABASE = "flowhouse";
 
+    private final LaunchContext ctx;
     private final FlowhouseHome home;
-    private final Map<String, String> env;
 
-    public DemoCommand(FlowhouseHome home, Map<String, String> env) {
-        this.home = home;
-        this.env = env;
+    @Mixin ServicesOptions servicesOptions = new ServicesOptions();
+
+    @Option(
+            names = "--seconds",
+            paramLabel = "N",
+            description = "how long loadgen sends (default 60, 5..3600)")
+    int seconds = 60;
+
+    @Option(
+            names = "--rate",
+            paramLabel = "N",
+            description = "flows per second (default 1000, 1..1000000)")
+    int rate = 1000;
+
+    @Option(
+            names = "--exporters",
+            paramLabel = "N",
+            description = "simulated exporters (default 4, 1..64)")
+    int exporters = 4;
+
+    DemoCommand(LaunchContext ctx) {
+        this.ctx = ctx;
+        this.home = ctx.home();
     }
 
     @Override
-    public String name() {
-        return "demo";
-    }
-
-    @Override
-    public String summary() {
-        return "the whole pipeline on sample traffic for a minute, then example queries";
-    }
-
-    static String help() {
-        return """
-                Usage: ./flowhouse demo [--seconds N] [--rate FLOWS_PER_S] [--exporters N]
-
-                The main job on embedded defaults, for a fresh machine:
-                  - ClickHouse: the local server of ./flowhouse services (started if needed,
-                    installed with apt when missing and root); it keeps running afterwards
-                  - Kafka: a KRaft broker inside this JVM (data in .flowhouse/demo/kafka)
-                  - the capture agent as a child JVM on a free UDP port on 127.0.0.1
-                  - the pipeline job (io.flowhouse.jobs.FlowPipelineJob) on a Flink MiniCluster
-                    inside this JVM, checkpointing every 5 s (exactly once into ClickHouse)
-                  - loadgen: NetFlow v5, v9 and IPFIX from --exporters simulated exporters (4)
-                    at --rate flows/s (1000) for --seconds (60), with a live progress line
-                Then it prints example queries with their answers (top talkers, traffic per
-                protocol, per exporter) and how to go on.
-
-                Options: the flags of ./flowhouse services (ClickHouse ports, state dir) and
-                  --seconds N        how long loadgen sends (default 60)
-                  --rate N           flows per second (default 1000)
-                  --exporters N      simulated exporters (default 4)
-                """
-                + ServicesConfig.OPTIONS_HELP;
-    }
-
-    @Override
-    public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
-        Set<String> options = new HashSet<>(ServicesConfig.OPTIONS);
-        options.addAll(Set.of("seconds", "rate", "exporters"));
-        CommandLine cl = CommandLine.parse(args, Set.of(), options);
-        if (cl.helpRequested()) {
-            out.print(help());
-            return 0;
-        }
-        List<String> missing = PipelineParts.missingForDemo();
-        if (!missing.isEmpty()) {
-            err.println("flowhouse demo: not built yet; the demo needs:");
-            missing.forEach(m -> err.println("  - " + m));
-            return EXIT_NOT_BUILT;
-        }
-        int seconds = cl.intValue("seconds", 60, 5, 3600);
-        int rate = cl.intValue("rate", 1000, 1, 1_000_000);
-        int exporters = cl.intValue("exporters", 4, 1, 64);
-        ServicesConfig config =
-                ServicesConfig.resolve(home.root(), home.stateDir(), env, cl, false);
+    public Integer call() throws Exception {
+        PrintStream out = ctx.out();
+        PrintStream err = ctx.err();
+        Ranges.check("--seconds", seconds, 5, 3600);
+        Ranges.check("--rate", rate, 1, 1_000_000);
+        Ranges.check("--exporters", exporters, 1, 64);
+        ServicesConfig config = servicesOptions.config(ctx, false);
         ServicesManager services = new ServicesManager(config);
 
         out.println("== 1/5 ClickHouse (./flowhouse services, " + config.clickhouseUrl() + ")");
         if (!services.ensureClickHouseInstalled(err)) {
-            return 1;
+            return ExitCode.FAILURE;
         }
         services.start(ServiceKind.CLICKHOUSE);
         String clickhouse = config.clickhouseUrl();
@@ -132,7 +129,11 @@ public final class DemoCommand implements Command {
         Files.createDirectories(demoDir);
         out.println("== 2/5 Kafka broker in this JVM");
         InProcessKafka kafka =
-                InProcessKafka.start(demoDir.resolve("kafka"), 4, Duration.ofSeconds(60));
+                InProcessKafka.builder()
+                        .dataDir(demoDir.resolve("kafka"))
+                        .partitions(4)
+                        .build()
+                        .start();
         out.println("   " + kafka.bootstrapServers());
 
         int udpPort = freeUdpPort();
@@ -153,10 +154,10 @@ public final class DemoCommand implements Command {
                             + ")");
             ProcessHandle agentProcess =
                     agent.start(agentCommand(config, kafka, udpPort, demoDir), demoDir, Map.of());
-            if (!awaitUdpBound(agentProcess, udpPort, Duration.ofSeconds(60))) {
+            if (!LocalPorts.awaitUdpBound(agentProcess, List.of(udpPort), Duration.ofSeconds(60))) {
                 err.println("flowhouse demo: the agent did not start; end of its log:");
                 err.println(agent.logTail(30));
-                return 1;
+                return ExitCode.FAILURE;
             }
 
             out.println("== 4/5 pipeline job on a Flink MiniCluster in this JVM");
@@ -202,7 +203,7 @@ public final class DemoCommand implements Command {
                     watchProgress(
                             kafka, clickhouse, window, loadgen, jobFailure, seconds, out, err);
             if (rows < 0) {
-                return 1;
+                return ExitCode.FAILURE;
             }
             out.println();
             out.println();
@@ -225,7 +226,7 @@ public final class DemoCommand implements Command {
                       ./flowhouse services down   stops the ClickHouse this demo used
                       ./flowhouse --help    every command
                     """);
-            return rows > 0 ? 0 : 1;
+            return rows > 0 ? ExitCode.OK : ExitCode.FAILURE;
         } finally {
             agent.stop(Duration.ofSeconds(10));
             try {
@@ -347,12 +348,8 @@ public final class DemoCommand implements Command {
             "flowhouse-demo"
         };
         try {
-            Method main =
-                    Class.forName(PipelineParts.PIPELINE_JOB).getMethod("main", String[].class);
-            main.invoke(null, (Object) jobArgs);
-        } catch (InvocationTargetException e) {
-            failure.set(e.getCause());
-        } catch (ReflectiveOperationException | RuntimeException e) {
+            FlowPipelineJob.main(jobArgs);
+        } catch (Exception | LinkageError e) {
             failure.set(e);
         }
     }
@@ -382,16 +379,11 @@ public final class DemoCommand implements Command {
         };
         try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
                 PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-            Method run =
-                    Class.forName(PipelineParts.LOADGEN_MAIN)
-                            .getMethod("run", String[].class, PrintStream.class, PrintStream.class);
-            return (Integer) run.invoke(null, args, o, e);
-        } catch (InvocationTargetException e) {
-            err.writeBytes(String.valueOf(e.getCause()).getBytes(StandardCharsets.UTF_8));
-            return 1;
-        } catch (ReflectiveOperationException e) {
+            LoadgenOptions options = LoadgenOptions.parse(args, System.currentTimeMillis());
+            return LoadgenMain.run(options, o, e);
+        } catch (RuntimeException e) {
             err.writeBytes(e.toString().getBytes(StandardCharsets.UTF_8));
-            return 1;
+            return ExitCode.FAILURE;
         }
     }
 
@@ -520,20 +512,6 @@ public final class DemoCommand implements Command {
                 | java.util.concurrent.TimeoutException e) {
             return 0;
         }
-    }
-
-    private static boolean awaitUdpBound(ProcessHandle agent, int port, Duration timeout)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline && agent.isAlive()) {
-            try (DatagramSocket probe = new DatagramSocket(null)) {
-                probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-            } catch (SocketException e) {
-                return true;
-            }
-            Thread.sleep(250);
-        }
-        return false;
     }
 
     private static int freeUdpPort() throws SocketException {

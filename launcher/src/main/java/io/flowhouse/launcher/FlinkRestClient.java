@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.flowhouse.launcher.services.Http;
+import io.flowhouse.services.Http;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;

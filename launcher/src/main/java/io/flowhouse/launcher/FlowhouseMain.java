@@ -1,129 +1,161 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.launcher;
 
-import io.flowhouse.launcher.services.ServicesCommand;
+import io.flowhouse.bench.BenchCommand;
+import io.flowhouse.services.FlowhouseHome;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
+import java.io.PrintWriter;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * The Java side of {@code ./flowhouse}: dispatches sub-commands. Each one answers {@code --help};
- * {@code ./flowhouse --help} lists them.
+ * The Java side of {@code ./flowhouse}: parses the command line (picocli) and dispatches to the
+ * commands; every command answers {@code --help}, and every one ends with an {@link ExitCode}.
  */
-public final class FlowhouseMain {
+@Command(
+        name = "flowhouse",
+        mixinStandardHelpOptions = true,
+        versionProvider = FlowhouseMain.Version.class,
+        description = {
+            "Flowhouse: NetFlow v5/v9/IPFIX and packets -> capture agent -> Kafka -> Flink ->",
+            "ClickHouse, ntopng ZMQ, IPFIX re-export."
+        },
+        synopsisHeading = "Usage: ",
+        customSynopsis = "./flowhouse COMMAND [ARGS...]      ./flowhouse COMMAND --help",
+        commandListHeading = "%nCommands:%n",
+        footer = {
+            "",
+            "Start here:  ./flowhouse demo     the whole pipeline on sample traffic, then example"
+                    + " queries",
+            "             ./flowhouse test     every test against real services",
+            "",
+            "Exit codes: 0 ok, 1 failure, 2 usage, 3 a check did not hold (services status: a",
+            "service is down), 4 not built yet, 130 interrupted."
+        })
+public final class FlowhouseMain implements Callable<Integer> {
 
-    private final Map<String, Command> commands = new LinkedHashMap<>();
+    @Spec CommandSpec spec;
+
+    private final LaunchContext ctx;
 
     public FlowhouseMain(FlowhouseHome home, Map<String, String> env, InputStream stdin) {
-        add(new DemoCommand(home, env));
-        add(new ServicesCommand(home, env));
-        add(new PipelineCommand(home, env, true));
-        add(new PipelineCommand(home, env, false));
-        add(new QueryCommand(home, env, stdin));
-        add(
-                new ExternalCommand(
-                        "agent",
-                        "run the capture agent in the foreground (UDP NetFlow/IPFIX, pcap -> Kafka)",
-                        "io.flowhouse.agent.CaptureAgentMain",
-                        "capture-agent"));
-        add(
-                new ExternalCommand(
-                        "decode",
-                        "decode the NetFlow/IPFIX datagrams of a pcap file and print the flows",
-                        "io.flowhouse.agent.cli.DecodeCommand",
-                        "capture-agent"));
-        add(
-                new ExternalCommand(
-                        "loadgen",
-                        "send generated NetFlow v5/v9/IPFIX traffic at a chosen rate",
-                        "io.flowhouse.loadgen.LoadgenMain",
-                        "loadgen"));
-        add(new JobCommand(home, env));
-        add(
-                new ExternalCommand(
-                        "bench",
-                        "run the benchmarks and write bench/results",
-                        "io.flowhouse.launcher.bench.BenchCommand",
-                        "launcher"));
-        add(new TestCommand());
+        this(new LaunchContext(home, env, stdin, System.out, System.err));
     }
 
-    private void add(Command command) {
-        commands.put(command.name(), command);
+    private FlowhouseMain(LaunchContext ctx) {
+        this.ctx = ctx;
     }
 
     public static void main(String[] args) {
         FlowhouseMain main = new FlowhouseMain(FlowhouseHome.detect(), System.getenv(), System.in);
-        int code = main.run(Arrays.asList(args), System.out, System.err);
+        int code = main.run(List.of(args), System.out, System.err);
         System.out.flush();
         System.exit(code);
     }
 
     /** Runs one command line; returns the exit code. */
     public int run(List<String> args, PrintStream out, PrintStream err) {
-        if (args.isEmpty()
-                || args.get(0).equals("--help")
-                || args.get(0).equals("-h")
-                || args.get(0).equals("help")) {
-            if (args.size() > 1 && commands.containsKey(args.get(1))) {
-                return dispatch(commands.get(args.get(1)), List.of("--help"), out, err);
-            }
-            out.print(usage());
-            return args.isEmpty() ? Command.EXIT_USAGE : 0;
-        }
-        Command command = commands.get(args.get(0));
-        if (command == null) {
-            err.println("flowhouse: unknown command '" + args.get(0) + "'");
-            err.print(usage());
-            return Command.EXIT_USAGE;
-        }
-        return dispatch(command, args.subList(1, args.size()), out, err);
+        LaunchContext run = new LaunchContext(ctx.home(), ctx.env(), ctx.stdin(), out, err);
+        return commandLine(run).execute(args.toArray(String[]::new));
     }
 
-    private static int dispatch(
-            Command command, List<String> args, PrintStream out, PrintStream err) {
-        try {
-            return command.run(args, out, err);
-        } catch (CommandLine.UsageException e) {
-            err.println("flowhouse " + command.name() + ": " + e.getMessage());
-            err.println("see ./flowhouse " + command.name() + " --help");
-            return Command.EXIT_USAGE;
-        } catch (InterruptedException e) {
+    /** The command tree, writing to the context's streams. */
+    static CommandLine commandLine(LaunchContext ctx) {
+        CommandLine cl = new CommandLine(new FlowhouseMain(ctx));
+        cl.addSubcommand(new DemoCommand(ctx));
+        cl.addSubcommand(new ServicesCommand(ctx));
+        cl.addSubcommand(new PipelineCommand.Up(ctx));
+        cl.addSubcommand(new PipelineCommand.Down(ctx));
+        cl.addSubcommand(new QueryCommand(ctx));
+        cl.addSubcommand(new ModuleCommands.Agent(ctx));
+        cl.addSubcommand(new ModuleCommands.Decode(ctx));
+        cl.addSubcommand(new ModuleCommands.Loadgen(ctx));
+        JobCommand jobCommand = new JobCommand(ctx);
+        CommandLine job = new CommandLine(jobCommand);
+        jobCommand.subcommands().forEach(job::addSubcommand);
+        cl.addSubcommand(job);
+        cl.addSubcommand(new BenchCommand(ctx.out(), ctx.err()));
+        cl.addSubcommand(new TestCommand(ctx));
+        cl.addSubcommand(new CommandLine.HelpCommand());
+        // Their flags are the modules' own: everything after the command name goes to them.
+        for (String module : List.of("agent", "decode", "loadgen")) {
+            cl.getSubcommands().get(module).setStopAtUnmatched(true);
+        }
+        abbreviateSynopses(cl);
+        cl.setExpandAtFiles(false);
+        cl.setUsageHelpWidth(100);
+        cl.setOut(new PrintWriter(ctx.out(), true));
+        cl.setErr(new PrintWriter(ctx.err(), true));
+        cl.setParameterExceptionHandler(FlowhouseMain::usageError);
+        cl.setExecutionExceptionHandler((e, command, parsed) -> failure(e, command, ctx.err()));
+        return cl;
+    }
+
+    /** Synopses say [OPTIONS]: the options are listed below them, one a line. */
+    private static void abbreviateSynopses(CommandLine cl) {
+        cl.getCommandSpec().usageMessage().abbreviateSynopsis(true);
+        cl.getSubcommands().values().forEach(FlowhouseMain::abbreviateSynopses);
+    }
+
+    /** No command: the list of commands, as a usage error. */
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(ctx.err());
+        return ExitCode.USAGE;
+    }
+
+    private static int usageError(ParameterException e, String[] args) {
+        CommandLine command = e.getCommandLine();
+        PrintWriter err = command.getErr();
+        boolean root = command.getCommandSpec().parent() == null;
+        if (root
+                && e instanceof UnmatchedArgumentException u
+                && !u.getUnmatched().isEmpty()
+                && !u.getUnmatched().get(0).startsWith("-")) {
+            err.println("flowhouse: unknown command '" + u.getUnmatched().get(0) + "'");
+            command.usage(err);
+            return ExitCode.USAGE;
+        }
+        printUsageError(command, e.getMessage(), err);
+        return ExitCode.USAGE;
+    }
+
+    private static void printUsageError(CommandLine command, String message, PrintWriter err) {
+        String name = command.getCommandSpec().qualifiedName();
+        err.println(name + ": " + message);
+        err.println("see ./" + name + " --help");
+    }
+
+    private static int failure(Exception e, CommandLine command, PrintStream err) {
+        if (e instanceof UsageError) {
+            printUsageError(command, e.getMessage(), command.getErr());
+            return ExitCode.USAGE;
+        }
+        String name = command.getCommandSpec().qualifiedName();
+        if (e instanceof InterruptedException) {
             Thread.currentThread().interrupt();
-            err.println("flowhouse " + command.name() + ": interrupted");
-            return 130;
-        } catch (Exception | Error e) {
-            err.println("flowhouse " + command.name() + ": " + e);
-            e.printStackTrace(err);
-            return 1;
+            err.println(name + ": interrupted");
+            return ExitCode.INTERRUPTED;
         }
+        err.println(name + ": " + e);
+        e.printStackTrace(err);
+        return ExitCode.FAILURE;
     }
 
-    String usage() {
-        StringBuilder text = new StringBuilder();
-        text.append(
-                """
-                Flowhouse: NetFlow v5/v9/IPFIX and packets -> capture agent -> Kafka -> Flink ->
-                ClickHouse, ntopng ZMQ, IPFIX re-export.
-
-                Usage: ./flowhouse COMMAND [ARGS...]      ./flowhouse COMMAND --help
-
-                Commands:
-                """);
-        for (Command command : commands.values()) {
-            text.append(
-                    String.format(Locale.ROOT, "  %-9s %s%n", command.name(), command.summary()));
+    /** {@code --version}: the build's version from the jar manifest, when there is one. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = FlowhouseMain.class.getPackage().getImplementationVersion();
+            return new String[] {"flowhouse " + (v == null ? "(development build)" : v)};
         }
-        text.append(
-                """
-
-                Start here:  ./flowhouse demo     the whole pipeline on sample traffic, then example queries
-                             ./flowhouse test     every test against real services
-                """);
-        return text.toString();
     }
 }

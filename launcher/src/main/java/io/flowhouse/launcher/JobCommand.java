@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.launcher;
 
-import io.flowhouse.launcher.services.ServicesConfig;
+import io.flowhouse.jobs.FlowPipelineJob;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.DirectoryStream;
@@ -12,178 +12,293 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.jar.JarFile;
 import java.util.jar.Manifest;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
- * {@code ./flowhouse job submit|list|status|cancel}: Flink jobs on a session cluster over its REST
- * API, by default the local one that {@code ./flowhouse services up} started.
+ * {@code ./flowhouse job submit|list|status|cancel|reprocess}: Flink jobs on a session cluster over
+ * its REST API, by default the local one that {@code ./flowhouse services up} started.
  */
-public final class JobCommand implements Command {
+@Command(
+        name = "job",
+        mixinStandardHelpOptions = true,
+        description = "submit, list, watch or cancel Flink jobs on a session cluster (REST API)")
+public final class JobCommand implements Callable<Integer> {
 
     /** The pipeline job, used when neither --class nor the jar's manifest names one. */
-    public static final String DEFAULT_ENTRY_CLASS = "io.flowhouse.jobs.FlowPipelineJob";
+    public static final String DEFAULT_ENTRY_CLASS = FlowPipelineJob.class.getName();
 
-    private final FlowhouseHome home;
-    private final Map<String, String> env;
+    @Spec CommandSpec spec;
 
-    public JobCommand(FlowhouseHome home, Map<String, String> env) {
-        this.home = home;
-        this.env = env;
+    private final LaunchContext ctx;
+
+    JobCommand(LaunchContext ctx) {
+        this.ctx = ctx;
     }
 
+    /** The sub-commands, bound to the same context. */
+    List<Object> subcommands() {
+        return List.of(
+                new Submit(ctx),
+                new JobList(ctx),
+                new Status(ctx),
+                new Cancel(ctx),
+                new ReprocessCommand(ctx));
+    }
+
+    /** {@code ./flowhouse job} alone: its usage, as a usage error. */
     @Override
-    public String name() {
-        return "job";
+    public Integer call() {
+        spec.commandLine().usage(ctx.err());
+        return ExitCode.USAGE;
     }
 
-    @Override
-    public String summary() {
-        return "submit, list, watch or cancel Flink jobs on a session cluster (REST API)";
-    }
+    /** Where the cluster's REST API is: the flag, the environment, or the local services. */
+    static final class RestOptions {
+        @Mixin ServicesOptions services = new ServicesOptions();
 
-    static String help() {
-        return """
-                Usage:
-                  ./flowhouse job submit [--rest URL] [--jar JAR] [--class CLASS] [--parallelism N]
-                                         [--from-savepoint PATH [--allow-non-restored]]
-                                         [--no-wait] [-- JOB ARGS...]
-                  ./flowhouse job list   [--rest URL]
-                  ./flowhouse job status JOB_ID [--rest URL]
-                  ./flowhouse job cancel JOB_ID [--savepoint DIR] [--rest URL]
-                  ./flowhouse job reprocess --from T1 --to T2 [--topic flows.raw|packets.raw|all]
-                                         [--target-database DB] [--resolutions 1m,1h] [--local]
+        @Option(
+                names = "--rest",
+                paramLabel = "URL",
+                description = {
+                    "the JobManager's REST address (FLOWHOUSE_FLINK_REST, default",
+                    "http://localhost:<flink-rest-port of the last services up>)"
+                })
+        String rest;
 
-                  submit   uploads the jar (POST /jars/upload) and runs it (POST /jars/:id/run);
-                           waits until the job runs (or ends) unless --no-wait, prints the job id.
-                           --jar defaults to flink-jobs/target/flink-jobs-*-job.jar, --class to the
-                           jar's Main-Class, else io.flowhouse.jobs.FlowPipelineJob.
-                  list     jobs on the cluster: id, state, name, start time
-                  status   one job's state; for a failed job, its root exception
-                  cancel   cancels; with --savepoint DIR stops with a savepoint there first and
-                           prints its path (resume with submit --from-savepoint PATH)
-                  reprocess  the same topology in Flink BATCH mode over the Kafka records of
-                           [T1, T2); re-running replaces rather than duplicates (details:
-                           ./flowhouse job reprocess --help)
-
-                  --rest URL   the JobManager's REST address (FLOWHOUSE_FLINK_REST, default
-                               http://localhost:<flink-rest-port of the last services up>)
-                """;
-    }
-
-    @Override
-    public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
-        if (!args.isEmpty() && args.get(0).equals("reprocess")) {
-            return new ReprocessCommand(home, env).run(args.subList(1, args.size()), out, err);
-        }
-        Set<String> valueOptions = new java.util.HashSet<>(ServicesConfig.OPTIONS);
-        valueOptions.addAll(
-                Set.of(
-                        "rest",
-                        "jar",
-                        "class",
-                        "parallelism",
-                        "from-savepoint",
-                        "savepoint",
-                        "timeout"));
-        CommandLine cl =
-                CommandLine.parse(args, Set.of("no-wait", "allow-non-restored"), valueOptions);
-        if (cl.helpRequested() || cl.positional().isEmpty()) {
-            out.print(help());
-            return cl.helpRequested() ? 0 : EXIT_USAGE;
-        }
-        FlinkRestClient rest = new FlinkRestClient(restUrl(cl));
-        String action = cl.positional().get(0);
-        try {
-            switch (action) {
-                case "submit":
-                    return submit(rest, cl, out, err);
-                case "list":
-                    return list(rest, out);
-                case "status":
-                    return status(rest, jobId(cl), out);
-                case "cancel":
-                    return cancel(rest, jobId(cl), cl, out);
-                default:
-                    err.println("flowhouse job: unknown action '" + action + "'");
-                    err.print(help());
-                    return EXIT_USAGE;
+        FlinkRestClient client(LaunchContext ctx) {
+            if (rest != null) {
+                return new FlinkRestClient(rest);
             }
-        } catch (java.net.ConnectException e) {
-            err.println(
-                    "flowhouse job: no Flink REST API at "
-                            + rest.baseUrl()
-                            + " (start one with ./flowhouse services up, or pass --rest)");
-            return 1;
-        } catch (IOException e) {
-            err.println("flowhouse job " + action + ": " + e.getMessage());
-            return 1;
+            String fromEnv = ctx.env().get("FLOWHOUSE_FLINK_REST");
+            if (fromEnv != null && !fromEnv.isBlank()) {
+                return new FlinkRestClient(fromEnv);
+            }
+            return new FlinkRestClient(services.config(ctx, true).flinkRestUrl());
         }
     }
 
-    private String restUrl(CommandLine cl) {
-        Optional<String> explicit = cl.value("rest");
-        if (explicit.isPresent()) {
-            return explicit.get();
+    /** A job action against the cluster: connection errors are reported plainly. */
+    abstract static class Action implements Callable<Integer> {
+        final LaunchContext ctx;
+
+        @Mixin RestOptions restOptions = new RestOptions();
+
+        Action(LaunchContext ctx) {
+            this.ctx = ctx;
         }
-        String fromEnv = env.get("FLOWHOUSE_FLINK_REST");
-        if (fromEnv != null && !fromEnv.isBlank()) {
-            return fromEnv;
+
+        abstract String name();
+
+        abstract int run(FlinkRestClient rest) throws IOException, InterruptedException;
+
+        @Override
+        public Integer call() throws Exception {
+            FlinkRestClient rest = restOptions.client(ctx);
+            try {
+                return run(rest);
+            } catch (java.net.ConnectException e) {
+                ctx.err()
+                        .println(
+                                "flowhouse job: no Flink REST API at "
+                                        + rest.baseUrl()
+                                        + " (start one with ./flowhouse services up, or pass"
+                                        + " --rest)");
+                return ExitCode.FAILURE;
+            } catch (IOException e) {
+                ctx.err().println("flowhouse job " + name() + ": " + e.getMessage());
+                return ExitCode.FAILURE;
+            }
         }
-        return ServicesConfig.resolve(home.root(), home.stateDir(), env, cl, true).flinkRestUrl();
     }
 
-    private static String jobId(CommandLine cl) {
-        if (cl.positional().size() < 2) {
-            throw new CommandLine.UsageException("a JOB_ID is needed (see ./flowhouse job list)");
+    @Command(
+            name = "submit",
+            mixinStandardHelpOptions = true,
+            description = {
+                "uploads the jar (POST /jars/upload) and runs it (POST /jars/:id/run); waits",
+                "until the job runs (or ends) unless --no-wait, prints the job id. --jar",
+                "defaults to flink-jobs/target/flink-jobs-*-job.jar, --class to the jar's",
+                "Main-Class, else io.flowhouse.jobs.FlowPipelineJob.",
+                ""
+            })
+    static final class Submit extends Action {
+        @Option(names = "--jar", paramLabel = "JAR", description = "the job jar")
+        Path jar;
+
+        @Option(names = "--class", paramLabel = "CLASS", description = "the entry class")
+        String entryClass;
+
+        @Option(names = "--parallelism", paramLabel = "N", description = "job parallelism")
+        Integer parallelism;
+
+        @Option(
+                names = "--from-savepoint",
+                paramLabel = "PATH",
+                description = "start from this savepoint")
+        String fromSavepoint;
+
+        @Option(
+                names = "--allow-non-restored",
+                description = "with --from-savepoint: skip state no operator takes")
+        boolean allowNonRestored;
+
+        @Option(names = "--no-wait", description = "return once submitted")
+        boolean noWait;
+
+        @Option(
+                names = "--timeout",
+                paramLabel = "SECONDS",
+                description = "wait for RUNNING at most this long (default 120)")
+        int timeout = 120;
+
+        @Parameters(paramLabel = "JOB_ARGS", description = "after --: arguments for the job")
+        List<String> jobArgs = new ArrayList<>();
+
+        Submit(LaunchContext ctx) {
+            super(ctx);
         }
-        return cl.positional().get(1);
+
+        @Override
+        String name() {
+            return "submit";
+        }
+
+        @Override
+        int run(FlinkRestClient rest) throws IOException, InterruptedException {
+            Path jarPath = jar != null ? jar : defaultJar(ctx.home().root());
+            if (!Files.isRegularFile(jarPath)) {
+                ctx.err()
+                        .println(
+                                "flowhouse job submit: no job jar at "
+                                        + jarPath
+                                        + " (build it with mvn -B -ntp install -DskipTests -pl"
+                                        + " flink-jobs -am, or pass --jar)");
+                return ExitCode.NOT_BUILT;
+            }
+            Optional<String> entry = Optional.ofNullable(entryClass);
+            if (entry.isEmpty() && mainClass(jarPath).isEmpty()) {
+                entry = Optional.of(DEFAULT_ENTRY_CLASS);
+            }
+            if (parallelism != null) {
+                Ranges.check("--parallelism", parallelism, 1, 10_000);
+            }
+            Ranges.check("--timeout", timeout, 1, 3600);
+            String jarId = rest.uploadJar(jarPath);
+            String jobId =
+                    rest.runJar(
+                            jarId,
+                            new FlinkRestClient.RunRequest(
+                                    entry,
+                                    jobArgs,
+                                    Optional.ofNullable(parallelism),
+                                    Optional.ofNullable(fromSavepoint),
+                                    allowNonRestored));
+            ctx.out()
+                    .println(
+                            "submitted "
+                                    + jarPath.getFileName()
+                                    + " as job "
+                                    + jobId
+                                    + " to "
+                                    + rest.baseUrl());
+            if (noWait) {
+                return ExitCode.OK;
+            }
+            String state =
+                    rest.awaitState(jobId, Duration.ofSeconds(timeout), "RUNNING", "FINISHED");
+            ctx.out().println("job " + jobId + " is " + state);
+            if ("FAILED".equals(state)) {
+                rest.rootException(jobId).ifPresent(e -> ctx.err().println(firstLines(e, 20)));
+                return ExitCode.FAILURE;
+            }
+            return FlinkRestClient.isTerminal(state) && !"FINISHED".equals(state)
+                    ? ExitCode.FAILURE
+                    : ExitCode.OK;
+        }
     }
 
-    private int submit(FlinkRestClient rest, CommandLine cl, PrintStream out, PrintStream err)
-            throws IOException, InterruptedException {
-        Path jar = cl.value("jar").map(Path::of).orElseGet(() -> defaultJar(home.root()));
-        if (!Files.isRegularFile(jar)) {
-            err.println(
-                    "flowhouse job submit: no job jar at "
-                            + jar
-                            + " (build it with mvn -B -ntp install -DskipTests -pl flink-jobs -am,"
-                            + " or pass --jar)");
-            return EXIT_NOT_BUILT;
+    @Command(
+            name = "list",
+            mixinStandardHelpOptions = true,
+            description = "jobs on the cluster: id, state, name, start time")
+    static final class JobList extends Action {
+        JobList(LaunchContext ctx) {
+            super(ctx);
         }
-        Optional<String> entryClass = cl.value("class");
-        if (entryClass.isEmpty() && mainClass(jar).isEmpty()) {
-            entryClass = Optional.of(DEFAULT_ENTRY_CLASS);
+
+        @Override
+        String name() {
+            return "list";
         }
-        Optional<Integer> parallelism =
-                cl.value("parallelism")
-                        .map(p -> CommandLine.parseInt("--parallelism", p, 1, 10_000));
-        String jarId = rest.uploadJar(jar);
-        String jobId =
-                rest.runJar(
-                        jarId,
-                        new FlinkRestClient.RunRequest(
-                                entryClass,
-                                cl.passThrough(),
-                                parallelism,
-                                cl.value("from-savepoint"),
-                                cl.flag("allow-non-restored")));
-        out.println(
-                "submitted " + jar.getFileName() + " as job " + jobId + " to " + rest.baseUrl());
-        if (cl.flag("no-wait")) {
-            return 0;
+
+        @Override
+        int run(FlinkRestClient rest) throws IOException, InterruptedException {
+            return list(rest, ctx.out());
         }
-        Duration timeout = Duration.ofSeconds(cl.intValue("timeout", 120, 1, 3600));
-        String state = rest.awaitState(jobId, timeout, "RUNNING", "FINISHED");
-        out.println("job " + jobId + " is " + state);
-        if ("FAILED".equals(state)) {
-            rest.rootException(jobId).ifPresent(e -> err.println(firstLines(e, 20)));
-            return 1;
+    }
+
+    @Command(
+            name = "status",
+            mixinStandardHelpOptions = true,
+            description = "one job's state; for a failed job, its root exception")
+    static final class Status extends Action {
+        @Parameters(index = "0", paramLabel = "JOB_ID", description = "see ./flowhouse job list")
+        String jobId;
+
+        Status(LaunchContext ctx) {
+            super(ctx);
         }
-        return FlinkRestClient.isTerminal(state) && !"FINISHED".equals(state) ? 1 : 0;
+
+        @Override
+        String name() {
+            return "status";
+        }
+
+        @Override
+        int run(FlinkRestClient rest) throws IOException, InterruptedException {
+            return status(rest, jobId, ctx.out());
+        }
+    }
+
+    @Command(
+            name = "cancel",
+            mixinStandardHelpOptions = true,
+            description = {
+                "cancels; with --savepoint DIR stops with a savepoint there first and prints",
+                "its path (resume with submit --from-savepoint PATH)"
+            })
+    static final class Cancel extends Action {
+        @Parameters(index = "0", paramLabel = "JOB_ID", description = "see ./flowhouse job list")
+        String jobId;
+
+        @Option(
+                names = "--savepoint",
+                paramLabel = "DIR",
+                description = "stop with a savepoint in DIR")
+        String savepoint;
+
+        Cancel(LaunchContext ctx) {
+            super(ctx);
+        }
+
+        @Override
+        String name() {
+            return "cancel";
+        }
+
+        @Override
+        int run(FlinkRestClient rest) throws IOException, InterruptedException {
+            return cancel(rest, jobId, savepoint, ctx.out());
+        }
     }
 
     private static int list(FlinkRestClient rest, PrintStream out)
@@ -191,7 +306,7 @@ public final class JobCommand implements Command {
         List<FlinkRestClient.JobSummary> jobs = rest.listJobs();
         if (jobs.isEmpty()) {
             out.println("no jobs on " + rest.baseUrl());
-            return 0;
+            return ExitCode.OK;
         }
         out.printf(Locale.ROOT, "%-32s  %-10s  %-20s  %s%n", "JOB ID", "STATE", "STARTED", "NAME");
         for (FlinkRestClient.JobSummary job : jobs) {
@@ -205,7 +320,7 @@ public final class JobCommand implements Command {
                             : "-",
                     job.name());
         }
-        return 0;
+        return ExitCode.OK;
     }
 
     private static int status(FlinkRestClient rest, String jobId, PrintStream out)
@@ -215,12 +330,12 @@ public final class JobCommand implements Command {
         if ("FAILED".equals(state)) {
             rest.rootException(jobId).ifPresent(e -> out.println(firstLines(e, 20)));
         }
-        return 0;
+        return ExitCode.OK;
     }
 
-    private static int cancel(FlinkRestClient rest, String jobId, CommandLine cl, PrintStream out)
+    private static int cancel(FlinkRestClient rest, String jobId, String savepoint, PrintStream out)
             throws IOException, InterruptedException {
-        Optional<String> savepointDir = cl.value("savepoint");
+        Optional<String> savepointDir = Optional.ofNullable(savepoint);
         if (savepointDir.isPresent()) {
             String target = savepointDir.get();
             if (!target.contains("://")) {
@@ -228,7 +343,7 @@ public final class JobCommand implements Command {
             }
             String location = rest.stopWithSavepoint(jobId, target, Duration.ofMinutes(5));
             out.println("stopped " + jobId + " with savepoint " + location);
-            return 0;
+            return ExitCode.OK;
         }
         rest.cancel(jobId);
         String state = rest.awaitState(jobId, Duration.ofSeconds(60), "CANCELED");

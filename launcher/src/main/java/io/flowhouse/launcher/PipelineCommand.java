@@ -1,28 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.launcher;
 
-import io.flowhouse.launcher.services.ManagedProcess;
-import io.flowhouse.launcher.services.ServicesConfig;
-import io.flowhouse.launcher.services.ServicesManager;
+import io.flowhouse.services.FlowhouseHome;
+import io.flowhouse.services.LocalPorts;
+import io.flowhouse.services.ManagedProcess;
+import io.flowhouse.services.ServicesConfig;
+import io.flowhouse.services.ServicesManager;
 import io.flowhouse.sinks.ipfix.IpfixExporterOptions;
 import io.flowhouse.sinks.zmq.ZmqSinkOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.DatagramSocket;
-import java.net.InetSocketAddress;
-import java.net.SocketException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code ./flowhouse up} and {@code ./flowhouse down}: the whole local pipeline in the background.
@@ -31,117 +33,126 @@ import java.util.Set;
  * {@code --zmq}, {@code --ipfix-to}), then returns once flows can be received. {@code down} cancels
  * the job, stops the agent and stops the services.
  */
-public final class PipelineCommand implements Command {
+final class PipelineCommand {
 
     static final String AGENT = "agent";
     static final String PIPELINE_FILE = "pipeline.properties";
 
-    private final FlowhouseHome home;
-    private final Map<String, String> env;
-    private final boolean up;
+    private PipelineCommand() {}
 
-    public PipelineCommand(FlowhouseHome home, Map<String, String> env, boolean up) {
-        this.home = home;
-        this.env = env;
-        this.up = up;
-    }
+    /** {@code ./flowhouse up}. */
+    @Command(
+            name = "up",
+            mixinStandardHelpOptions = true,
+            description = {
+                "the whole pipeline in the background: services, agent (UDP 2055/4739), Flink job",
+                "",
+                "Starts the local pipeline in the background and returns once it is ready:",
+                "  1. ./flowhouse services up (Kafka, ClickHouse, Flink standalone cluster)",
+                "  2. the capture agent (io.flowhouse.agent.CaptureAgentMain) as a background JVM,",
+                "     receiving NetFlow on UDP --netflow-port (2055) and IPFIX on --ipfix-port",
+                "     (4739)",
+                "  3. the pipeline job (flink-jobs/target/flink-jobs-*-job.jar) submitted to the",
+                "     local cluster with --kafka.bootstrap-servers and --clickhouse.url set",
+                "Then point exporters at this host and query with ./flowhouse query.",
+                "Logs: .flowhouse/logs/ (agent.out, kafka.log, flink-*.log, clickhouse-server.log)",
+                "",
+                "The fan-out sinks (--ipfix-to, --zmq) are off by default; their other keys",
+                "(flowhouse.ipfix.*, flowhouse.zmq.*, see flink-jobs/README.md) go after --,",
+                "e.g. -- --ipfix.max-message-bytes 8192",
+                ""
+            })
+    static final class Up implements Callable<Integer> {
+        private final LaunchContext ctx;
 
-    @Override
-    public String name() {
-        return up ? "up" : "down";
-    }
+        @Mixin ServicesOptions services = new ServicesOptions();
 
-    @Override
-    public String summary() {
-        return up
-                ? "the whole pipeline in the background: services, agent (UDP 2055/4739), Flink job"
-                : "stop what 'up' started: the job, the agent and the services";
-    }
+        @Option(
+                names = "--netflow-port",
+                paramLabel = "N",
+                description = "UDP port of the agent's NetFlow listener (default 2055)")
+        int netflowPort = 2055;
 
-    String help() {
-        if (!up) {
-            return """
-                    Usage: ./flowhouse down [--keep-services]
+        @Option(
+                names = "--ipfix-port",
+                paramLabel = "N",
+                description = "UDP port of the agent's IPFIX listener (default 4739)")
+        int ipfixPort = 4739;
 
-                    Cancels the pipeline job that 'up' submitted, stops the capture agent and
-                    then the services (./flowhouse services down), each by its recorded pid or id.
-                      --keep-services   leave Kafka, ClickHouse and Flink running
-                    """;
-        }
-        return """
-                Usage: ./flowhouse up [--netflow-port N] [--ipfix-port N] [OPTIONS] [-- JOB ARGS]
+        @Option(
+                names = "--agent-arg",
+                paramLabel = "ARGS",
+                description = {
+                    "extra agent arguments, space-separated in one string, e.g.",
+                    "--agent-arg \"--metrics-port 0 --allow 10.0.0.0/8\""
+                })
+        String agentArg;
 
-                Starts the local pipeline in the background and returns once it is ready:
-                  1. ./flowhouse services up (Kafka, ClickHouse, Flink standalone cluster)
-                  2. the capture agent (io.flowhouse.agent.CaptureAgentMain) as a background JVM,
-                     receiving NetFlow on UDP --netflow-port (2055) and IPFIX on --ipfix-port (4739)
-                  3. the pipeline job (flink-jobs/target/flink-jobs-*-job.jar) submitted to the
-                     local cluster with --kafka.bootstrap-servers and --clickhouse.url set
-                Then point exporters at this host and query with ./flowhouse query.
-                Logs: .flowhouse/logs/ (agent.out, kafka.log, flink-*.log, clickhouse-server.log)
-
-                Options: the flags of ./flowhouse services (ports, state dir), and
-                  --agent-arg ARGS  extra agent arguments, space-separated in one string, e.g.
-                                    --agent-arg "--metrics-port 0 --allow 10.0.0.0/8"
-                  --ipfix-to HOST:PORT[/tcp]
-                                    also re-export every flow as IPFIX to this collector (nfcapd,
-                                    goflow2, pmacct, nProbe ...; UDP unless /tcp); repeatable;
-                                    job key flowhouse.ipfix.targets
-                  --zmq ENDPOINT    also publish every flow to ntopng over ZMQ (nDPI TLV):
-                                    tcp://*:5556 binds (ntopng -i tcp://THIS-HOST:5556),
-                                    tcp://HOST:5556c connects to ntopng -i "tcp://*:5556c";
-                                    job key flowhouse.zmq.endpoint
-                Both are off by default; their other keys (flowhouse.ipfix.*, flowhouse.zmq.*, see
-                flink-jobs/README.md) go after --, e.g. -- --ipfix.max-message-bytes 8192
-                """
-                + ServicesConfig.OPTIONS_HELP;
-    }
-
-    @Override
-    public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
-        Set<String> options = new HashSet<>(ServicesConfig.OPTIONS);
-        options.addAll(Set.of("netflow-port", "ipfix-port", "agent-arg"));
-        List<String> rest = args;
+        @Option(
+                names = "--ipfix-to",
+                paramLabel = "HOST:PORT[/tcp]",
+                description = {
+                    "also re-export every flow as IPFIX to this collector (nfcapd, goflow2,",
+                    "pmacct, nProbe ...; UDP unless /tcp); repeatable; job key",
+                    "flowhouse.ipfix.targets"
+                })
         List<String> ipfixTargets = new ArrayList<>();
-        if (up) {
-            options.add("zmq");
-            rest = takeRepeated(args, "ipfix-to", ipfixTargets);
+
+        @Option(
+                names = "--zmq",
+                paramLabel = "ENDPOINT",
+                description = {
+                    "also publish every flow to ntopng over ZMQ (nDPI TLV): tcp://*:5556 binds",
+                    "(ntopng -i tcp://THIS-HOST:5556), tcp://HOST:5556c connects to",
+                    "ntopng -i \"tcp://*:5556c\"; job key flowhouse.zmq.endpoint"
+                })
+        String zmq;
+
+        @Parameters(paramLabel = "JOB_ARGS", description = "after --: arguments for the job")
+        List<String> jobArgs = new ArrayList<>();
+
+        Up(LaunchContext ctx) {
+            this.ctx = ctx;
         }
-        CommandLine cl = CommandLine.parse(rest, Set.of("keep-services"), options);
-        if (cl.helpRequested()) {
-            out.print(help());
-            return 0;
+
+        @Override
+        public Integer call() throws Exception {
+            Ranges.check("--netflow-port", netflowPort, 1, 65_535);
+            Ranges.check("--ipfix-port", ipfixPort, 1, 65_535);
+            List<String> fanOut = fanOutJobArgs(ipfixTargets, Optional.ofNullable(zmq));
+            return up(ctx, services.config(ctx, false), this, fanOut);
         }
-        ServicesConfig config = ServicesConfig.resolve(home.root(), home.stateDir(), env, cl, !up);
-        return up
-                ? up(config, cl, fanOutJobArgs(ipfixTargets, cl.value("zmq")), out, err)
-                : down(config, cl, out, err);
     }
 
-    /**
-     * Removes every {@code --name VALUE} / {@code --name=VALUE} before {@code --} from {@code args}
-     * (CommandLine keeps one value per option) and adds the values to {@code values}.
-     */
-    static List<String> takeRepeated(List<String> args, String name, List<String> values) {
-        List<String> rest = new ArrayList<>(args.size());
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            if (a.equals("--")) {
-                rest.addAll(args.subList(i, args.size()));
-                break;
-            }
-            if (a.equals("--" + name)) {
-                if (i + 1 >= args.size()) {
-                    throw new CommandLine.UsageException("option --" + name + " needs a value");
-                }
-                values.add(args.get(++i));
-            } else if (a.startsWith("--" + name + "=")) {
-                values.add(a.substring(name.length() + 3));
-            } else {
-                rest.add(a);
-            }
+    /** {@code ./flowhouse down}. */
+    @Command(
+            name = "down",
+            mixinStandardHelpOptions = true,
+            description = {
+                "stop what 'up' started: the job, the agent and the services",
+                "",
+                "Cancels the pipeline job that 'up' submitted, stops the capture agent and",
+                "then the services (./flowhouse services down), each by its recorded pid or id.",
+                ""
+            })
+    static final class Down implements Callable<Integer> {
+        private final LaunchContext ctx;
+
+        @Mixin ServicesOptions services = new ServicesOptions();
+
+        @Option(
+                names = "--keep-services",
+                description = "leave Kafka, ClickHouse and Flink running")
+        boolean keepServices;
+
+        Down(LaunchContext ctx) {
+            this.ctx = ctx;
         }
-        return rest;
+
+        @Override
+        public Integer call() {
+            return down(services.config(ctx, true), keepServices, ctx.out(), ctx.err());
+        }
     }
 
     /**
@@ -156,7 +167,7 @@ public final class PipelineCommand implements Command {
                 try {
                     IpfixExporterOptions.Target.parse(t);
                 } catch (IllegalArgumentException e) {
-                    throw new CommandLine.UsageException("--ipfix-to " + t + ": " + e.getMessage());
+                    throw new UsageError("--ipfix-to " + t + ": " + e.getMessage());
                 }
             }
             jobArgs.addAll(
@@ -166,20 +177,18 @@ public final class PipelineCommand implements Command {
         }
         if (zmq.isPresent()) {
             if (zmq.get().isBlank()) {
-                throw new CommandLine.UsageException("--zmq needs an endpoint, e.g. tcp://*:5556");
+                throw new UsageError("--zmq needs an endpoint, e.g. tcp://*:5556");
             }
             jobArgs.addAll(List.of("--" + ZmqSinkOptions.ENDPOINT_KEY, zmq.get()));
         }
         return jobArgs;
     }
 
-    private int up(
-            ServicesConfig config,
-            CommandLine cl,
-            List<String> fanOut,
-            PrintStream out,
-            PrintStream err)
+    private static int up(LaunchContext ctx, ServicesConfig config, Up options, List<String> fanOut)
             throws Exception {
+        FlowhouseHome home = ctx.home();
+        PrintStream out = ctx.out();
+        PrintStream err = ctx.err();
         List<String> missing = PipelineParts.missingForUp(home.root());
         if (!missing.isEmpty()) {
             err.println("flowhouse up: the pipeline is not built yet; missing:");
@@ -187,10 +196,10 @@ public final class PipelineCommand implements Command {
             err.println(
                     "build with: mvn -B -ntp install -DskipTests  (./flowhouse services up starts"
                             + " the services alone)");
-            return EXIT_NOT_BUILT;
+            return ExitCode.NOT_BUILT;
         }
-        int netflowPort = cl.intValue("netflow-port", 2055, 1, 65_535);
-        int ipfixPort = cl.intValue("ipfix-port", 4739, 1, 65_535);
+        int netflowPort = options.netflowPort;
+        int ipfixPort = options.ipfixPort;
         ServicesManager services = new ServicesManager(config);
         out.println("starting services (Kafka, ClickHouse, Flink) ...");
         services.startAll();
@@ -220,13 +229,16 @@ public final class PipelineCommand implements Command {
             command.add("[::]:" + ipfixPort);
             command.add("--spool-dir");
             command.add(config.stateDir().resolve("agent-spool").toString());
-            cl.value("agent-arg").ifPresent(a -> command.addAll(List.of(a.split("\\s+"))));
+            if (options.agentArg != null) {
+                command.addAll(List.of(options.agentArg.split("\\s+")));
+            }
             ProcessHandle handle =
                     agent.start(
                             command,
                             config.stateDir(),
                             Map.of("FLOWHOUSE_KAFKA_BOOTSTRAP", config.kafkaBootstrap()));
-            if (!awaitUdpBound(handle, List.of(netflowPort, ipfixPort), Duration.ofSeconds(60))) {
+            if (!LocalPorts.awaitUdpBound(
+                    handle, List.of(netflowPort, ipfixPort), Duration.ofSeconds(60))) {
                 err.println(
                         "flowhouse up: the agent did not bind UDP "
                                 + netflowPort
@@ -234,7 +246,7 @@ public final class PipelineCommand implements Command {
                                 + ipfixPort);
                 err.println(agent.logTail(30));
                 agent.stop(config.stopTimeout());
-                return 1;
+                return ExitCode.FAILURE;
             }
             out.println(
                     "agent listens on UDP "
@@ -254,7 +266,7 @@ public final class PipelineCommand implements Command {
             jobArgs.addAll(List.of("--kafka.bootstrap-servers", config.kafkaBootstrap()));
             jobArgs.addAll(List.of("--clickhouse.url", config.clickhouseUrl()));
             jobArgs.addAll(fanOut);
-            jobArgs.addAll(cl.passThrough());
+            jobArgs.addAll(options.jobArgs);
             String jarId = rest.uploadJar(JobCommand.defaultJar(home.root()));
             String id =
                     rest.runJar(
@@ -269,7 +281,7 @@ public final class PipelineCommand implements Command {
             if (!"RUNNING".equals(state)) {
                 err.println("flowhouse up: the pipeline job " + id + " is " + state);
                 rest.rootException(id).ifPresent(err::println);
-                return 1;
+                return ExitCode.FAILURE;
             }
             recordJob(config, id);
             out.println("pipeline job " + id + " runs on " + config.flinkRestUrl());
@@ -282,10 +294,11 @@ public final class PipelineCommand implements Command {
         }
         out.println("query: ./flowhouse query \"SELECT count() FROM flows\"");
         out.println("stop:  ./flowhouse down");
-        return 0;
+        return ExitCode.OK;
     }
 
-    private int down(ServicesConfig config, CommandLine cl, PrintStream out, PrintStream err) {
+    private static int down(
+            ServicesConfig config, boolean keepServices, PrintStream out, PrintStream err) {
         int code = 0;
         Optional<String> jobId = recordedJob(config);
         if (jobId.isPresent()) {
@@ -297,7 +310,7 @@ public final class PipelineCommand implements Command {
                 out.println("pipeline job " + jobId.get() + " not cancelled: " + e.getMessage());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return 130;
+                return ExitCode.INTERRUPTED;
             }
             try {
                 Files.deleteIfExists(config.stateDir().resolve(PIPELINE_FILE));
@@ -309,7 +322,7 @@ public final class PipelineCommand implements Command {
         if (agentProcess(config).stop(config.stopTimeout())) {
             out.println("stopped the agent");
         }
-        if (!cl.flag("keep-services")) {
+        if (!keepServices) {
             for (var kind : new ServicesManager(config).stopAll()) {
                 out.println("stopped " + kind.serviceName());
             }
@@ -323,27 +336,6 @@ public final class PipelineCommand implements Command {
                 config.pidDir(),
                 config.logDir(),
                 "-Dflowhouse.service=" + AGENT + "@" + config.stateDir());
-    }
-
-    private static boolean awaitUdpBound(ProcessHandle agent, List<Integer> ports, Duration timeout)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline && agent.isAlive()) {
-            if (ports.stream().noneMatch(PipelineCommand::udpFree)) {
-                return true;
-            }
-            Thread.sleep(250);
-        }
-        return false;
-    }
-
-    private static boolean udpFree(int port) {
-        try (DatagramSocket socket = new DatagramSocket(null)) {
-            socket.bind(new InetSocketAddress("0.0.0.0", port));
-            return true;
-        } catch (SocketException e) {
-            return false;
-        }
     }
 
     private static String safeState(FlinkRestClient rest, String jobId) {

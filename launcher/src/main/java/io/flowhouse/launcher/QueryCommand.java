@@ -1,105 +1,106 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.launcher;
 
-import io.flowhouse.launcher.services.Http;
-import io.flowhouse.launcher.services.ServicesConfig;
+import io.flowhouse.services.Http;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashSet;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code ./flowhouse query "SQL"}: runs SQL on the ClickHouse that {@code ./flowhouse services}
  * runs, over its HTTP interface, and prints the answer.
  */
-public final class QueryCommand implements Command {
+@Command(
+        name = "query",
+        mixinStandardHelpOptions = true,
+        description = {
+            "run SQL on the local ClickHouse and print the result",
+            "",
+            "Runs SQL on the ClickHouse of ./flowhouse services (HTTP, the port of the last",
+            "'services up', default http://127.0.0.1:8123) and prints the result. '-' reads",
+            "the SQL from stdin.",
+            ""
+        },
+        footer = {"", "Example:", "  ./flowhouse query \"SELECT count() FROM flowhouse.flows\""})
+public final class QueryCommand implements Callable<Integer> {
 
     private static final Pattern HAS_FORMAT =
             Pattern.compile("(?is).*\\bFORMAT\\s+\\w+\\s*;?\\s*$");
     private static final Pattern RETURNS_ROWS =
             Pattern.compile("(?is)^\\s*(SELECT|WITH|SHOW|DESC|DESCRIBE|EXISTS)\\b.*");
 
-    private final FlowhouseHome home;
-    private final Map<String, String> env;
-    private final InputStream stdin;
+    private final LaunchContext ctx;
 
-    public QueryCommand(FlowhouseHome home, Map<String, String> env, InputStream stdin) {
-        this.home = home;
-        this.env = env;
-        this.stdin = stdin;
+    @Mixin ServicesOptions services = new ServicesOptions();
+
+    @Option(
+            names = "--format",
+            paramLabel = "FORMAT",
+            description = {
+                "output format appended to row-returning queries without a FORMAT clause:",
+                "PrettyCompact on a terminal, else TabSeparated; e.g. TSVWithNames,",
+                "CSVWithNames, JSONEachRow, Vertical"
+            })
+    String format;
+
+    @Option(
+            names = "--database",
+            paramLabel = "DB",
+            description = "default database (default: flowhouse if it exists, else default)")
+    String database;
+
+    @Option(
+            names = "--url",
+            paramLabel = "URL",
+            description = "another ClickHouse HTTP endpoint (FLOWHOUSE_CLICKHOUSE_URL)")
+    String url;
+
+    @Parameters(arity = "1..*", paramLabel = "SQL", description = "the statement, or - for stdin")
+    List<String> sqlWords = new ArrayList<>();
+
+    QueryCommand(LaunchContext ctx) {
+        this.ctx = ctx;
     }
 
     @Override
-    public String name() {
-        return "query";
-    }
-
-    @Override
-    public String summary() {
-        return "run SQL on the local ClickHouse and print the result";
-    }
-
-    static String help() {
-        return """
-                Usage: ./flowhouse query [--format FORMAT] [--database DB] [--url URL] "SQL" | -
-
-                Runs SQL on the ClickHouse of ./flowhouse services (HTTP, the port of the last
-                'services up', default http://127.0.0.1:8123) and prints the result. '-' reads
-                the SQL from stdin.
-
-                  --format FORMAT   output format appended to row-returning queries without a
-                                    FORMAT clause: PrettyCompact on a terminal, else TabSeparated;
-                                    e.g. TSVWithNames, CSVWithNames, JSONEachRow, Vertical
-                  --database DB     default database (default: flowhouse if it exists, else default)
-                  --url URL         another ClickHouse HTTP endpoint (FLOWHOUSE_CLICKHOUSE_URL)
-
-                Example:
-                  ./flowhouse query "SELECT count() FROM flowhouse.flows"
-                """;
-    }
-
-    @Override
-    public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
-        Set<String> options = new HashSet<>(ServicesConfig.OPTIONS);
-        options.addAll(Set.of("format", "database", "url"));
-        CommandLine cl = CommandLine.parse(args, Set.of(), options);
-        if (cl.helpRequested() || cl.positional().isEmpty()) {
-            out.print(help());
-            return cl.helpRequested() ? 0 : EXIT_USAGE;
-        }
-        String sql = String.join(" ", cl.positional());
+    public Integer call() throws Exception {
+        PrintStream out = ctx.out();
+        PrintStream err = ctx.err();
+        Map<String, String> env = ctx.env();
+        String sql = String.join(" ", sqlWords);
         if (sql.equals("-")) {
-            sql = new String(stdin.readAllBytes(), StandardCharsets.UTF_8);
+            sql = new String(ctx.stdin().readAllBytes(), StandardCharsets.UTF_8);
         }
         sql = sql.strip();
         String format =
-                cl.value("format")
-                        .orElse(System.console() != null ? "PrettyCompact" : "TabSeparated");
+                this.format != null
+                        ? this.format
+                        : System.console() != null ? "PrettyCompact" : "TabSeparated";
         if (RETURNS_ROWS.matcher(sql).matches() && !HAS_FORMAT.matcher(sql).matches()) {
             while (sql.endsWith(";")) {
                 sql = sql.substring(0, sql.length() - 1).strip();
             }
             sql = sql + " FORMAT " + format;
         }
-        String url =
-                cl.value("url")
-                        .or(
-                                () ->
-                                        java.util.Optional.ofNullable(
-                                                env.get("FLOWHOUSE_CLICKHOUSE_URL")))
-                        .orElseGet(
-                                () ->
-                                        ServicesConfig.resolve(
-                                                        home.root(), home.stateDir(), env, cl, true)
-                                                .clickhouseUrl());
-        String database = cl.value("database").orElse(null);
+        String url = this.url;
+        if (url == null) {
+            url = env.get("FLOWHOUSE_CLICKHOUSE_URL");
+        }
+        if (url == null) {
+            url = services.config(ctx, true).clickhouseUrl();
+        }
+        String database = this.database;
         try {
             if (database == null) {
                 Http.Response exists =
@@ -121,19 +122,19 @@ public final class QueryCommand implements Command {
                             Duration.ofMinutes(10));
             if (!response.ok()) {
                 err.print("clickhouse (HTTP " + response.status() + "): " + response.body());
-                return 1;
+                return ExitCode.FAILURE;
             }
             out.print(response.body());
-            return 0;
+            return ExitCode.OK;
         } catch (java.net.ConnectException e) {
             err.println(
                     "flowhouse query: no ClickHouse at "
                             + url
                             + " (start it with ./flowhouse services up)");
-            return 1;
+            return ExitCode.FAILURE;
         } catch (IOException e) {
             err.println("flowhouse query: " + e.getMessage().toLowerCase(Locale.ROOT));
-            return 1;
+            return ExitCode.FAILURE;
         }
     }
 }

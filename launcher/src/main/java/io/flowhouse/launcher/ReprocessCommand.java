@@ -2,18 +2,20 @@
 package io.flowhouse.launcher;
 
 import io.flowhouse.jobs.reprocess.ReprocessJob;
-import io.flowhouse.launcher.services.ServicesConfig;
+import io.flowhouse.services.ServicesConfig;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code ./flowhouse job reprocess}: re-runs the pipeline's topology in Flink BATCH mode over a
@@ -21,89 +23,119 @@ import java.util.Set;
  * {@code ./flowhouse services up} started (the job jar is submitted with the arguments) or, with
  * {@code --local}, on an in-process MiniCluster.
  */
-public final class ReprocessCommand {
+@Command(
+        name = "reprocess",
+        mixinStandardHelpOptions = true,
+        customSynopsis = {
+            "./flowhouse job reprocess --from T1 --to T2 [--topic flows.raw|packets.raw|all]",
+            "                                 [--target-database DB] [--resolutions 1m,1h]",
+            "                                 [--local] [--rest URL] [--jar JAR]"
+                    + " [--timeout SECONDS]",
+            "                                 [-- JOB OPTIONS...]"
+        },
+        description = {
+            "re-run decode, ageing and rollups in BATCH mode over a time range of the archive",
+            "",
+            "Runs decode, packet flow ageing and rollups in Flink BATCH mode over the Kafka",
+            "records with timestamps in [T1, T2) and writes ClickHouse. Rows replace what a",
+            "previous run (or the streaming job) wrote for the same flows and buckets: run it",
+            "again and nothing changes. --target-database writes a separate database;",
+            "--resolutions builds rollups at other window sizes (tables flows_<size>).",
+            "",
+            "T is an ISO-8601 instant (2024-01-15T12:00:00Z), epoch ms, earliest or latest.",
+            ""
+        })
+public final class ReprocessCommand implements Callable<Integer> {
 
     /** The batch job's entry class in the job jar. */
-    public static final String ENTRY_CLASS = "io.flowhouse.jobs.reprocess.ReprocessJob";
+    public static final String ENTRY_CLASS = ReprocessJob.class.getName();
 
-    private static final Set<String> JOB_OPTIONS =
-            Set.of("from", "to", "topic", "target-database", "resolutions");
+    private final LaunchContext ctx;
 
-    private final FlowhouseHome home;
-    private final Map<String, String> env;
+    @Mixin JobCommand.RestOptions restOptions = new JobCommand.RestOptions();
 
-    public ReprocessCommand(FlowhouseHome home, Map<String, String> env) {
-        this.home = home;
-        this.env = env;
+    @Option(names = "--from", paramLabel = "T1", description = "start of the range (inclusive)")
+    String from;
+
+    @Option(names = "--to", paramLabel = "T2", description = "end of the range (exclusive)")
+    String to;
+
+    @Option(
+            names = "--topic",
+            paramLabel = "TOPIC",
+            description = "which archive: flows.raw, packets.raw or all (default all)")
+    String topic;
+
+    @Option(
+            names = "--target-database",
+            paramLabel = "DB",
+            description = "write this database instead")
+    String targetDatabase;
+
+    @Option(
+            names = "--resolutions",
+            paramLabel = "LIST",
+            description = "rollup window sizes, e.g. 1m,1h")
+    String resolutions;
+
+    @Option(names = "--local", description = "run on an in-process MiniCluster")
+    boolean local;
+
+    @Option(names = "--jar", paramLabel = "JAR", description = "the job jar")
+    Path jar;
+
+    @Option(
+            names = "--timeout",
+            paramLabel = "SECONDS",
+            description = "wait for the cluster job to finish (default 3600)")
+    int timeout = 3600;
+
+    @Parameters(paramLabel = "JOB_OPTIONS", description = "after --: more job options")
+    List<String> jobOptions = new ArrayList<>();
+
+    ReprocessCommand(LaunchContext ctx) {
+        this.ctx = ctx;
     }
 
-    static String help() {
-        return """
-                Usage:
-                  ./flowhouse job reprocess --from T1 --to T2 [--topic flows.raw|packets.raw|all]
-                                            [--target-database DB] [--resolutions 1m,1h]
-                                            [--local] [--rest URL] [--jar JAR] [--timeout SECONDS]
-                                            [-- JOB OPTIONS...]
-
-                  Runs decode, packet flow ageing and rollups in Flink BATCH mode over the Kafka
-                  records with timestamps in [T1, T2) and writes ClickHouse. Rows replace what a
-                  previous run (or the streaming job) wrote for the same flows and buckets: run it
-                  again and nothing changes. --target-database writes a separate database;
-                  --resolutions builds rollups at other window sizes (tables flows_<size>).
-
-                  T            ISO-8601 instant (2024-01-15T12:00:00Z), epoch ms, earliest or latest
-                  --topic      which archive (default all: flows.raw and packets.raw)
-                  --local      run on an in-process MiniCluster instead of the cluster
-                  --rest URL   the JobManager's REST address (default: the local services)
-                  --timeout    seconds to wait for the cluster job to finish (default 3600)
-                """;
-    }
-
-    public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
-        Set<String> valueOptions = new HashSet<>(ServicesConfig.OPTIONS);
-        valueOptions.addAll(JOB_OPTIONS);
-        valueOptions.addAll(Set.of("rest", "jar", "timeout"));
-        CommandLine cl = CommandLine.parse(args, Set.of("local"), valueOptions);
-        if (cl.helpRequested()) {
-            out.print(help());
-            return 0;
+    @Override
+    public Integer call() throws Exception {
+        PrintStream out = ctx.out();
+        PrintStream err = ctx.err();
+        if (from == null || to == null) {
+            throw new UsageError("--from and --to are required");
         }
-        if (cl.value("from").isEmpty() || cl.value("to").isEmpty()) {
-            err.println("flowhouse job reprocess: --from and --to are required");
-            err.print(help());
-            return Command.EXIT_USAGE;
-        }
-        ServicesConfig config = ServicesConfig.resolve(home.root(), home.stateDir(), env, cl, true);
+        Ranges.check("--timeout", timeout, 1, 86_400);
+        ServicesConfig config = restOptions.services.config(ctx, true);
         List<String> jobArgs = new ArrayList<>();
-        for (String o : List.of("from", "to", "topic", "target-database", "resolutions")) {
-            Optional<String> v = cl.value(o);
-            if (v.isPresent()) {
-                jobArgs.add("--" + o);
-                jobArgs.add(v.get());
-            }
-        }
+        add(jobArgs, "from", from);
+        add(jobArgs, "to", to);
+        add(jobArgs, "topic", topic);
+        add(jobArgs, "target-database", targetDatabase);
+        add(jobArgs, "resolutions", resolutions);
         jobArgs.addAll(List.of("--kafka.bootstrap-servers", config.kafkaBootstrap()));
         jobArgs.addAll(List.of("--clickhouse.url", config.clickhouseUrl()));
-        jobArgs.addAll(cl.passThrough());
-        if (cl.flag("local")) {
+        jobArgs.addAll(jobOptions);
+        if (local) {
             out.println("reprocessing on an in-process MiniCluster: " + String.join(" ", jobArgs));
             ReprocessJob.main(jobArgs.toArray(String[]::new));
             out.println("reprocessing finished");
-            return 0;
+            return ExitCode.OK;
         }
-        Path jar =
-                cl.value("jar").map(Path::of).orElseGet(() -> JobCommand.defaultJar(home.root()));
-        if (!Files.isRegularFile(jar)) {
+        Path jarPath = jar != null ? jar : JobCommand.defaultJar(ctx.home().root());
+        if (!Files.isRegularFile(jarPath)) {
             err.println(
                     "flowhouse job reprocess: no job jar at "
-                            + jar
+                            + jarPath
                             + " (build it with mvn -B -ntp install -DskipTests -pl flink-jobs -am,"
                             + " pass --jar, or use --local)");
-            return Command.EXIT_NOT_BUILT;
+            return ExitCode.NOT_BUILT;
         }
-        FlinkRestClient rest = new FlinkRestClient(cl.value("rest").orElse(config.flinkRestUrl()));
+        FlinkRestClient rest =
+                restOptions.rest != null
+                        ? new FlinkRestClient(restOptions.rest)
+                        : new FlinkRestClient(config.flinkRestUrl());
         try {
-            String jarId = rest.uploadJar(jar);
+            String jarId = rest.uploadJar(jarPath);
             String id =
                     rest.runJar(
                             jarId,
@@ -114,23 +146,29 @@ public final class ReprocessCommand {
                                     Optional.empty(),
                                     false));
             out.println("reprocessing job " + id + " submitted to " + rest.baseUrl());
-            Duration timeout = Duration.ofSeconds(cl.intValue("timeout", 3600, 1, 86_400));
-            String state = rest.awaitState(id, timeout, "FINISHED");
+            String state = rest.awaitState(id, Duration.ofSeconds(timeout), "FINISHED");
             out.println("job " + id + " is " + state);
             if (!"FINISHED".equals(state)) {
                 rest.rootException(id).ifPresent(err::println);
-                return 1;
+                return ExitCode.FAILURE;
             }
-            return 0;
+            return ExitCode.OK;
         } catch (java.net.ConnectException e) {
             err.println(
                     "flowhouse job reprocess: no Flink REST API at "
                             + rest.baseUrl()
                             + " (./flowhouse services up, --rest URL, or --local)");
-            return 1;
+            return ExitCode.FAILURE;
         } catch (IOException e) {
             err.println("flowhouse job reprocess: " + e.getMessage());
-            return 1;
+            return ExitCode.FAILURE;
+        }
+    }
+
+    private static void add(List<String> args, String key, String value) {
+        if (value != null) {
+            args.add("--" + key);
+            args.add(value);
         }
     }
 }

@@ -3,6 +3,7 @@ package io.flowhouse.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowhouse.services.FlowhouseHome;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -68,7 +69,7 @@ class FlowhouseMainTest {
     void unknownCommandIsAUsageError() {
         Run run = run("frobnicate");
 
-        assertThat(run.code).isEqualTo(Command.EXIT_USAGE);
+        assertThat(run.code).isEqualTo(ExitCode.USAGE);
         assertThat(run.err).contains("unknown command 'frobnicate'");
     }
 
@@ -76,7 +77,7 @@ class FlowhouseMainTest {
     void badOptionIsAUsageErrorNamingTheCommand() {
         Run run = run("services", "status", "--kafka-port", "99999");
 
-        assertThat(run.code).isEqualTo(Command.EXIT_USAGE);
+        assertThat(run.code).isEqualTo(ExitCode.USAGE);
         assertThat(run.err).contains("flowhouse services: kafka-port: 99999 (expected: 1..65535)");
     }
 

@@ -3,10 +3,13 @@ package io.flowhouse.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowhouse.services.FlowhouseHome;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -18,10 +21,15 @@ class ReprocessCommandTest {
 
     private int run(List<String> args, ByteArrayOutputStream out, ByteArrayOutputStream err)
             throws Exception {
-        JobCommand job =
-                new JobCommand(new FlowhouseHome(dir, dir.resolve(".flowhouse")), Map.of());
-        return job.run(
-                args,
+        FlowhouseMain main =
+                new FlowhouseMain(
+                        new FlowhouseHome(dir, dir.resolve(".flowhouse")),
+                        Map.of(),
+                        new ByteArrayInputStream(new byte[0]));
+        List<String> line = new ArrayList<>(List.of("job"));
+        line.addAll(args);
+        return main.run(
+                line,
                 new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
     }
@@ -41,7 +49,7 @@ class ReprocessCommandTest {
         var out = new ByteArrayOutputStream();
         var err = new ByteArrayOutputStream();
         assertThat(run(List.of("reprocess", "--from", "earliest"), out, err))
-                .isEqualTo(Command.EXIT_USAGE);
+                .isEqualTo(ExitCode.USAGE);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--from and --to are required");
     }
 
@@ -61,7 +69,7 @@ class ReprocessCommandTest {
                                 dir.resolve("missing.jar").toString()),
                         out,
                         err);
-        assertThat(code).isEqualTo(Command.EXIT_NOT_BUILT);
+        assertThat(code).isEqualTo(ExitCode.NOT_BUILT);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("no job jar").contains("--local");
     }
 }

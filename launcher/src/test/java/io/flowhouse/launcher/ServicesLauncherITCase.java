@@ -3,10 +3,11 @@ package io.flowhouse.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flowhouse.launcher.services.ServiceKind;
-import io.flowhouse.launcher.services.ServiceStatus;
-import io.flowhouse.launcher.services.ServicesConfig;
-import io.flowhouse.launcher.services.ServicesManager;
+import io.flowhouse.services.FlowhouseHome;
+import io.flowhouse.services.ServiceKind;
+import io.flowhouse.services.ServiceStatus;
+import io.flowhouse.services.ServicesConfig;
+import io.flowhouse.services.ServicesManager;
 import io.flowhouse.testkit.ServiceRequirement;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -229,12 +230,7 @@ class ServicesLauncherITCase {
     }
 
     private static ServicesConfig config() {
-        return ServicesConfig.resolve(
-                root,
-                stateDir,
-                env,
-                CommandLine.parse(List.of(), java.util.Set.of(), ServicesConfig.OPTIONS),
-                true);
+        return ServicesConfig.resolve(root, stateDir, env, java.util.Map.of(), true);
     }
 
     private record Result(int code, String out, String err) {}

@@ -12,8 +12,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Every shared capture decodes to the ground truth of shared/testdata/README.md (nfcapd 1.7.1's
- * decode, which matches the packet trace): flow records, packets and bytes.
+ * Every test capture decodes to the ground truth of testdata/README.md (nfcapd 1.7.1's decode,
+ * which matches the packet trace): flow records, packets and bytes.
  */
 class GroundTruthTest {
 
@@ -30,14 +30,14 @@ class GroundTruthTest {
     })
     void capturesDecodeToGroundTruth(
             String file, int datagrams, int records, long packets, long bytes) throws Exception {
-        List<SharedTestData.Datagram> ds = SharedTestData.datagrams(file);
+        List<CaptureDatagrams.Datagram> ds = CaptureDatagrams.datagrams(file);
         NetflowDecoder decoder = new NetflowDecoder();
         InMemoryTemplateCache cache = new InMemoryTemplateCache();
         long n = 0;
         long pk = 0;
         long by = 0;
         Map<DecodeProblem.Kind, Integer> problems = new EnumMap<>(DecodeProblem.Kind.class);
-        for (SharedTestData.Datagram d : ds) {
+        for (CaptureDatagrams.Datagram d : ds) {
             DecodeResult r = decoder.decode(d.buffer(), d.context(), cache);
             for (FlowRecord f : r.records()) {
                 n++;

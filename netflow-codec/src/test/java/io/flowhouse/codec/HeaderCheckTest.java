@@ -22,7 +22,7 @@ class HeaderCheckTest {
                 new String[] {
                     "netflow-v5-softflowd.pcap", "netflow-v9-softflowd.pcap", "ipfix-pmacct.pcap"
                 }) {
-            for (SharedTestData.Datagram d : SharedTestData.datagrams(f)) {
+            for (CaptureDatagrams.Datagram d : CaptureDatagrams.datagrams(f)) {
                 assertThat(check(d.buffer()).ok()).isTrue();
             }
         }
@@ -56,13 +56,14 @@ class HeaderCheckTest {
     @Test
     void sflowV5PassesAndIsToldFromNetflowV5() throws Exception {
         for (String f : new String[] {"sflow-ovs-rate10.pcap", "sflow-pmacct-rate1.pcap.gz"}) {
-            for (SharedTestData.Datagram d : SharedTestData.datagrams(f)) {
+            for (CaptureDatagrams.Datagram d : CaptureDatagrams.datagrams(f)) {
                 HeaderCheck.Verdict v = check(d.buffer());
                 assertThat(v.ok()).as(v.text()).isTrue();
                 assertThat(v.version()).isEqualTo(FlowRecord.VERSION_SFLOW5);
             }
         }
-        for (SharedTestData.Datagram d : SharedTestData.datagrams("netflow-v5-softflowd.pcap")) {
+        for (CaptureDatagrams.Datagram d :
+                CaptureDatagrams.datagrams("netflow-v5-softflowd.pcap")) {
             assertThat(check(d.buffer()).version()).isEqualTo(5);
         }
         // 32-bit 5, IPv4 agent, 0 samples: a complete header.
@@ -95,11 +96,13 @@ class HeaderCheckTest {
     void theFacadeDispatchesOnTheFirstWord() throws Exception {
         NetflowDecoder decoder = new NetflowDecoder();
         InMemoryTemplateCache cache = new InMemoryTemplateCache();
-        SharedTestData.Datagram sflow = SharedTestData.datagrams("sflow-ovs-rate10.pcap").get(0);
+        CaptureDatagrams.Datagram sflow =
+                CaptureDatagrams.datagrams("sflow-ovs-rate10.pcap").get(0);
         DecodeResult r = decoder.decode(sflow.buffer(), sflow.context(), cache);
         assertThat(r.version()).isEqualTo(FlowRecord.VERSION_SFLOW5);
         assertThat(r.sflow()).isNotNull();
-        SharedTestData.Datagram v5 = SharedTestData.datagrams("netflow-v5-softflowd.pcap").get(0);
+        CaptureDatagrams.Datagram v5 =
+                CaptureDatagrams.datagrams("netflow-v5-softflowd.pcap").get(0);
         DecodeResult n = decoder.decode(v5.buffer(), v5.context(), cache);
         assertThat(n.version()).isEqualTo(5);
         assertThat(n.sflow()).isNull();

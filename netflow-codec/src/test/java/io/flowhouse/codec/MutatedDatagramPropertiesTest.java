@@ -15,16 +15,16 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 
 /**
- * Mutated real datagrams (every capture in shared/testdata) decode or throw a {@link
- * DecodeException}; nothing else escapes, and what they report is bounded. The long run (10 million
- * inputs, with the allocation bound) is {@code FuzzMain}.
+ * Mutated real datagrams (every capture in testdata/) decode or throw a {@link DecodeException};
+ * nothing else escapes, and what they report is bounded. The long run (10 million inputs, with the
+ * allocation bound) is {@code FuzzMain}.
  */
 class MutatedDatagramPropertiesTest {
 
-    static final List<SharedTestData.Datagram> SEEDS = load();
+    static final List<CaptureDatagrams.Datagram> SEEDS = load();
 
-    private static List<SharedTestData.Datagram> load() {
-        List<SharedTestData.Datagram> all = new ArrayList<>();
+    private static List<CaptureDatagrams.Datagram> load() {
+        List<CaptureDatagrams.Datagram> all = new ArrayList<>();
         for (String f :
                 new String[] {
                     "netflow-v5-softflowd.pcap",
@@ -36,7 +36,7 @@ class MutatedDatagramPropertiesTest {
                     "ipfix-biflow-softflowd.pcap"
                 }) {
             try {
-                all.addAll(SharedTestData.datagrams(f));
+                all.addAll(CaptureDatagrams.datagrams(f));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -50,9 +50,9 @@ class MutatedDatagramPropertiesTest {
         Random rnd = new Random(seed);
         InMemoryTemplateCache cache = new InMemoryTemplateCache(64);
         NetflowDecoder decoder = new NetflowDecoder();
-        SharedTestData.Datagram base = SEEDS.get(pick % SEEDS.size());
+        CaptureDatagrams.Datagram base = SEEDS.get(pick % SEEDS.size());
         // Learn the templates from the first datagrams of the same exporter, so data sets decode.
-        for (SharedTestData.Datagram d : SEEDS.subList(0, Math.min(SEEDS.size(), 40))) {
+        for (CaptureDatagrams.Datagram d : SEEDS.subList(0, Math.min(SEEDS.size(), 40))) {
             try {
                 decoder.decode(d.buffer(), d.context(), cache);
             } catch (DecodeException e) {

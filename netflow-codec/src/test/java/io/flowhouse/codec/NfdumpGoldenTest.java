@@ -69,7 +69,7 @@ class NfdumpGoldenTest {
         NetflowDecoder decoder = new NetflowDecoder();
         InMemoryTemplateCache cache = new InMemoryTemplateCache();
         Map<String, Integer> actual = new HashMap<>();
-        for (SharedTestData.Datagram d : SharedTestData.datagrams(name + ".pcap")) {
+        for (CaptureDatagrams.Datagram d : CaptureDatagrams.datagrams(name + ".pcap")) {
             for (FlowRecord f : decoder.decode(d.buffer(), d.context(), cache).records()) {
                 String k = key(f, biflow);
                 if (f.protocol() == 1 || f.protocol() == 58) {
@@ -116,7 +116,7 @@ class NfdumpGoldenTest {
                         new InputStreamReader(
                                 new GZIPInputStream(
                                         Files.newInputStream(
-                                                SharedTestData.testdata(
+                                                CaptureDatagrams.testdata(
                                                         "golden/" + name + ".nfdump.csv.gz"))),
                                 StandardCharsets.UTF_8))) {
             String line = r.readLine(); // header

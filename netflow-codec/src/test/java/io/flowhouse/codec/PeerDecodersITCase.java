@@ -47,7 +47,8 @@ class PeerDecodersITCase {
         List<FlowRecord> flows = new ArrayList<>();
         NetflowDecoder decoder = new NetflowDecoder();
         InMemoryTemplateCache cache = new InMemoryTemplateCache();
-        for (SharedTestData.Datagram d : SharedTestData.datagrams("netflow-v9-softflowd.pcap")) {
+        for (CaptureDatagrams.Datagram d :
+                CaptureDatagrams.datagrams("netflow-v9-softflowd.pcap")) {
             flows.addAll(decoder.decode(d.buffer(), d.context(), cache).records());
         }
         assertThat(flows).hasSize(2991);
@@ -217,7 +218,7 @@ class PeerDecodersITCase {
             // overflow its socket buffer (a UDP drop is not what this test is about).
             NetflowDecoder ours = new NetflowDecoder();
             InMemoryTemplateCache cache = new InMemoryTemplateCache();
-            DecodeContext ctx = new DecodeContext(SharedTestData.localhost(1), 0);
+            DecodeContext ctx = new DecodeContext(CaptureDatagrams.localhost(1), 0);
             long expected = 0;
             for (int from = 0; from < messages.size(); from += 25) {
                 List<byte[]> chunk = messages.subList(from, Math.min(messages.size(), from + 25));

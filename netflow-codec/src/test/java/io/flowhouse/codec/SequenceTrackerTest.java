@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 class SequenceTrackerTest {
 
-    private static final StreamKey K = new StreamKey(SharedTestData.localhost(4739), 10, 1);
+    private static final StreamKey K = new StreamKey(CaptureDatagrams.localhost(4739), 10, 1);
 
     @Test
     void countsGapsLateArrivalsAndResets() {
@@ -72,7 +72,7 @@ class SequenceTrackerTest {
             SequenceTracker t = new SequenceTracker();
             NetflowDecoder d = new NetflowDecoder();
             InMemoryTemplateCache cache = new InMemoryTemplateCache();
-            for (SharedTestData.Datagram g : SharedTestData.datagrams(f)) {
+            for (CaptureDatagrams.Datagram g : CaptureDatagrams.datagrams(f)) {
                 t.observe(g.exporter(), d.decode(g.buffer(), g.context(), cache));
             }
             assertThat(t.totalLost()).as(f).isZero();
@@ -82,7 +82,8 @@ class SequenceTrackerTest {
 
     @Test
     void droppedDatagramShowsAsLoss() throws Exception {
-        List<SharedTestData.Datagram> ds = SharedTestData.datagrams("netflow-v5-softflowd.pcap");
+        List<CaptureDatagrams.Datagram> ds =
+                CaptureDatagrams.datagrams("netflow-v5-softflowd.pcap");
         SequenceTracker t = new SequenceTracker();
         NetflowDecoder d = new NetflowDecoder();
         InMemoryTemplateCache cache = new InMemoryTemplateCache();

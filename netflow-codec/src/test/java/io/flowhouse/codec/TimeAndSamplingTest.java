@@ -158,11 +158,12 @@ class TimeAndSamplingTest {
 
     @Test
     void v9SoftflowdOptionsCarryInterfaceNamesAndSampling() throws Exception {
-        for (SharedTestData.Datagram d :
-                SharedTestData.datagrams("netflow-v9-softflowd.pcap").subList(0, 2)) {
+        for (CaptureDatagrams.Datagram d :
+                CaptureDatagrams.datagrams("netflow-v9-softflowd.pcap").subList(0, 2)) {
             decoder.decode(d.buffer(), d.context(), cache);
         }
-        SharedTestData.Datagram d = SharedTestData.datagrams("netflow-v9-softflowd.pcap").get(0);
+        CaptureDatagrams.Datagram d =
+                CaptureDatagrams.datagrams("netflow-v9-softflowd.pcap").get(0);
         DecodeResult r = decoder.decode(d.buffer(), d.context(), cache);
         assertThat(r.optionsRecords()).isPositive();
         assertThat(cache.options(r.scope()).interfaceNames()).isNotEmpty();

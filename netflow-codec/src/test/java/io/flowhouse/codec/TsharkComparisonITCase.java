@@ -138,8 +138,8 @@ class TsharkComparisonITCase {
                 "ipfix-pmacct.pcap"
             })
     void everyFlowMatchesTshark(String file) throws Exception {
-        List<List<JsonNode>> frames = tsharkFlows(SharedTestData.testdata(file));
-        List<SharedTestData.Datagram> ds = SharedTestData.datagrams(file);
+        List<List<JsonNode>> frames = tsharkFlows(CaptureDatagrams.testdata(file));
+        List<CaptureDatagrams.Datagram> ds = CaptureDatagrams.datagrams(file);
         assertThat(frames).hasSameSizeAs(ds);
         NetflowDecoder decoder = new NetflowDecoder();
         InMemoryTemplateCache cache = new InMemoryTemplateCache();
@@ -230,7 +230,8 @@ class TsharkComparisonITCase {
         List<FlowRecord> flows = new ArrayList<>();
         NetflowDecoder decoder = new NetflowDecoder();
         InMemoryTemplateCache cache = new InMemoryTemplateCache();
-        for (SharedTestData.Datagram d : SharedTestData.datagrams("netflow-v9-softflowd.pcap")) {
+        for (CaptureDatagrams.Datagram d :
+                CaptureDatagrams.datagrams("netflow-v9-softflowd.pcap")) {
             flows.addAll(decoder.decode(d.buffer(), d.context(), cache).records());
         }
         Path pcap = dir.resolve("reexport.pcap");

@@ -3,7 +3,7 @@ package io.flowhouse.agent.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flowhouse.testkit.SharedTestData;
+import io.flowhouse.testkit.TestDataDir;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Runs the decode command on the shared captures and checks output against the ground truth. */
+/** Runs the decode command on the test captures and checks output against the ground truth. */
 class DecodeCommandTest {
 
     private static final Pattern OCTETS =
@@ -44,7 +44,7 @@ class DecodeCommandTest {
         "ipfix-biflow-softflowd.pcap, 1673, 42173, 31011641",
     })
     void jsonLinesSumToGroundTruth(String file, int records, long packets, long bytes) {
-        Run r = run(SharedTestData.file(file).toString());
+        Run r = run(TestDataDir.file(file).toString());
         assertThat(r.code()).as(r.err()).isZero();
         List<String> lines = r.out().lines().toList();
         assertThat(lines).hasSize(records);
@@ -87,7 +87,7 @@ class DecodeCommandTest {
             int withInterfaceCounters,
             long bytes,
             String agent) {
-        Run r = run(SharedTestData.file(file).toString());
+        Run r = run(TestDataDir.file(file).toString());
         assertThat(r.code()).as(r.err()).isZero();
         List<String> lines = r.out().lines().toList();
         List<String> flows = lines.stream().filter(l -> !l.contains("Counters\":{")).toList();
@@ -137,7 +137,7 @@ class DecodeCommandTest {
 
     @Test
     void sflowTableShowsAgentRateInterfacesAndCounters() {
-        Run r = run(SharedTestData.file("sflow-ovs-rate10.pcap").toString(), "--format", "table");
+        Run r = run(TestDataDir.file("sflow-ovs-rate10.pcap").toString(), "--format", "table");
         assertThat(r.code()).as(r.err()).isZero();
         List<String> lines = r.out().lines().toList();
         assertThat(lines).hasSize(1 + 4215 + 6);
@@ -152,11 +152,7 @@ class DecodeCommandTest {
 
     @Test
     void tableFormatHasHeaderAndOneLinePerFlow() {
-        Run r =
-                run(
-                        SharedTestData.file("netflow-v5-nfreplay.pcap").toString(),
-                        "--format",
-                        "table");
+        Run r = run(TestDataDir.file("netflow-v5-nfreplay.pcap").toString(), "--format", "table");
         assertThat(r.code()).isZero();
         List<String> lines = r.out().lines().toList();
         assertThat(lines).hasSize(2279 + 1);
@@ -166,7 +162,7 @@ class DecodeCommandTest {
 
     @Test
     void countMismatchOfSoftflowdIsReportedNotFatal() {
-        Run r = run(SharedTestData.file("netflow-v9-softflowd.pcap").toString(), "--limit", "10");
+        Run r = run(TestDataDir.file("netflow-v9-softflowd.pcap").toString(), "--limit", "10");
         assertThat(r.out().lines()).hasSize(10);
         assertThat(r.err()).contains("stopped at --limit");
     }
@@ -183,7 +179,7 @@ class DecodeCommandTest {
 
     @Test
     void packetTraceHasNoNetflow() {
-        Run r = run(SharedTestData.file("packets-synthetic.pcap").toString());
+        Run r = run(TestDataDir.file("packets-synthetic.pcap").toString());
         assertThat(r.code()).isZero();
         assertThat(r.out()).isEmpty();
         assertThat(r.err()).contains("42173 packets", "not NetFlow/IPFIX");

@@ -6,7 +6,7 @@ import io.flowhouse.codec.packet.PacketParser;
 import io.flowhouse.codec.packet.PacketSummary;
 import io.flowhouse.codec.packet.ParseResult;
 import io.flowhouse.codec.pcap.PcapReader;
-import io.flowhouse.testkit.SharedTestData;
+import io.flowhouse.testkit.TestDataDir;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +27,7 @@ public final class Packets {
     public static List<PacketSummary> trace() throws IOException {
         List<PacketSummary> out = new ArrayList<>(50_000);
         PacketSummary.Builder b = PacketSummary.builder();
-        try (PcapReader r = PcapReader.open(SharedTestData.file(TRACE))) {
+        try (PcapReader r = PcapReader.open(TestDataDir.file(TRACE))) {
             while (r.next()) {
                 ParseResult res =
                         PacketParser.parse(

@@ -7,7 +7,7 @@ import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.pcap.PcapReader;
 import io.flowhouse.codec.pcap.UdpDatagram;
 import io.flowhouse.codec.pcap.UdpDatagramExtractor;
-import io.flowhouse.testkit.SharedTestData;
+import io.flowhouse.testkit.TestDataDir;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +25,7 @@ final class Captures {
     static List<RawDatagram> datagrams(String file, IpAddress exporter, int port) throws Exception {
         UdpDatagramExtractor extractor = new UdpDatagramExtractor();
         List<RawDatagram> out = new ArrayList<>();
-        try (PcapReader r = PcapReader.open(SharedTestData.file(file))) {
+        try (PcapReader r = PcapReader.open(TestDataDir.file(file))) {
             while (r.next()) {
                 UdpDatagram u =
                         extractor.extract(r.packetLinkType(), r.packet(), r.timestampNanos());

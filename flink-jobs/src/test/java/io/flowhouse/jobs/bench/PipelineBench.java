@@ -27,7 +27,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 
 /**
- * Throughput harness (not a test): the shared captures, replayed as {@code loops} x 8 distinct
+ * Throughput harness (not a test): the test captures, replayed as {@code loops} x 8 distinct
  * exporters, are produced to a real in-process Kafka broker; then the production topology runs on a
  * local MiniCluster, bounded at the topic's end, once into a discarding sink (decode only) and once
  * into a real local ClickHouse (end to end, checked with the exact {@code FINAL} query). Prints

@@ -7,7 +7,7 @@ import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.pcap.PcapReader;
 import io.flowhouse.codec.pcap.UdpDatagram;
 import io.flowhouse.codec.pcap.UdpDatagramExtractor;
-import io.flowhouse.testkit.SharedTestData;
+import io.flowhouse.testkit.TestDataDir;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,13 +22,13 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * Reads the shared captures with the codec's pure-Java pcap reader and produces their UDP payloads
- * to {@code flows.raw} as {@link RawDatagram}s, as the capture agent would: one exporter per
- * capture (address and port given), receive time = capture time, keyed by exporter.
+ * Reads the test captures with the codec's pure-Java pcap reader and produces their UDP payloads to
+ * {@code flows.raw} as {@link RawDatagram}s, as the capture agent would: one exporter per capture
+ * (address and port given), receive time = capture time, keyed by exporter.
  */
 final class CaptureProducer {
 
-    /** One capture of shared/testdata with its ground truth (README). */
+    /** One capture of testdata/ with its ground truth (README). */
     record Capture(String file, long records, long packets, long bytes) {}
 
     static final long V9_IPFIX_PACKETS = 42_173L;
@@ -53,7 +53,7 @@ final class CaptureProducer {
 
     /** The UDP payloads of a capture, in order, with their capture time in ms. */
     static List<RawDatagram> datagrams(String file, IpAddress exporter, int port) throws Exception {
-        Path path = SharedTestData.file(file);
+        Path path = TestDataDir.file(file);
         UdpDatagramExtractor extractor = new UdpDatagramExtractor();
         List<RawDatagram> out = new ArrayList<>();
         try (PcapReader r = PcapReader.open(path)) {

@@ -39,7 +39,7 @@ import org.zeromq.ZMQ;
 
 /**
  * The fan-out switched on by configuration, as {@code ./flowhouse up --ipfix-to --zmq} does: one
- * shared capture goes through the production topology on a MiniCluster with {@code
+ * test capture goes through the production topology on a MiniCluster with {@code
  * flowhouse.ipfix.targets} pointing at a real nfdump {@code nfcapd} and {@code
  * flowhouse.zmq.endpoint} bound on loopback with a plain JeroMQ SUB reading it. nfcapd's totals
  * ({@code nfdump -I}) and the flows counted in the ZMQ TLV messages equal the ground truth.

@@ -31,9 +31,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Every shared capture, produced to {@code flows.raw} as the agent would (one exporter per
- * capture), goes through the production topology on a MiniCluster (2 TaskManagers x 2 slots) into a
- * real ClickHouse, and the per-exporter totals there equal the README's ground truth; nothing is
+ * Every test capture, produced to {@code flows.raw} as the agent would (one exporter per capture),
+ * goes through the production topology on a MiniCluster (2 TaskManagers x 2 slots) into a real
+ * ClickHouse, and the per-exporter totals there equal the README's ground truth; nothing is
  * dead-lettered.
  */
 class FlowPipelineITCase {

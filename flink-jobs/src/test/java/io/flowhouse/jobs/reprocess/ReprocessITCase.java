@@ -19,7 +19,7 @@ import io.flowhouse.jobs.ageing.Packets;
 import io.flowhouse.jobs.config.JobConfigLoader;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.tables.JobTables;
-import io.flowhouse.testkit.SharedTestData;
+import io.flowhouse.testkit.TestDataDir;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
@@ -308,7 +308,7 @@ class ReprocessITCase {
                 }
             }
             UdpDatagramExtractor extractor = new UdpDatagramExtractor();
-            try (PcapReader r = PcapReader.open(SharedTestData.file(IPFIX))) {
+            try (PcapReader r = PcapReader.open(TestDataDir.file(IPFIX))) {
                 while (r.next()) {
                     UdpDatagram u =
                             extractor.extract(r.packetLinkType(), r.packet(), r.timestampNanos());

@@ -4,7 +4,7 @@ package io.flowhouse.launcher.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flowhouse.testkit.kafka.TlsKafka;
+import io.flowhouse.services.kafka.TlsKafka;
 import io.flowhouse.testkit.kafka.TopicReader;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;

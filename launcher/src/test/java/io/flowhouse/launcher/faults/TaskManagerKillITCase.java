@@ -4,10 +4,10 @@ package io.flowhouse.launcher.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.launcher.FlinkRestClient;
-import io.flowhouse.launcher.services.ServiceKind;
-import io.flowhouse.launcher.services.ServiceStatus;
-import io.flowhouse.launcher.services.ServicesConfig;
-import io.flowhouse.launcher.services.ServicesManager;
+import io.flowhouse.services.ServiceKind;
+import io.flowhouse.services.ServiceStatus;
+import io.flowhouse.services.ServicesConfig;
+import io.flowhouse.services.ServicesManager;
 import io.flowhouse.testkit.ServiceRequirement;
 import java.io.IOException;
 import java.net.InetAddress;

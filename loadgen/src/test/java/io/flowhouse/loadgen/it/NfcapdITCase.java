@@ -87,7 +87,7 @@ class NfcapdITCase {
                             .orElseThrow(() -> new AssertionError("nfcapd wrote no file"));
         }
         String info =
-                ExternalTools.run(dir, 60, List.of(nfdump.toString(), "-r", file.toString(), "-I"));
+                ToolOutput.run(dir, 60, List.of(nfdump.toString(), "-r", file.toString(), "-I"));
         assertThat(field(info, "Flows")).as(info).isEqualTo(s.number("flows"));
         assertThat(field(info, "Packets")).isEqualTo(s.number("packets"));
         assertThat(field(info, "Bytes")).isEqualTo(s.number("bytes"));

@@ -61,19 +61,19 @@ class PcapOutTsharkITCase {
                         "-T",
                         "fields");
         String frames = tool(base, "frame.number");
-        assertThat(ExternalTools.count(frames))
+        assertThat(ToolOutput.count(frames))
                 .isEqualTo(s.number("datagrams") + s.number("malformed_datagrams"));
         // One protocol field per data record (options records have none).
-        assertThat(ExternalTools.count(tool(base, "cflow.protocol"))).isEqualTo(12_000);
+        assertThat(ToolOutput.count(tool(base, "cflow.protocol"))).isEqualTo(12_000);
         // IPFIX's reverse counters (zero here) are also named cflow.octets/packets; sums hold.
-        assertThat(ExternalTools.sum(tool(base, "cflow.packets"))).isEqualTo(s.number("packets"));
-        assertThat(ExternalTools.sum(tool(base, "cflow.octets"))).isEqualTo(s.number("bytes"));
+        assertThat(ToolOutput.sum(tool(base, "cflow.packets"))).isEqualTo(s.number("packets"));
+        assertThat(ToolOutput.sum(tool(base, "cflow.octets"))).isEqualTo(s.number("bytes"));
     }
 
     private String tool(List<String> base, String field) throws Exception {
         List<String> cmd = new java.util.ArrayList<>(base);
         cmd.add("-e");
         cmd.add(field);
-        return ExternalTools.run(dir, 120, cmd);
+        return ToolOutput.run(dir, 120, cmd);
     }
 }

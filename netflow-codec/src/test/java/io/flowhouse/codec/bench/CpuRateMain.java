@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.bench;
 
+import io.flowhouse.codec.CaptureDatagrams;
 import io.flowhouse.codec.DecodeContext;
 import io.flowhouse.codec.NetflowDecoder;
-import io.flowhouse.codec.SharedTestData;
 import io.flowhouse.codec.template.InMemoryTemplateCache;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -16,8 +16,8 @@ import java.util.Locale;
  * (not part of the unit suite): for each capture, decodes all its datagrams in a loop, half the
  * time as warm-up, then prints flow records per CPU-second of the decoding thread ({@link
  * ThreadMXBean}), per wall-clock second, and per CPU-second of the whole process (GC and JIT
- * threads included). A capture is a file of shared/testdata or a {@link SyntheticTraffic} stream.
- * Usage: {@code CpuRateMain seconds label capture...}; see BENCHMARKS.md.
+ * threads included). A capture is a file of testdata/ or a {@link SyntheticTraffic} stream. Usage:
+ * {@code CpuRateMain seconds label capture...}; see BENCHMARKS.md.
  */
 public final class CpuRateMain {
 
@@ -32,10 +32,10 @@ public final class CpuRateMain {
                         ManagementFactory.getOperatingSystemMXBean();
         for (int k = 2; k < args.length; k++) {
             String capture = args[k];
-            List<SharedTestData.Datagram> ds =
+            List<CaptureDatagrams.Datagram> ds =
                     SyntheticTraffic.names(capture)
                             ? SyntheticTraffic.datagrams(capture)
-                            : SharedTestData.datagrams(capture);
+                            : CaptureDatagrams.datagrams(capture);
             ByteBuffer[] bs = new ByteBuffer[ds.size()];
             DecodeContext[] cs = new DecodeContext[ds.size()];
             for (int i = 0; i < bs.length; i++) {

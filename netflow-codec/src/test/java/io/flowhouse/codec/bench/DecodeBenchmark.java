@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.bench;
 
+import io.flowhouse.codec.CaptureDatagrams;
 import io.flowhouse.codec.DecodeException;
 import io.flowhouse.codec.DecodeResult;
 import io.flowhouse.codec.NetflowDecoder;
-import io.flowhouse.codec.SharedTestData;
 import io.flowhouse.codec.template.InMemoryTemplateCache;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -25,7 +25,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Decode throughput on the shared captures, one thread (= one core). One operation decodes every
+ * Decode throughput on the test captures, one thread (= one core). One operation decodes every
  * datagram of the capture once (templates included, as they come in the file); the {@code records}
  * counter gives flow records per second (sFlow: flow samples, one record each). Run: see
  * netflow-codec/BENCHMARKS.md.
@@ -71,7 +71,7 @@ public class DecodeBenchmark {
 
     @Setup
     public void load() throws IOException, DecodeException {
-        List<SharedTestData.Datagram> ds = SharedTestData.datagrams(file);
+        List<CaptureDatagrams.Datagram> ds = CaptureDatagrams.datagrams(file);
         datagrams = new ByteBuffer[ds.size()];
         contexts = new io.flowhouse.codec.DecodeContext[ds.size()];
         for (int i = 0; i < ds.size(); i++) {

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.bench;
 
+import io.flowhouse.codec.CaptureDatagrams;
 import io.flowhouse.codec.DecodeException;
 import io.flowhouse.codec.DecodeResult;
 import io.flowhouse.codec.Mutator;
 import io.flowhouse.codec.NetflowDecoder;
-import io.flowhouse.codec.SharedTestData;
 import io.flowhouse.codec.template.InMemoryTemplateCache;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -17,10 +17,10 @@ import java.util.Random;
 
 /**
  * Differential check for decoder optimizations (not part of the unit suite): decodes every datagram
- * of the eight shared captures, then mutated copies of them (as {@link FuzzMain} does), and prints
- * a SHA-256 over the text of every {@link DecodeResult} (header facts, every record field,
- * templates learned and withdrawn, every problem and its message) and every {@link
- * DecodeException}. Run it on two builds: equal digests mean equal results, byte for byte.
+ * of the eight test captures, then mutated copies of them (as {@link FuzzMain} does), and prints a
+ * SHA-256 over the text of every {@link DecodeResult} (header facts, every record field, templates
+ * learned and withdrawn, every problem and its message) and every {@link DecodeException}. Run it
+ * on two builds: equal digests mean equal results, byte for byte.
  *
  * <p>Usage: {@code DecodeDigestMain [mutatedInputs=300000] [seed=7] [dumpFile]}; see BENCHMARKS.md.
  * With a dump file, every result's text is also written there, one per line, so two builds whose
@@ -42,9 +42,9 @@ public final class DecodeDigestMain {
                                 java.nio.file.Files.newBufferedWriter(
                                         java.nio.file.Path.of(args[2])))
                         : null;
-        List<SharedTestData.Datagram> seeds = new ArrayList<>();
+        List<CaptureDatagrams.Datagram> seeds = new ArrayList<>();
         for (String f : FuzzMain.CAPTURES) {
-            seeds.addAll(SharedTestData.datagrams(f));
+            seeds.addAll(CaptureDatagrams.datagrams(f));
         }
         MessageDigest md = MessageDigest.getInstance("SHA-256");
         Random rnd = new Random(seed);
@@ -54,11 +54,11 @@ public final class DecodeDigestMain {
         for (long i = 0; i < inputs; i++) {
             if (i % CACHE_ROUND == 0) {
                 cache = new InMemoryTemplateCache(256);
-                for (SharedTestData.Datagram s : seeds) {
+                for (CaptureDatagrams.Datagram s : seeds) {
                     records += digest(md, decoder, s.buffer(), s, cache);
                 }
             }
-            SharedTestData.Datagram s = seeds.get(rnd.nextInt(seeds.size()));
+            CaptureDatagrams.Datagram s = seeds.get(rnd.nextInt(seeds.size()));
             byte[] in = Mutator.mutate(s.payload(), rnd);
             records += digest(md, decoder, ByteBuffer.wrap(in), s, cache);
         }
@@ -84,7 +84,7 @@ public final class DecodeDigestMain {
             MessageDigest md,
             NetflowDecoder decoder,
             ByteBuffer in,
-            SharedTestData.Datagram s,
+            CaptureDatagrams.Datagram s,
             InMemoryTemplateCache cache) {
         String text;
         int records = 0;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.bench;
 
-import io.flowhouse.codec.SharedTestData;
+import io.flowhouse.codec.CaptureDatagrams;
 import java.io.DataOutputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -24,7 +24,7 @@ public final class ExportDatagrams {
             int n = 0;
             try (OutputStream os = Files.newOutputStream(file);
                     DataOutputStream d = new DataOutputStream(os)) {
-                for (SharedTestData.Datagram g : SharedTestData.datagrams(capture)) {
+                for (CaptureDatagrams.Datagram g : CaptureDatagrams.datagrams(capture)) {
                     d.writeShort(g.payload().length);
                     d.write(g.payload());
                     n++;

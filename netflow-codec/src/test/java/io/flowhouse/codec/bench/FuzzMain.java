@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.bench;
 
+import io.flowhouse.codec.CaptureDatagrams;
 import io.flowhouse.codec.DecodeException;
 import io.flowhouse.codec.DecodeProblem;
 import io.flowhouse.codec.DecodeResult;
@@ -9,7 +10,6 @@ import io.flowhouse.codec.HostileDatagrams;
 import io.flowhouse.codec.Mutator;
 import io.flowhouse.codec.NetflowDecoder;
 import io.flowhouse.codec.ProblemCounts;
-import io.flowhouse.codec.SharedTestData;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.template.InMemoryTemplateCache;
 import io.flowhouse.codec.template.TemplateLimits;
@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Mutation fuzzer for the decoder (not part of the unit suite): mutates real datagrams from every
- * capture in shared/testdata, and the hostile datagrams of {@link HostileDatagrams} (odd-field x
+ * capture in testdata/, and the hostile datagrams of {@link HostileDatagrams} (odd-field x
  * empty-set bombs, huge option strings, floods), and decodes them, counting outcomes. Fails (exit
  * 1) on any exception other than {@link DecodeException}, on a decode that allocates more than
  * {@link #ALLOCATION_PER_INPUT_BYTE} bytes per input byte plus {@link #ALLOCATION_SLACK}, and (exit
@@ -109,9 +109,9 @@ public final class FuzzMain {
         long seed = args.length > 1 ? Long.parseLong(args[1]) : 1L;
         long maxSeconds = args.length > 2 ? Long.parseLong(args[2]) : 3600L;
         boolean sflow = args.length > 3 && args[3].equals("sflow");
-        List<SharedTestData.Datagram> seeds = new ArrayList<>();
+        List<CaptureDatagrams.Datagram> seeds = new ArrayList<>();
         for (String f : sflow ? SFLOW_CAPTURES : CAPTURES) {
-            seeds.addAll(SharedTestData.datagrams(f));
+            seeds.addAll(CaptureDatagrams.datagrams(f));
         }
         // Each hostile datagram from an exporter of its own (NetFlow/IPFIX corpus only).
         int real = seeds.size();
@@ -119,7 +119,7 @@ public final class FuzzMain {
         for (int copy = 0; copy < HOSTILE_COPIES; copy++) {
             for (int i = 0; i < hostile.size(); i++) {
                 ExporterKey from = new ExporterKey(IpAddress.ofIpv4(0xc0000280 + i), 4739);
-                seeds.add(new SharedTestData.Datagram(from, hostile.get(i), 0L));
+                seeds.add(new CaptureDatagrams.Datagram(from, hostile.get(i), 0L));
             }
         }
         AtomicLong progress = new AtomicLong();
@@ -138,7 +138,7 @@ public final class FuzzMain {
                 cache = learned(decoder, seeds);
             }
             int pick = rnd.nextInt(seeds.size());
-            SharedTestData.Datagram base = seeds.get(pick);
+            CaptureDatagrams.Datagram base = seeds.get(pick);
             byte[] m =
                     sflow && rnd.nextBoolean()
                             ? Mutator.mutateWords(Mutator.mutate(base.payload(), rnd), rnd)
@@ -172,9 +172,9 @@ public final class FuzzMain {
 
     /** A fresh cache that learned the seeds' templates, so mutated data sets reach the records. */
     private static InMemoryTemplateCache learned(
-            NetflowDecoder decoder, List<SharedTestData.Datagram> seeds) {
+            NetflowDecoder decoder, List<CaptureDatagrams.Datagram> seeds) {
         InMemoryTemplateCache cache = new InMemoryTemplateCache(LIMITS);
-        for (SharedTestData.Datagram d : seeds) {
+        for (CaptureDatagrams.Datagram d : seeds) {
             try {
                 decoder.decode(d.buffer(), d.context(), cache);
             } catch (DecodeException e) {
@@ -250,7 +250,7 @@ public final class FuzzMain {
         void decode(
                 NetflowDecoder decoder,
                 byte[] m,
-                SharedTestData.Datagram base,
+                CaptureDatagrams.Datagram base,
                 InMemoryTemplateCache cache,
                 boolean measured,
                 long done)

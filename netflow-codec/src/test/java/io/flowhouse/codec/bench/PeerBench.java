@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.bench;
 
+import io.flowhouse.codec.CaptureDatagrams;
 import io.flowhouse.codec.DecodeContext;
 import io.flowhouse.codec.NetflowDecoder;
-import io.flowhouse.codec.SharedTestData;
 import io.flowhouse.codec.template.InMemoryTemplateCache;
 import java.io.DataOutputStream;
 import java.io.OutputStream;
@@ -26,7 +26,7 @@ import java.util.stream.Stream;
  * Same-run comparison on one capture (not part of the unit suite): our decoder's flow records per
  * CPU second on one thread; nfcapd 1.7.1 ingesting the capture replayed over loopback (its CPU time
  * from /proc) and nfdump -r reading the resulting file; and goflow2's decoder (the Go program in
- * netflow-codec/bench/goflow2) on the same datagrams. Usage: {@code PeerBench CAPTURE.pcap
+ * bench/peers/goflow2-decoder) on the same datagrams. Usage: {@code PeerBench CAPTURE.pcap
  * [seconds=10] [loops=30] [goflow2bench-binary]}; see BENCHMARKS.md.
  */
 public final class PeerBench {
@@ -38,12 +38,12 @@ public final class PeerBench {
         double seconds = args.length > 1 ? Double.parseDouble(args[1]) : 10;
         int loops = args.length > 2 ? Integer.parseInt(args[2]) : 30;
         String goBench = args.length > 3 ? args[3] : null;
-        List<SharedTestData.Datagram> ds = SharedTestData.datagrams(capture);
+        List<CaptureDatagrams.Datagram> ds = CaptureDatagrams.datagrams(capture);
         Path out = Files.createDirectories(Paths.get("target", "bench"));
         Path dgrams = out.resolve(capture + ".dgrams");
         try (OutputStream os = Files.newOutputStream(dgrams);
                 DataOutputStream d = new DataOutputStream(os)) {
-            for (SharedTestData.Datagram g : ds) {
+            for (CaptureDatagrams.Datagram g : ds) {
                 d.writeShort(g.payload().length);
                 d.write(g.payload());
             }
@@ -65,7 +65,7 @@ public final class PeerBench {
         }
     }
 
-    static void ours(String capture, List<SharedTestData.Datagram> ds, double seconds)
+    static void ours(String capture, List<CaptureDatagrams.Datagram> ds, double seconds)
             throws Exception {
         ByteBuffer[] bs = new ByteBuffer[ds.size()];
         DecodeContext[] cs = new DecodeContext[ds.size()];
@@ -110,7 +110,7 @@ public final class PeerBench {
         return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0; // utime, stime in ticks
     }
 
-    static void nfdump(String capture, List<SharedTestData.Datagram> ds, int loops, Path out)
+    static void nfdump(String capture, List<CaptureDatagrams.Datagram> ds, int loops, Path out)
             throws Exception {
         Path dir = Files.createTempDirectory(out, "nfcapd");
         int port;
@@ -144,7 +144,7 @@ public final class PeerBench {
         try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0))) {
             InetSocketAddress to = new InetSocketAddress("127.0.0.1", port);
             for (int l = 0; l < loops; l++) {
-                for (SharedTestData.Datagram d : ds) {
+                for (CaptureDatagrams.Datagram d : ds) {
                     s.send(new DatagramPacket(d.payload(), d.payload().length, to));
                     if (++sent % 50 == 0) {
                         Thread.sleep(1);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.codec.bench;
 
-import io.flowhouse.codec.SharedTestData;
+import io.flowhouse.codec.CaptureDatagrams;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.ipfix.IpfixEncoder;
 import io.flowhouse.codec.template.FieldSpecifier;
@@ -16,8 +16,8 @@ import java.util.function.IntSupplier;
 /**
  * IPFIX messages shaped like pmacct's (its IPv4 template, field for field, six records per message,
  * the template resent every 100 messages) whose addresses follow a chosen distribution, so a decode
- * benchmark can show what the address distribution does to the rate: the captures in
- * shared/testdata have one distribution each. Names (for {@link CpuRateMain}):
+ * benchmark can show what the address distribution does to the rate: the captures in testdata/ have
+ * one distribution each. Names (for {@link CpuRateMain}):
  *
  * <ul>
  *   <li>{@code synthetic-distinct}: every address new (a cache of recent addresses never hits);
@@ -68,9 +68,9 @@ final class SyntheticTraffic {
     }
 
     /**
-     * The datagrams of one synthetic stream, as {@link SharedTestData#datagrams} gives a pcap's.
+     * The datagrams of one synthetic stream, as {@link CaptureDatagrams#datagrams} gives a pcap's.
      */
-    static List<SharedTestData.Datagram> datagrams(String name) {
+    static List<CaptureDatagrams.Datagram> datagrams(String name) {
         SplittableRandom random = new SplittableRandom(42);
         IntSupplier src;
         IntSupplier dst;
@@ -95,7 +95,7 @@ final class SyntheticTraffic {
                 throw new IllegalArgumentException("unknown synthetic stream " + name);
         }
         IpfixEncoder enc = new IpfixEncoder();
-        List<SharedTestData.Datagram> out = new ArrayList<>();
+        List<CaptureDatagrams.Datagram> out = new ArrayList<>();
         ByteBuffer buf = ByteBuffer.allocate(IpfixEncoder.MAX_MESSAGE_SIZE);
         long t = 1_700_000_000_000L;
         for (int m = 0; m * PER_MESSAGE < RECORDS; m++) {
@@ -132,8 +132,8 @@ final class SyntheticTraffic {
             msg.finish();
             byte[] payload = Arrays.copyOf(buf.array(), buf.position());
             out.add(
-                    new SharedTestData.Datagram(
-                            SharedTestData.localhost(4739), payload, t * 1_000_000L));
+                    new CaptureDatagrams.Datagram(
+                            CaptureDatagrams.localhost(4739), payload, t * 1_000_000L));
             t += 1;
         }
         return out;

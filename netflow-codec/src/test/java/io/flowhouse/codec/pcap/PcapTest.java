@@ -4,7 +4,7 @@ package io.flowhouse.codec.pcap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flowhouse.codec.SharedTestData;
+import io.flowhouse.codec.CaptureDatagrams;
 import io.flowhouse.codec.flow.IpAddress;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -21,7 +21,7 @@ class PcapTest {
 
     @Test
     void readsTheSharedCaptures() throws Exception {
-        try (PcapReader r = PcapReader.open(SharedTestData.testdata("packets-synthetic.pcap"))) {
+        try (PcapReader r = PcapReader.open(CaptureDatagrams.testdata("packets-synthetic.pcap"))) {
             assertThat(r.linkType()).isEqualTo(UdpDatagramExtractor.LINKTYPE_ETHERNET);
             long n = 0;
             long first = -1;

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.flowhouse.codec.CaptureDatagrams;
 import io.flowhouse.codec.DecodeResult;
 import io.flowhouse.codec.NetflowDecoder;
-import io.flowhouse.codec.SharedTestData;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.template.InMemoryTemplateCache;
 import java.util.ArrayList;
@@ -99,7 +99,7 @@ class SflowCountersGoldenTest {
         List<InterfaceCounters> ours = new ArrayList<>();
         long counterSamples = 0;
         long unknownRecords = 0;
-        for (SharedTestData.Datagram d : SharedTestData.datagrams(capture)) {
+        for (CaptureDatagrams.Datagram d : CaptureDatagrams.datagrams(capture)) {
             DecodeResult r = decoder.decode(d.buffer(), d.context(), cache);
             ours.addAll(r.sflow().counters());
             counterSamples += r.sflow().counterSamples();
@@ -202,7 +202,7 @@ class SflowCountersGoldenTest {
         for (String capture :
                 new String[] {"sflow-pmacct-rate1.pcap.gz", "sflow-ovs-rate10.pcap"}) {
             NetflowDecoder decoder = new NetflowDecoder();
-            for (SharedTestData.Datagram d : SharedTestData.datagrams(capture)) {
+            for (CaptureDatagrams.Datagram d : CaptureDatagrams.datagrams(capture)) {
                 for (InterfaceCounters c :
                         decoder.decode(d.buffer(), d.context(), new InMemoryTemplateCache())
                                 .sflow()

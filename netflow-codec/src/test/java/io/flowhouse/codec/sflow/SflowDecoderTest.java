@@ -4,6 +4,7 @@ package io.flowhouse.codec.sflow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.flowhouse.codec.CaptureDatagrams;
 import io.flowhouse.codec.DecodeContext;
 import io.flowhouse.codec.DecodeException;
 import io.flowhouse.codec.DecodeProblem;
@@ -12,7 +13,6 @@ import io.flowhouse.codec.DecodeResult;
 import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.MalformedSetException;
 import io.flowhouse.codec.NetflowDecoder;
-import io.flowhouse.codec.SharedTestData;
 import io.flowhouse.codec.TruncatedMessageException;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
@@ -597,7 +597,7 @@ class SflowDecoderTest {
         NetflowDecoder decoder = new NetflowDecoder();
         InMemoryTemplateCache cache = new InMemoryTemplateCache();
         for (String file : new String[] {"sflow-ovs-rate10.pcap", "sflow-pmacct-rate1.pcap.gz"}) {
-            List<SharedTestData.Datagram> ds = SharedTestData.datagrams(file);
+            List<CaptureDatagrams.Datagram> ds = CaptureDatagrams.datagrams(file);
             for (int i = 0; i < ds.size(); i += 97) {
                 byte[] p = ds.get(i).payload();
                 for (int n = 0; n <= p.length; n++) {
@@ -616,7 +616,7 @@ class SflowDecoderTest {
 
     @Test
     void everyByteOfARealDatagramSetToInterestingValues() throws Exception {
-        byte[] p = SharedTestData.datagrams("sflow-ovs-rate10.pcap").get(1).payload();
+        byte[] p = CaptureDatagrams.datagrams("sflow-ovs-rate10.pcap").get(1).payload();
         NetflowDecoder decoder = new NetflowDecoder();
         InMemoryTemplateCache cache = new InMemoryTemplateCache();
         byte[] values = {0, 1, 0x3f, 0x40, 0x7f, (byte) 0x80, (byte) 0xfe, (byte) 0xff};

@@ -3,10 +3,10 @@ package io.flowhouse.codec.sflow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowhouse.codec.CaptureDatagrams;
 import io.flowhouse.codec.DecodeProblem;
 import io.flowhouse.codec.DecodeResult;
 import io.flowhouse.codec.NetflowDecoder;
-import io.flowhouse.codec.SharedTestData;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.template.InMemoryTemplateCache;
@@ -38,7 +38,7 @@ class SflowGroundTruthTest {
             Map<String, Long> mix) {}
 
     static Totals decode(String file) throws Exception {
-        List<SharedTestData.Datagram> ds = SharedTestData.datagrams(file);
+        List<CaptureDatagrams.Datagram> ds = CaptureDatagrams.datagrams(file);
         NetflowDecoder decoder = new NetflowDecoder();
         InMemoryTemplateCache cache = new InMemoryTemplateCache();
         long flows = 0;
@@ -49,7 +49,7 @@ class SflowGroundTruthTest {
         long scaledBytes = 0;
         Map<DecodeProblem.Kind, Integer> problems = new EnumMap<>(DecodeProblem.Kind.class);
         Map<String, Long> mix = new TreeMap<>();
-        for (SharedTestData.Datagram d : ds) {
+        for (CaptureDatagrams.Datagram d : ds) {
             DecodeResult r = decoder.decode(d.buffer(), d.context(), cache);
             assertThat(r.version()).isEqualTo(FlowRecord.VERSION_SFLOW5);
             assertThat(r.sflow()).isNotNull();
@@ -134,7 +134,8 @@ class SflowGroundTruthTest {
         InMemoryTemplateCache cache = new InMemoryTemplateCache();
         long expectedSample = 1;
         long expectedDatagram = 1;
-        for (SharedTestData.Datagram d : SharedTestData.datagrams("sflow-pmacct-rate1.pcap.gz")) {
+        for (CaptureDatagrams.Datagram d :
+                CaptureDatagrams.datagrams("sflow-pmacct-rate1.pcap.gz")) {
             DecodeResult r = decoder.decode(d.buffer(), d.context(), cache);
             assertThat(r.sflow().agentAddress()).isEqualTo(IpAddress.parse("192.0.2.1"));
             assertThat(r.sflow().subAgentId()).isEqualTo(1L);

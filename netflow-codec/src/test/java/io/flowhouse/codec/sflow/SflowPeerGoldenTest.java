@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.flowhouse.codec.CaptureDatagrams;
 import io.flowhouse.codec.NetflowDecoder;
-import io.flowhouse.codec.SharedTestData;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.FlowRecordText;
 import io.flowhouse.codec.flow.IpAddress;
@@ -37,7 +37,7 @@ class SflowPeerGoldenTest {
         NetflowDecoder decoder = new NetflowDecoder();
         InMemoryTemplateCache cache = new InMemoryTemplateCache();
         List<FlowRecord> out = new ArrayList<>();
-        for (SharedTestData.Datagram d : SharedTestData.datagrams(capture)) {
+        for (CaptureDatagrams.Datagram d : CaptureDatagrams.datagrams(capture)) {
             out.addAll(decoder.decode(d.buffer(), d.context(), cache).records());
         }
         return out;
@@ -49,7 +49,7 @@ class SflowPeerGoldenTest {
                         new InputStreamReader(
                                 new GZIPInputStream(
                                         Files.newInputStream(
-                                                SharedTestData.testdata("golden/" + name))),
+                                                CaptureDatagrams.testdata("golden/" + name))),
                                 StandardCharsets.UTF_8))) {
             return r.lines().toList();
         }

@@ -59,15 +59,6 @@ final class ClickHouseHttp {
         return lines;
     }
 
-    /** True when {@code SELECT 1} answers {@code 1} within the timeout. */
-    boolean ping(String baseUrl, String user, String password, Duration timeout) {
-        try {
-            return "1".equals(send(baseUrl, user, password, "SELECT 1", timeout).trim());
-        } catch (RuntimeException e) {
-            return false;
-        }
-    }
-
     private String send(
             String baseUrl, String user, String password, String sql, Duration timeout) {
         String url = baseUrl + "/?database=default";

@@ -1,31 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.testkit.clickhouse;
 
-import io.flowhouse.codec.clickhouse.ClickHouseServerConfig;
+import io.flowhouse.services.LocalPorts;
+import io.flowhouse.services.ServiceProcess;
+import io.flowhouse.services.clickhouse.ClickHouseServer;
+import io.flowhouse.services.clickhouse.ClickHouseServerConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A real {@code clickhouse-server} (the Debian package, 18.16 on the CI machine) run as a child
- * process in its own temporary directory: generated minimal {@code config.xml} and {@code
- * users.xml} ({@link ClickHouseServerConfig}, as {@code ./flowhouse services} writes them), free
- * random HTTP and native ports on 127.0.0.1 only, its own data, tmp and user files paths, logs to
- * files. {@link #stop()} and {@link #start()} keep the ports and the data directory, so a test can
- * take ClickHouse away for a while and bring the same server back; {@link #kill()} is {@code kill
- * -9}.
+ * A real {@code clickhouse-server} (the Debian package, 18.16 on the CI machine) for one test
+ * class: local-services' {@link ClickHouseServer}, started as every local service is ({@link
+ * ServiceProcess}), in its own temporary directory on free random HTTP and native ports on
+ * 127.0.0.1. {@link #stop()} and {@link #start()} keep the ports and the data directory, so a test
+ * can take ClickHouse away for a while and bring the same server back; {@link #kill()} is {@code
+ * kill -9}.
  *
  * <pre>{@code
  * try (LocalClickHouse ch = LocalClickHouse.launch()) {
@@ -37,13 +35,11 @@ import java.util.stream.Stream;
  */
 public final class LocalClickHouse implements ClickHouseService {
 
-    /**
-     * Where Debian puts the server binary; overridable with {@code -Dflowhouse.clickhouse.server}.
-     */
-    public static final String DEFAULT_BINARY = "/usr/sbin/clickhouse-server";
+    /** Where Debian puts the server binary; overridable with {@value #BINARY_PROPERTY}. */
+    public static final String DEFAULT_BINARY = ClickHouseServer.DEBIAN_BINARY.toString();
 
     /** System property naming the server binary. */
-    public static final String BINARY_PROPERTY = "flowhouse.clickhouse.server";
+    public static final String BINARY_PROPERTY = ClickHouseServer.BINARY_PROPERTY;
 
     private static final String HOST = ClickHouseServerConfig.LISTEN_HOST;
     private static final String USER = "default";
@@ -52,7 +48,7 @@ public final class LocalClickHouse implements ClickHouseService {
      * How the server is set up.
      *
      * @param binary the clickhouse-server executable
-     * @param startTimeout how long to wait for {@code SELECT 1} after starting
+     * @param startTimeout how long to wait for the server to answer after starting
      * @param stopTimeout how long to wait for the process to exit after SIGTERM, then SIGKILL
      * @param keepDirectory keep the temporary directory after {@link #close()} (for post-mortems)
      * @param memoryLimitBytes per-query memory limit in the default profile
@@ -66,7 +62,7 @@ public final class LocalClickHouse implements ClickHouseService {
 
         public static Options defaults() {
             return new Options(
-                    Paths.get(System.getProperty(BINARY_PROPERTY, DEFAULT_BINARY)),
+                    Path.of(System.getProperty(BINARY_PROPERTY, DEFAULT_BINARY)),
                     Duration.ofSeconds(60),
                     Duration.ofSeconds(60),
                     false,
@@ -80,18 +76,36 @@ public final class LocalClickHouse implements ClickHouseService {
 
     private final Options options;
     private final Path dir;
-    private final int httpPort;
-    private final int nativePort;
+    private final ClickHouseServer server;
+    private final ServiceProcess process;
     private final ClickHouseHttp http = new ClickHouseHttp();
     private final Thread shutdownHook;
-    private Process process;
     private boolean closed;
 
     private LocalClickHouse(Options options, Path dir, int httpPort, int nativePort) {
         this.options = options;
         this.dir = dir;
-        this.httpPort = httpPort;
-        this.nativePort = nativePort;
+        this.server =
+                new ClickHouseServer(
+                        "server",
+                        options.binary(),
+                        new ClickHouseServerConfig(
+                                dir,
+                                dir.resolve("log"),
+                                "server",
+                                2,
+                                httpPort,
+                                nativePort,
+                                options.memoryLimitBytes(),
+                                "",
+                                ""));
+        this.process =
+                new ServiceProcess(
+                        server,
+                        dir,
+                        dir.resolve("log"),
+                        options.startTimeout(),
+                        options.stopTimeout());
         this.shutdownHook = new Thread(this::destroyQuietly, "local-clickhouse-shutdown");
     }
 
@@ -116,14 +130,13 @@ public final class LocalClickHouse implements ClickHouseService {
         }
         Path dir;
         try {
-            dir = Files.createTempDirectory("flowhouse-clickhouse-");
+            dir = Files.createTempDirectory("flowhouse-clickhouse-").toAbsolutePath();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        int[] ports = freePorts(2);
+        int[] ports = LocalPorts.free(2);
         LocalClickHouse ch = new LocalClickHouse(options, dir, ports[0], ports[1]);
         try {
-            ch.writeConfig();
             Runtime.getRuntime().addShutdownHook(ch.shutdownHook);
             ch.start();
             return ch;
@@ -139,82 +152,28 @@ public final class LocalClickHouse implements ClickHouseService {
     }
 
     /**
-     * (Re)starts the server process on the same ports and data directory and waits until it answers
-     * {@code SELECT 1}. A no-op when it is already running.
+     * (Re)starts the server process on the same ports and data directory and waits until it
+     * answers. A no-op when it is already running.
      */
     public synchronized void start() {
         if (closed) {
             throw new IllegalStateException("closed");
         }
-        if (isRunning()) {
-            return;
-        }
-        ProcessBuilder pb =
-                new ProcessBuilder(
-                                options.binary().toString(),
-                                "--config-file=" + dir.resolve("config.xml"))
-                        .directory(dir.toFile())
-                        .redirectErrorStream(true)
-                        .redirectOutput(
-                                ProcessBuilder.Redirect.appendTo(
-                                        dir.resolve("log/stdout.log").toFile()));
         try {
-            process = pb.start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start " + options.binary(), e);
+            process.start();
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException(e.getMessage() + "\n" + logTail(40), e);
         }
-        long deadline = System.nanoTime() + options.startTimeout().toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException(
-                        "clickhouse-server exited with "
-                                + process.exitValue()
-                                + " during start; log tail:\n"
-                                + logTail(40));
-            }
-            if (http.ping(httpUrl(), USER, "", Duration.ofSeconds(2))) {
-                return;
-            }
-            sleep(100);
-        }
-        process.destroyForcibly();
-        throw new IllegalStateException(
-                "clickhouse-server did not answer within "
-                        + options.startTimeout()
-                        + "; log tail:\n"
-                        + logTail(40));
     }
 
     /** SIGTERM, then waits for the process to exit (SIGKILL after the stop timeout). */
     public synchronized void stop() {
-        if (process == null) {
-            return;
-        }
-        process.destroy();
-        try {
-            if (!process.waitFor(options.stopTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-                process.destroyForcibly()
-                        .waitFor(options.stopTimeout().toMillis(), TimeUnit.MILLISECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-        }
-        process = null;
+        process.stop();
     }
 
     /** {@code kill -9}: no shutdown, parts in flight are lost as after a crash. */
     public synchronized void kill() {
-        if (process == null) {
-            return;
-        }
-        process.destroyForcibly();
-        try {
-            process.waitFor(options.stopTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        process = null;
+        process.kill();
     }
 
     /** Stops and starts again (same ports, same data). */
@@ -224,12 +183,14 @@ public final class LocalClickHouse implements ClickHouseService {
     }
 
     public synchronized boolean isRunning() {
-        return process != null && process.isAlive();
+        return process.isRunning();
     }
 
     /** The process id, while running. */
     public synchronized Optional<Long> pid() {
-        return isRunning() ? Optional.of(process.pid()) : Optional.empty();
+        return process.pid().isPresent()
+                ? Optional.of(process.pid().getAsLong())
+                : Optional.empty();
     }
 
     /** The server's own directory: config.xml, users.xml, data/, log/. */
@@ -239,7 +200,7 @@ public final class LocalClickHouse implements ClickHouseService {
 
     @Override
     public String httpUrl() {
-        return "http://" + HOST + ":" + httpPort;
+        return server.httpUrl();
     }
 
     @Override
@@ -249,12 +210,12 @@ public final class LocalClickHouse implements ClickHouseService {
 
     @Override
     public int httpPort() {
-        return httpPort;
+        return server.serverConfig().httpPort();
     }
 
     @Override
     public int nativePort() {
-        return nativePort;
+        return server.serverConfig().nativePort();
     }
 
     @Override
@@ -272,10 +233,10 @@ public final class LocalClickHouse implements ClickHouseService {
         return http.query(httpUrl(), USER, "", sql);
     }
 
-    /** The last lines of the server log, for failure messages. */
+    /** The last lines of the server's logs, for failure messages. */
     public String logTail(int lines) {
         List<String> out = new ArrayList<>();
-        for (String name : List.of("log/stdout.log", "log/server.err.log", "log/server.log")) {
+        for (String name : List.of("log/server.out", "log/server.err.log", "log/server.log")) {
             Path p = dir.resolve(name);
             if (!Files.isRegularFile(p)) {
                 continue;
@@ -313,60 +274,13 @@ public final class LocalClickHouse implements ClickHouseService {
 
     /** The JVM is exiting without {@link #close()}: do not leave a server or its files behind. */
     private void destroyQuietly() {
-        Process p = process;
-        if (p != null) {
-            p.destroyForcibly();
-            try {
-                p.waitFor(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        try {
+            process.kill();
+        } catch (RuntimeException ignored) {
+            // best effort at JVM exit
         }
         if (!options.keepDirectory()) {
             deleteRecursively(dir);
-        }
-    }
-
-    private void writeConfig() {
-        try {
-            new ClickHouseServerConfig(
-                            dir.toAbsolutePath(),
-                            dir.toAbsolutePath().resolve("log"),
-                            "server",
-                            2,
-                            httpPort,
-                            nativePort,
-                            options.memoryLimitBytes(),
-                            "",
-                            "")
-                    .write();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** Distinct free TCP ports on 127.0.0.1, all held open until every one is chosen. */
-    static int[] freePorts(int n) {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            int[] ports = new int[n];
-            for (int i = 0; i < n; i++) {
-                ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(HOST));
-                s.setReuseAddress(true);
-                sockets.add(s);
-                ports[i] = s.getLocalPort();
-            }
-            return ports;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } finally {
-            for (ServerSocket s : sockets) {
-                try {
-                    s.close();
-                } catch (IOException ignored) {
-                    // nothing to free
-                }
-            }
         }
     }
 
@@ -386,15 +300,6 @@ public final class LocalClickHouse implements ClickHouseService {
                             });
         } catch (IOException | UncheckedIOException ignored) {
             // best effort on a temp directory
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for clickhouse", e);
         }
     }
 }

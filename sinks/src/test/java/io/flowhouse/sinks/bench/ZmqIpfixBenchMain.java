@@ -26,7 +26,7 @@ import org.zeromq.ZMQ;
 
 /**
  * Throughput harness for the two fan-out sinks (not a test: run it by hand, see
- * sinks/BENCHMARKS-zmq-ipfix.md). Input: the flows of every shared capture, repeated.
+ * sinks/BENCHMARKS-zmq-ipfix.md). Input: the flows of every test capture, repeated.
  *
  * <ul>
  *   <li>{@code zmq FLOWS}: {@link ZmqPublisher} bound on 127.0.0.1 with a SUB subscriber draining

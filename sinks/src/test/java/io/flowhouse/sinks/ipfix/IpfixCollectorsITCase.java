@@ -19,9 +19,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The re-export of every shared capture into real collectors on 127.0.0.1: nfcapd (totals from
- * {@code nfdump -I}) and goflow2 (its JSON lines) count the ground-truth packets and bytes; tshark
- * decodes a capture of the export without a malformed packet or an error.
+ * The re-export of every test capture into real collectors on 127.0.0.1: nfcapd (totals from {@code
+ * nfdump -I}) and goflow2 (its JSON lines) count the ground-truth packets and bytes; tshark decodes
+ * a capture of the export without a malformed packet or an error.
  */
 class IpfixCollectorsITCase {
 
@@ -51,27 +51,28 @@ class IpfixCollectorsITCase {
     void nfcapdCountsTheGroundTruth(CaptureFlows.Capture capture) throws Exception {
         List<FlowRecord> flows = CaptureFlows.decode(capture);
         int records = IpfixExporterITCase.expectedUniflows(flows).size();
-        int port = ExternalTools.freeUdpPort();
-        Process nfcapd = ExternalTools.startNfcapd(dir, port);
+        int port = PeerCollectors.freeUdpPort();
+        Process nfcapd = PeerCollectors.startNfcapd(dir, port);
         try {
             export(IpfixExporterOptions.forTargets("127.0.0.1:" + port), flows, records);
             Thread.sleep(500); // let nfcapd drain its socket before it is told to stop
         } finally {
-            ExternalTools.stop(nfcapd);
+            PeerCollectors.stop(nfcapd);
         }
-        ExternalTools.Totals t = ExternalTools.nfdumpTotals(dir);
+        PeerCollectors.Totals t = PeerCollectors.nfdumpTotals(dir);
         assertThat(t.flows()).as("flows").isEqualTo(records);
         assertThat(t.packets()).as("packets").isEqualTo(capture.packets());
         assertThat(t.bytes()).as("bytes").isEqualTo(capture.bytes());
-        assertThat(ExternalTools.nfdumpTopRecords(dir)).contains("Top 10 flows ordered by packets");
+        assertThat(PeerCollectors.nfdumpTopRecords(dir))
+                .contains("Top 10 flows ordered by packets");
     }
 
     @Test
     void nfcapdReadsRfc5103BiflowsAsBiflows() throws Exception {
         CaptureFlows.Capture capture = CaptureFlows.ALL.get(7);
         List<FlowRecord> flows = CaptureFlows.decode(capture);
-        int port = ExternalTools.freeUdpPort();
-        Process nfcapd = ExternalTools.startNfcapd(dir, port);
+        int port = PeerCollectors.freeUdpPort();
+        Process nfcapd = PeerCollectors.startNfcapd(dir, port);
         try {
             export(
                     IpfixExporterOptions.builder()
@@ -82,9 +83,9 @@ class IpfixCollectorsITCase {
                     flows.size());
             Thread.sleep(500);
         } finally {
-            ExternalTools.stop(nfcapd);
+            PeerCollectors.stop(nfcapd);
         }
-        ExternalTools.Totals t = ExternalTools.nfdumpTotals(dir);
+        PeerCollectors.Totals t = PeerCollectors.nfdumpTotals(dir);
         assertThat(t.flows()).isEqualTo(capture.records());
         assertThat(t.packets()).isEqualTo(capture.packets());
         assertThat(t.bytes()).isEqualTo(capture.bytes());
@@ -95,9 +96,9 @@ class IpfixCollectorsITCase {
     void goflow2CountsTheGroundTruth(CaptureFlows.Capture capture) throws Exception {
         List<FlowRecord> flows = CaptureFlows.decode(capture);
         int records = IpfixExporterITCase.expectedUniflows(flows).size();
-        int port = ExternalTools.freeUdpPort();
-        Process goflow2 = ExternalTools.startGoflow2(dir, port);
-        ExternalTools.Totals t;
+        int port = PeerCollectors.freeUdpPort();
+        Process goflow2 = PeerCollectors.startGoflow2(dir, port);
+        PeerCollectors.Totals t;
         try {
             // goflow2 keeps the kernel's default receive buffer: paced; at 2,000/s it lost bursts
             // here while other builds loaded the 2 cores.
@@ -111,12 +112,12 @@ class IpfixCollectorsITCase {
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             do {
                 Thread.sleep(100);
-                t = ExternalTools.goflow2Totals(dir);
+                t = PeerCollectors.goflow2Totals(dir);
             } while (t.flows() < records && System.nanoTime() - deadline < 0);
         } finally {
-            ExternalTools.stop(goflow2);
+            PeerCollectors.stop(goflow2);
         }
-        t = ExternalTools.goflow2Totals(dir);
+        t = PeerCollectors.goflow2Totals(dir);
         assertThat(t.flows()).as("flows").isEqualTo(records);
         assertThat(t.packets()).as("packets").isEqualTo(capture.packets());
         assertThat(t.bytes()).as("bytes").isEqualTo(capture.bytes());
@@ -148,7 +149,7 @@ class IpfixCollectorsITCase {
             }
         }
         String bad =
-                ExternalTools.run(
+                PeerCollectors.run(
                         dir,
                         120,
                         List.of(
@@ -164,7 +165,7 @@ class IpfixCollectorsITCase {
                         "");
         assertThat(bad).as("tshark malformed/error packets").isBlank();
         String fields =
-                ExternalTools.run(
+                PeerCollectors.run(
                         dir,
                         120,
                         List.of(

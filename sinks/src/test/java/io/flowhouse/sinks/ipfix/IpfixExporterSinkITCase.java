@@ -35,8 +35,8 @@ class IpfixExporterSinkITCase {
     void flinkJobReexportsToUdpAndTcpCollectors() throws Exception {
         CaptureFlows.Capture capture = CaptureFlows.ALL.get(3);
         List<FlowRecord> flows = CaptureFlows.decode(capture);
-        int port = ExternalTools.freeUdpPort();
-        Process nfcapd = ExternalTools.startNfcapd(dir, port);
+        int port = PeerCollectors.freeUdpPort();
+        Process nfcapd = PeerCollectors.startNfcapd(dir, port);
         try (TcpTap tcp = new TcpTap()) {
             IpfixExporterOptions options =
                     IpfixExporterOptions.builder()
@@ -54,9 +54,9 @@ class IpfixExporterSinkITCase {
             assertThat(IpfixMessages.decode(conns.get(0))).hasSize(flows.size());
             Thread.sleep(500); // let nfcapd drain its socket before it is told to stop
         } finally {
-            ExternalTools.stop(nfcapd);
+            PeerCollectors.stop(nfcapd);
         }
-        ExternalTools.Totals t = ExternalTools.nfdumpTotals(dir);
+        PeerCollectors.Totals t = PeerCollectors.nfdumpTotals(dir);
         assertThat(t.flows()).isEqualTo(flows.size());
         assertThat(t.packets()).isEqualTo(capture.packets());
         assertThat(t.bytes()).isEqualTo(capture.bytes());

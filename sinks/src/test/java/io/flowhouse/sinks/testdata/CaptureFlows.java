@@ -10,7 +10,7 @@ import io.flowhouse.codec.pcap.PcapReader;
 import io.flowhouse.codec.pcap.UdpDatagram;
 import io.flowhouse.codec.pcap.UdpDatagramExtractor;
 import io.flowhouse.codec.template.InMemoryTemplateCache;
-import io.flowhouse.testkit.SharedTestData;
+import io.flowhouse.testkit.TestDataDir;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -58,7 +58,7 @@ public final class CaptureFlows {
 
     /** Decodes every datagram of a capture; skips (or fails in CI) if the file is missing. */
     public static List<FlowRecord> decode(Capture capture) {
-        Path pcap = SharedTestData.file(capture.file());
+        Path pcap = TestDataDir.file(capture.file());
         NetflowDecoder decoder = new NetflowDecoder();
         InMemoryTemplateCache cache = new InMemoryTemplateCache();
         UdpDatagramExtractor extractor = new UdpDatagramExtractor();

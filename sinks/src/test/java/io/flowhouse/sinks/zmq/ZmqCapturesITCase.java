@@ -12,7 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every shared capture, decoded by the codec, published over tcp://127.0.0.1 and read back by the
+ * Every test capture, decoded by the codec, published over tcp://127.0.0.1 and read back by the
  * independent decoder: exactly the flows sent, field by field, in order, with the ground-truth
  * totals, continuous msg_ids, messages under 128 KiB and event messages.
  */

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.bench;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The Flowhouse capture agent as a separate JVM started from the bench's class path (the
+ * launcher's, under ./flowhouse): UDP on loopback to its own Kafka topic. Delivered = records in
+ * that topic (one per datagram); internal drops from its Prometheus endpoint.
+ */
+final class AgentCollector implements Collector {
+    private final BenchContext ctx;
+    private final int port;
+    private final int metricsPort;
+    private final String topic;
+    private ChildProcess process;
+    private long baseline;
+
+    AgentCollector(BenchContext ctx) throws java.io.IOException {
+        this.ctx = ctx;
+        this.port = BenchContext.freeUdpPort();
+        this.metricsPort = BenchContext.freeTcpPort();
+        this.topic = "bench-agent-" + ctx.runId();
+    }
+
+    @Override
+    public String name() {
+        return "flowhouse-agent";
+    }
+
+    @Override
+    public String unit() {
+        return "datagrams";
+    }
+
+    @Override
+    public int port() {
+        return port;
+    }
+
+    @Override
+    public void open() throws Exception {
+        ctx.createTopic(topic, 4);
+        Path dir = Files.createDirectories(ctx.workDir().resolve("agent"));
+        Path config = dir.resolve("agent.yaml");
+        Files.writeString(config, "kafka:\n  raw-topic: " + topic + "\n", StandardCharsets.UTF_8);
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ctx.javaBin());
+        cmd.add("-Xmx1g");
+        cmd.add("-cp");
+        cmd.add(ctx.classPath());
+        cmd.add("io.flowhouse.agent.CaptureAgentMain");
+        cmd.addAll(
+                List.of(
+                        "--config", config.toString(),
+                        "--agent-id", "bench",
+                        "--listen", "127.0.0.1:" + port,
+                        "--bootstrap-servers", ctx.bootstrap(),
+                        "--metrics-port", Integer.toString(metricsPort),
+                        "--spool-dir", dir.resolve("spool").toString()));
+        process = ChildProcess.start(name(), cmd, dir.resolve("agent.log"));
+        process.awaitUdp(port, 60);
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (true) {
+            try {
+                PrometheusScrape.fetch(metricsUrl());
+                break;
+            } catch (java.io.IOException e) {
+                process.requireAlive();
+                if (System.nanoTime() > deadline) {
+                    throw new java.io.IOException("agent metrics did not answer: " + e);
+                }
+                Thread.sleep(200);
+            }
+        }
+    }
+
+    private String metricsUrl() {
+        return "http://127.0.0.1:" + metricsPort + "/metrics";
+    }
+
+    @Override
+    public void beginStep() throws Exception {
+        process.requireAlive();
+        baseline = ctx.kafka().records(topic);
+    }
+
+    @Override
+    public void awaitDrained(long expected, long maxMillis) throws Exception {
+        BenchContext.awaitStable(() -> ctx.kafka().records(topic) - baseline, expected, maxMillis);
+    }
+
+    @Override
+    public long finishStep() throws Exception {
+        return ctx.kafka().records(topic) - baseline;
+    }
+
+    @Override
+    public Map<String, Long> internalDrops() throws Exception {
+        PrometheusScrape m = PrometheusScrape.fetch(metricsUrl());
+        Map<String, Long> out = new LinkedHashMap<>();
+        out.put("rejected", m.sum("flowhouse_agent_rejected_datagrams_total"));
+        out.put("dropped", m.sum("flowhouse_agent_dropped_datagrams_total"));
+        out.put("kafka_send_errors", m.sum("flowhouse_agent_kafka_send_errors_total"));
+        return out;
+    }
+
+    @Override
+    public Map<String, Long> processes() {
+        return Map.of("agent", process.pid());
+    }
+
+    @Override
+    public List<String> notes() {
+        return List.of(
+                "agent JVM -Xmx1g, default config, Kafka topic " + topic + " (4 partitions)");
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (process != null) {
+            process.stop(20);
+        }
+        ctx.kafka().deleteQuietly(topic);
+    }
+}

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.bench;
+
+import io.flowhouse.kafka.TopicAdmin;
+import io.flowhouse.services.FlowhouseHome;
+import io.flowhouse.services.LocalPorts;
+import io.flowhouse.services.ServiceKind;
+import io.flowhouse.services.ServicesConfig;
+import io.flowhouse.services.ServicesManager;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code ./flowhouse bench <stage>}: repeatable benchmarks on this machine, loopback only, bounded
+ * in time. Writes a terminal table and {@code bench/results/<stage>-<run>.json}, {@code .csv} and
+ * {@code .png}. The launcher adds this command as it is; nothing else of the bench is public.
+ */
+@Command(
+        name = "bench",
+        mixinStandardHelpOptions = true,
+        description = "run the benchmarks and write bench/results",
+        footer = {
+            "",
+            "Stages:",
+            "  agent    loadgen -> capture agent -> Kafka: drop-free search (records in",
+            "           Kafka vs sent, kernel socket drops, agent rejects/drops), CPU and",
+            "           memory per process",
+            "  e2e      ./flowhouse up, then loadgen -> agent -> Kafka -> Flink ->",
+            "           ClickHouse: drop-free search on rows (and exact packet/byte sums);",
+            "           JOB_ARGS after -- go to the job",
+            "  packets  synthetic packet pcap -> agent --pcap -> Kafka: packets/s, every",
+            "           packet parsed and every batch in Kafka (--flows N, default 20000)",
+            "  decode   decoder throughput (datagrams/s, records/s) per protocol",
+            "  ipfix    IPFIX re-export (the sinks' IpfixExporter) -> nfcapd and goflow2:",
+            "           drop-free search per collector and message size",
+            "  zmq      ntopng ZMQ bridge (the sinks' ZmqPublisher) -> a SUB subscriber:",
+            "           throughput and CPU per flow, drop-free search, slow-subscriber",
+            "           accounting",
+            "",
+            "See bench/README.md."
+        })
+public final class BenchCommand implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Mixin BenchOptions options = new BenchOptions();
+
+    @Parameters(
+            index = "0",
+            paramLabel = "STAGE",
+            description = "agent, e2e, packets, decode, ipfix or zmq")
+    String stage;
+
+    @Parameters(
+            index = "1..*",
+            paramLabel = "JOB_ARGS",
+            description = "e2e: arguments for the job (after --)")
+    List<String> jobArgs = new ArrayList<>();
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    /** Writes to the process's stdout and stderr. */
+    public BenchCommand() {
+        this(System.out, System.err);
+    }
+
+    public BenchCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    /** Parses {@code args} and runs the stage; the exit code (2 for a usage mistake). */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        return new CommandLine(new BenchCommand(out, err))
+                .setOut(new java.io.PrintWriter(out, true))
+                .setErr(new java.io.PrintWriter(err, true))
+                .execute(args);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        FlowhouseHome home = FlowhouseHome.detect();
+        Path results =
+                options.resultsDir != null
+                        ? options.resultsDir
+                        : home.root().resolve("bench/results");
+        String runId =
+                ZonedDateTime.now(ZoneOffset.UTC)
+                        .format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'", Locale.ROOT));
+        try {
+            return switch (stage) {
+                case "agent" -> agent(options, home, results, runId, out);
+                case "decode" -> DecodeBench.run(results, runId, out, err);
+                case "e2e" -> e2e(options, jobArgs, home, results, runId, out, err);
+                case "packets" -> packets(options, home, results, runId, out);
+                case "ipfix" -> IpfixBench.run(options, home.stateDir(), results, runId, out);
+                case "zmq" -> ZmqBench.run(options, results, runId, out);
+                default ->
+                        throw new CommandLine.ParameterException(
+                                spec.commandLine(),
+                                "unknown stage '"
+                                        + stage
+                                        + "' (expected: agent, e2e, packets, decode, ipfix, zmq)");
+            };
+        } catch (BenchOptions.UsageError e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    private static int agent(
+            BenchOptions cl, FlowhouseHome home, Path results, String runId, PrintStream out)
+            throws Exception {
+        long deadline = System.nanoTime() + cl.timeLimitSeconds() * 1_000_000_000L;
+        List<Double> rates = cl.rates("25000,50000,100000,200000,400000,800000");
+        DropFreeSearch.Settings settings =
+                new DropFreeSearch.Settings(
+                        cl.protocol(),
+                        cl.exporters(),
+                        rates,
+                        cl.stepSeconds(8),
+                        15_000,
+                        cl.replayPool(),
+                        cl.bind);
+        ServicesConfig services =
+                ServicesConfig.resolve(
+                        home.root(), home.stateDir(), System.getenv(), Map.of(), true);
+        String bootstrap = cl.bootstrapServers(services.kafkaBootstrap());
+        ServicesManager manager = new ServicesManager(services);
+        boolean startedKafka = false;
+        if (!answers(bootstrap)) {
+            out.println("bench: starting Kafka (" + services.kafkaBootstrap() + ") ...");
+            manager.start(ServiceKind.KAFKA);
+            startedKafka = true;
+            bootstrap = services.kafkaBootstrap();
+        }
+        Path work = Files.createDirectories(home.stateDir().resolve("bench").resolve(runId));
+        List<SystemResult> systems = new ArrayList<>();
+        try (TopicAdmin kafka = TopicAdmin.connect(bootstrap, new Properties())) {
+            BenchContext ctx =
+                    new BenchContext(
+                            runId,
+                            work,
+                            results,
+                            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                            System.getProperty("java.class.path"),
+                            bootstrap,
+                            kafka);
+            Map<String, Long> shared = new LinkedHashMap<>();
+            shared.put("loadgen", ProcessHandle.current().pid());
+            manager.pid(ServiceKind.KAFKA).ifPresent(pid -> shared.put("kafka", pid));
+            DropFreeSearch search = new DropFreeSearch(settings, out, shared);
+            search.warmUp();
+            List<Collector> collectors = new ArrayList<>();
+            collectors.add(new AgentCollector(ctx));
+            if (cl.peers) {
+                collectors.add(new Goflow2Collector(ctx, PeerTools.goflow2(out)));
+                Path[] nf = PeerTools.nfdump(out);
+                collectors.add(new NfcapdCollector(ctx, nf[0], nf[1]));
+            }
+            for (int i = 0; i < collectors.size(); i++) {
+                long left = deadline - System.nanoTime();
+                long share = left / (collectors.size() - i);
+                systems.add(search.run(collectors.get(i), System.nanoTime() + share));
+            }
+        } finally {
+            if (startedKafka) {
+                manager.stop(ServiceKind.KAFKA);
+            }
+        }
+        BenchReport.print(out, "agent", systems);
+        String settingsJson =
+                String.format(
+                        Locale.ROOT,
+                        "{\"protocol\": \"%s\", \"exporters\": %d, \"step_seconds\": %d,"
+                                + " \"replay_pool\": %d, \"rates\": %s, \"kafka\": \"%s\"}",
+                        settings.protocol(),
+                        settings.exporters(),
+                        settings.stepSeconds(),
+                        settings.replayPool(),
+                        rates,
+                        bootstrap);
+        Path json = BenchReport.write(results, "agent", runId, settingsJson, systems);
+        out.println("bench: results in " + json + " (+ .csv, .png)");
+        boolean anyError = systems.stream().anyMatch(s -> s.steps().isEmpty());
+        return anyError ? 1 : 0;
+    }
+
+    /**
+     * {@code bench e2e}: {@code ./flowhouse up} (services, agent, job), then the drop-free search
+     * with rows in ClickHouse as the output; {@code ./flowhouse down} afterwards if the pipeline
+     * was not up before.
+     */
+    private static int e2e(
+            BenchOptions cl,
+            List<String> jobArgs,
+            FlowhouseHome home,
+            Path results,
+            String runId,
+            PrintStream out,
+            PrintStream err)
+            throws Exception {
+        long deadline = System.nanoTime() + cl.timeLimitSeconds() * 1_000_000_000L;
+        List<Double> rates = cl.rates("5000,10000,20000,40000,80000,160000,320000");
+        DropFreeSearch.Settings settings =
+                new DropFreeSearch.Settings(
+                        cl.protocol(),
+                        cl.exporters(),
+                        rates,
+                        cl.stepSeconds(10),
+                        60_000,
+                        cl.replayPool(),
+                        cl.bind);
+        ServicesConfig services =
+                ServicesConfig.resolve(
+                        home.root(), home.stateDir(), System.getenv(), Map.of(), true);
+        int port = 4739;
+        boolean wasUp = LocalPorts.udpBound(port);
+        if (!wasUp) {
+            // The job starts at the end of flows.raw: the search counts each step's rows only, and
+            // a backlog left by an earlier run (offsets are committed on checkpoints, so a run
+            // whose TaskManager failed leaves one) would be processed first and skew every step.
+            // Job keys after -- go to the job, e.g. -- --job.checkpoint-interval "5 s".
+            List<String> up = new ArrayList<>(List.of("up", "--", "--kafka.start", "latest"));
+            up.addAll(jobArgs);
+            out.println("bench e2e: ./flowhouse " + String.join(" ", up) + " ...");
+            int code = flowhouse(home, up, out);
+            if (code != 0) {
+                err.println("bench e2e: ./flowhouse up failed (exit " + code + "); stopping again");
+                flowhouse(home, List.of("down"), out);
+                return code;
+            }
+        }
+        List<SystemResult> systems = new ArrayList<>();
+        try {
+            ServicesManager manager = new ServicesManager(services);
+            Map<String, Long> pids = new LinkedHashMap<>();
+            findProcess("io.flowhouse.agent.CaptureAgentMain").ifPresent(p -> pids.put("agent", p));
+            manager.pid(ServiceKind.KAFKA).ifPresent(p -> pids.put("kafka", p));
+            manager.pid(ServiceKind.FLINK_TASKMANAGER).ifPresent(p -> pids.put("flink-tm", p));
+            manager.pid(ServiceKind.FLINK_JOBMANAGER).ifPresent(p -> pids.put("flink-jm", p));
+            manager.pid(ServiceKind.CLICKHOUSE).ifPresent(p -> pids.put("clickhouse", p));
+            Map<String, Long> shared = new LinkedHashMap<>();
+            shared.put("loadgen", ProcessHandle.current().pid());
+            DropFreeSearch search = new DropFreeSearch(settings, out, shared);
+            search.warmUp();
+            PipelineCollector pipeline =
+                    new PipelineCollector(
+                            services.clickhouseUrl(), cl.database(), port, pids, 9464);
+            systems.add(search.run(pipeline, deadline));
+        } finally {
+            if (!wasUp) {
+                out.println("bench e2e: ./flowhouse down ...");
+                flowhouse(home, List.of("down"), out);
+            }
+        }
+        BenchReport.print(out, "e2e", systems);
+        String settingsJson =
+                String.format(
+                        Locale.ROOT,
+                        "{\"protocol\": \"%s\", \"exporters\": %d, \"step_seconds\": %d,"
+                                + " \"replay_pool\": %d, \"bind\": \"%s\", \"rates\": %s}",
+                        settings.protocol(),
+                        settings.exporters(),
+                        settings.stepSeconds(),
+                        settings.replayPool(),
+                        settings.bind() == null ? "127.0.0.1" : settings.bind(),
+                        rates);
+        Path json = BenchReport.write(results, "e2e", runId, settingsJson, systems);
+        out.println("bench: results in " + json + " (+ .csv, .png)");
+        return systems.get(0).steps().isEmpty() ? 1 : 0;
+    }
+
+    /** {@code bench packets}: needs Kafka like {@code agent}; see {@link PacketsBench}. */
+    private static int packets(
+            BenchOptions cl, FlowhouseHome home, Path results, String runId, PrintStream out)
+            throws Exception {
+        ServicesConfig services =
+                ServicesConfig.resolve(
+                        home.root(), home.stateDir(), System.getenv(), Map.of(), true);
+        String bootstrap = cl.bootstrapServers(services.kafkaBootstrap());
+        ServicesManager manager = new ServicesManager(services);
+        boolean startedKafka = false;
+        if (!answers(bootstrap)) {
+            out.println("bench: starting Kafka (" + services.kafkaBootstrap() + ") ...");
+            manager.start(ServiceKind.KAFKA);
+            startedKafka = true;
+            bootstrap = services.kafkaBootstrap();
+        }
+        Path work = Files.createDirectories(home.stateDir().resolve("bench").resolve(runId));
+        try (TopicAdmin kafka = TopicAdmin.connect(bootstrap, new Properties())) {
+            BenchContext ctx =
+                    new BenchContext(
+                            runId,
+                            work,
+                            results,
+                            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                            System.getProperty("java.class.path"),
+                            bootstrap,
+                            kafka);
+            return PacketsBench.run(cl, ctx, out);
+        } finally {
+            if (startedKafka) {
+                manager.stop(ServiceKind.KAFKA);
+            }
+        }
+    }
+
+    /**
+     * Runs {@code ./flowhouse ARGS} of this checkout as a user would (the pipeline the e2e stage
+     * measures is the one {@code up} starts), its output copied to {@code out}; its exit code.
+     */
+    private static int flowhouse(FlowhouseHome home, List<String> args, PrintStream out)
+            throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(home.root().resolve("flowhouse").toString());
+        command.addAll(args);
+        ProcessBuilder builder =
+                new ProcessBuilder(command)
+                        .directory(home.root().toFile())
+                        .redirectErrorStream(true);
+        // Built already: this JVM runs from that build.
+        builder.environment().put("FLOWHOUSE_NO_BUILD", "1");
+        Process process = builder.start();
+        try (BufferedReader lines =
+                new BufferedReader(
+                        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                out.println(line);
+            }
+        }
+        return process.waitFor();
+    }
+
+    /** The pid of a running JVM whose command line names {@code mainClass} (read-only look). */
+    static java.util.Optional<Long> findProcess(String mainClass) {
+        return ProcessHandle.allProcesses()
+                .filter(
+                        p ->
+                                p.info()
+                                        .arguments()
+                                        .map(a -> List.of(a).contains(mainClass))
+                                        .orElse(false))
+                .map(ProcessHandle::pid)
+                .findFirst();
+    }
+
+    private static boolean answers(String bootstrap) {
+        String first = bootstrap.split(",")[0].trim();
+        int colon = first.lastIndexOf(':');
+        try (Socket s = new Socket()) {
+            s.connect(
+                    new InetSocketAddress(
+                            first.substring(0, colon),
+                            Integer.parseInt(first.substring(colon + 1))),
+                    1_000);
+            return true;
+        } catch (java.io.IOException | RuntimeException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+/**
+ * The options of {@code ./flowhouse bench}. Every stage takes the ones it knows; an option left out
+ * takes the stage's own default (the e2e ladder starts lower than the agent's, ipfix and zmq use
+ * shorter steps), so the fields stay null until given.
+ */
+final class BenchOptions {
+
+    @Option(
+            names = "--peers",
+            description =
+                    "agent: also run goflow2 (-> Kafka) and nfcapd (-> files) on the same load"
+                            + " (installed when missing)")
+    boolean peers;
+
+    @Option(
+            names = "--rates",
+            paramLabel = "LIST",
+            description =
+                    "offered flows/s, ascending (agent: 25000,...,800000; e2e: 5000,...,320000;"
+                            + " ipfix, zmq: "
+                            + IpfixBench.DEFAULT_RATES
+                            + ")")
+    String rates;
+
+    @Option(
+            names = "--step-seconds",
+            paramLabel = "N",
+            description = "load time per step (agent 8, e2e 10, ipfix and zmq 5)")
+    Integer stepSeconds;
+
+    @Option(
+            names = "--protocol",
+            paramLabel = "P",
+            description = "v5, v9, ipfix or mix (default ipfix)")
+    String protocol;
+
+    @Option(
+            names = "--exporters",
+            paramLabel = "N",
+            description = "simulated exporters (default 8)")
+    Integer exporters;
+
+    @Option(
+            names = "--replay-pool",
+            paramLabel = "N",
+            description = "loadgen datagram pool per exporter (default 200; 0 = generate live)")
+    Integer replayPool;
+
+    @Option(
+            names = "--bind",
+            paramLabel = "ADDR[+]",
+            description =
+                    "loadgen source address; 127.0.0.2+ gives each exporter its own (default:"
+                            + " all from 127.0.0.1)")
+    String bind;
+
+    @Option(
+            names = "--time-limit-seconds",
+            paramLabel = "N",
+            description = "bound of the whole stage (default 540)")
+    Integer timeLimitSeconds;
+
+    @Option(
+            names = "--bootstrap-servers",
+            paramLabel = "B",
+            description = "Kafka (default: the services' broker, started if down)")
+    String bootstrapServers;
+
+    @Option(
+            names = "--database",
+            paramLabel = "DB",
+            description = "e2e: the ClickHouse database the job writes (default flowhouse)")
+    String database;
+
+    @Option(
+            names = "--flows",
+            paramLabel = "N",
+            description =
+                    "packets: flows in the pcap (default 20000); zmq: flows per throughput"
+                            + " round (default 3000000)")
+    Long flows;
+
+    @Option(
+            names = "--systems",
+            paramLabel = "LIST",
+            description =
+                    "ipfix: COLLECTOR:MESSAGE_BYTES,... (default "
+                            + IpfixBench.DEFAULT_SYSTEMS
+                            + ")")
+    String systems;
+
+    @Option(
+            names = "--goflow2-rates",
+            paramLabel = "LIST",
+            description =
+                    "ipfix: offered flows/s for goflow2 (default "
+                            + IpfixBench.DEFAULT_GOFLOW2_RATES
+                            + ")")
+    String goflow2Rates;
+
+    @Option(
+            names = "--collector-nice",
+            paramLabel = "N",
+            description =
+                    "ipfix: run the collectors under nice -n N (default 0; negative needs root)")
+    Integer collectorNice;
+
+    @Option(names = "--results-dir", paramLabel = "DIR", description = "default bench/results")
+    Path resultsDir;
+
+    /** The options as parsed from {@code args} alone (no stage): for tests that run one stage. */
+    static BenchOptions parse(String... args) {
+        BenchOptions options = new BenchOptions();
+        new CommandLine(options).parseArgs(args);
+        return options;
+    }
+
+    /** A mistake in the options: reported as a usage error. */
+    static final class UsageError extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UsageError(String message) {
+            super(message);
+        }
+    }
+
+    List<Double> rates(String fallback) {
+        return parseRates("--rates", rates == null ? fallback : rates);
+    }
+
+    List<Double> goflow2Rates(String fallback) {
+        return parseRates("--goflow2-rates", goflow2Rates == null ? fallback : goflow2Rates);
+    }
+
+    int stepSeconds(int fallback) {
+        return range("--step-seconds", stepSeconds, fallback, 1, 120);
+    }
+
+    int timeLimitSeconds() {
+        return range("--time-limit-seconds", timeLimitSeconds, 540, 30, 3600);
+    }
+
+    String protocol() {
+        return protocol == null ? "ipfix" : protocol;
+    }
+
+    int exporters() {
+        return range("--exporters", exporters, 8, 1, 1000);
+    }
+
+    int replayPool() {
+        return range("--replay-pool", replayPool, 200, 0, 100_000);
+    }
+
+    String bootstrapServers(String fallback) {
+        return bootstrapServers == null ? fallback : bootstrapServers;
+    }
+
+    String database() {
+        return database == null ? "flowhouse" : database;
+    }
+
+    long flows(long fallback, long min, long max) {
+        long value = flows == null ? fallback : flows;
+        if (value < min || value > max) {
+            throw new UsageError("--flows: " + value + " (expected: " + min + ".." + max + ")");
+        }
+        return value;
+    }
+
+    String systems(String fallback) {
+        return systems == null ? fallback : systems;
+    }
+
+    int collectorNice() {
+        return range("--collector-nice", collectorNice, 0, -20, 19);
+    }
+
+    private static int range(String name, Integer value, int fallback, int min, int max) {
+        int v = value == null ? fallback : value;
+        if (v < min || v > max) {
+            throw new UsageError(name + ": " + v + " (expected: " + min + ".." + max + ")");
+        }
+        return v;
+    }
+
+    private static List<Double> parseRates(String name, String list) {
+        List<Double> out = new ArrayList<>();
+        for (String r : list.split(",")) {
+            try {
+                out.add(Double.parseDouble(r.trim()));
+            } catch (NumberFormatException e) {
+                throw new UsageError(name + ": '" + r.trim() + "' is not a number");
+            }
+        }
+        return List.copyOf(out);
+    }
+}

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * nfdump's collector, nfcapd, writing flows to files; one nfcapd per step so each step's file is
+ * closed and counted with {@code nfdump -I}. Delivered = flows in the file.
+ */
+final class NfcapdCollector implements Collector {
+    private final BenchContext ctx;
+    private final Path nfcapd;
+    private final Path nfdump;
+    private final int port;
+    private ChildProcess process;
+    private Path stepDir;
+    private int step;
+
+    NfcapdCollector(BenchContext ctx, Path nfcapd, Path nfdump) throws IOException {
+        this.ctx = ctx;
+        this.nfcapd = nfcapd;
+        this.nfdump = nfdump;
+        this.port = BenchContext.freeUdpPort();
+    }
+
+    @Override
+    public String name() {
+        return "nfcapd";
+    }
+
+    @Override
+    public String unit() {
+        return "flows";
+    }
+
+    @Override
+    public int port() {
+        return port;
+    }
+
+    @Override
+    public void open() throws IOException {
+        Files.createDirectories(ctx.workDir().resolve("nfcapd"));
+    }
+
+    @Override
+    public void beginStep() throws Exception {
+        stepDir = Files.createDirectories(ctx.workDir().resolve("nfcapd/step-" + step++));
+        process =
+                ChildProcess.start(
+                        name(),
+                        List.of(
+                                nfcapd.toString(),
+                                "-b",
+                                "127.0.0.1",
+                                "-p",
+                                Integer.toString(port),
+                                "-w",
+                                stepDir.toString(),
+                                "-B",
+                                "4194304",
+                                "-t",
+                                "3600"),
+                        stepDir.resolve("nfcapd.log"));
+        process.awaitUdp(port, 20);
+    }
+
+    @Override
+    public void awaitDrained(long expected, long maxMillis) throws Exception {
+        // nfcapd counts only in its file; wait until its socket queue is empty for a second.
+        long deadline = System.nanoTime() + maxMillis * 1_000_000L;
+        int quiet = 0;
+        while (System.nanoTime() < deadline && quiet < 5) {
+            quiet = BenchContext.udpQueueBytes(port) == 0 ? quiet + 1 : 0;
+            Thread.sleep(200);
+        }
+    }
+
+    @Override
+    public long finishStep() throws Exception {
+        process.stop(20);
+        Path file;
+        try (Stream<Path> files = Files.list(stepDir)) {
+            file =
+                    files.filter(p -> p.getFileName().toString().startsWith("nfcapd.2"))
+                            .findFirst()
+                            .orElse(null);
+        }
+        if (file == null) {
+            return 0;
+        }
+        String info =
+                BenchContext.runTool(List.of(nfdump.toString(), "-r", file.toString(), "-I"), 60);
+        Files.deleteIfExists(file); // counted; at high rates a step's file is hundreds of MB
+        Matcher m = Pattern.compile("(?m)^Flows: *([0-9]+)").matcher(info);
+        if (!m.find()) {
+            throw new IOException("no flow count in nfdump -I output: " + info);
+        }
+        return Long.parseLong(m.group(1));
+    }
+
+    @Override
+    public Map<String, Long> internalDrops() {
+        return Map.of();
+    }
+
+    @Override
+    public Map<String, Long> processes() {
+        return process == null ? Map.of() : Map.of("nfcapd", process.pid());
+    }
+
+    @Override
+    public List<String> notes() {
+        return List.of("nfcapd " + nfcapd + " -B 4194304 -t 3600, counted with nfdump -I");
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (process != null) {
+            process.stop(15);
+        }
+    }
+}

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.bench;
+
+import java.util.Map;
+
+/**
+ * One step of a drop-free search: the load offered to one system for a while, and what came out.
+ *
+ * @param system the system under test
+ * @param targetRate flows per second asked of loadgen
+ * @param achievedRate flows per second loadgen actually sent
+ * @param rateHeld whether loadgen held the target within 2 %
+ * @param sentFlows flows sent
+ * @param sentDatagrams datagrams sent
+ * @param unit what {@code expected} and {@code delivered} count: datagrams or flows
+ * @param expected units that should have been delivered
+ * @param delivered units delivered (Kafka records, flows in files)
+ * @param kernelDrops datagrams the kernel dropped on the system's UDP socket(s) in the step
+ * @param internalDrops the system's own drop and reject counters in the step, by reason
+ * @param cpuPercent CPU of each process over the step, percent of one core
+ * @param peakRssMb peak resident memory of each process, MiB
+ * @param seconds wall time of the step (load + drain)
+ */
+record StepResult(
+        String system,
+        double targetRate,
+        double achievedRate,
+        boolean rateHeld,
+        long sentFlows,
+        long sentDatagrams,
+        String unit,
+        long expected,
+        long delivered,
+        long kernelDrops,
+        Map<String, Long> internalDrops,
+        Map<String, Double> cpuPercent,
+        Map<String, Long> peakRssMb,
+        double seconds) {
+
+    long lost() {
+        return Math.max(0, expected - delivered);
+    }
+
+    double lossPercent() {
+        return expected == 0 ? 0.0 : 100.0 * lost() / expected;
+    }
+
+    long internalDropTotal() {
+        return internalDrops.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** No unit missing, no kernel drop, no internal drop. */
+    boolean clean() {
+        return lost() == 0 && delivered >= expected && kernelDrops == 0 && internalDropTotal() == 0;
+    }
+}

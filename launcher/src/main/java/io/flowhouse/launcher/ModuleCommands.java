@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.launcher;
+
+import io.flowhouse.agent.CaptureAgentMain;
+import io.flowhouse.agent.cli.DecodeCommand;
+import io.flowhouse.loadgen.LoadgenMain;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Unmatched;
+
+/**
+ * The commands of other modules: the launcher hands their flags to the module's own command (the
+ * shared configuration model's picocli rules: same help style and exit codes), which resolves its
+ * config record and runs it.
+ */
+final class ModuleCommands {
+
+    private ModuleCommands() {}
+
+    /** {@code ./flowhouse agent}: the agent's command resolves its keys and runs it. */
+    @Command(
+            name = "agent",
+            description =
+                    "run the capture agent in the foreground (UDP NetFlow/IPFIX, pcap -> Kafka)")
+    static final class Agent implements Callable<Integer> {
+        private final LaunchContext ctx;
+
+        @Unmatched List<String> args = new ArrayList<>();
+
+        Agent(LaunchContext ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public Integer call() {
+            return CaptureAgentMain.run(args.toArray(String[]::new), ctx.out(), ctx.err());
+        }
+    }
+
+    /** {@code ./flowhouse decode}: the agent module's pcap decoder. */
+    @Command(
+            name = "decode",
+            description =
+                    "decode the NetFlow/IPFIX/sFlow datagrams of a pcap file and print the flows")
+    static final class Decode implements Callable<Integer> {
+        private final LaunchContext ctx;
+
+        @Unmatched List<String> args = new ArrayList<>();
+
+        Decode(LaunchContext ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public Integer call() {
+            return DecodeCommand.run(args.toArray(String[]::new), ctx.out(), ctx.err());
+        }
+    }
+
+    /** {@code ./flowhouse loadgen}: loadgen's command resolves its keys and sends. */
+    @Command(
+            name = "loadgen",
+            description = "send generated NetFlow v5/v9/IPFIX traffic at a chosen rate")
+    static final class Loadgen implements Callable<Integer> {
+        private final LaunchContext ctx;
+
+        @Unmatched List<String> args = new ArrayList<>();
+
+        Loadgen(LaunchContext ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public Integer call() {
+            return LoadgenMain.run(args.toArray(String[]::new), ctx.out(), ctx.err());
+        }
+    }
+}

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flowhouse.services.FlowhouseHome;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The other modules' commands: their flags reach the module's own parser unchanged, and what is not
+ * built yet (the job jar, outside the launcher's class path) is reported as such.
+ */
+class ModuleCommandsTest {
+
+    @TempDir Path dir;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        FlowhouseMain main =
+                new FlowhouseMain(
+                        new FlowhouseHome(dir, dir.resolve(".flowhouse")),
+                        Map.of(),
+                        new ByteArrayInputStream(new byte[0]));
+        return main.run(
+                List.of(args),
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void decodeGetsItsArgumentsInOrder() {
+        int code = run("decode", "--limit", "1", "--format", "nope", dir.toString());
+
+        assertThat(code).isEqualTo(ExitCode.USAGE);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("unknown format 'nope' (expected: jsonl or table)");
+    }
+
+    @Test
+    void loadgenAndAgentAnswerHelpWithTheirOwnUsage() {
+        assertThat(run("loadgen", "--help")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).containsIgnoringCase("usage");
+        out.reset();
+        assertThat(run("agent", "--help")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).containsIgnoringCase("usage");
+    }
+
+    @Test
+    void aBadLoadgenFlagIsAUsageError() {
+        assertThat(run("loadgen", "--rate", "fast")).isEqualTo(ExitCode.USAGE);
+        assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("flowhouse loadgen: ");
+    }
+
+    @Test
+    void upWithoutTheJobJarIsReportedAsNotBuilt() {
+        int code = run("up");
+
+        assertThat(code).isEqualTo(ExitCode.NOT_BUILT);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("not built yet")
+                .contains("module flink-jobs");
+    }
+}

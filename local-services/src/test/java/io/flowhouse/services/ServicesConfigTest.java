@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.services;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ServicesConfigTest {
+
+    @TempDir Path root;
+
+    @Test
+    void defaultsAreTheStandardPorts() {
+        ServicesConfig config = resolve(Map.of(), List.of(), false);
+
+        assertThat(config.kafkaBootstrap()).isEqualTo("127.0.0.1:9092");
+        assertThat(config.clickhouseUrl()).isEqualTo("http://127.0.0.1:8123");
+        assertThat(config.clickhouseNativePort()).isEqualTo(9000);
+        assertThat(config.flinkRestUrl()).isEqualTo("http://localhost:8081");
+        assertThat(config.stateDir()).isEqualTo(root.resolve(".flowhouse"));
+        assertThat(config.kafkaLib()).isEqualTo(root.resolve("dist/kafka/target/lib"));
+    }
+
+    @Test
+    void flagsBeatEnvironmentWhichBeatsDefaults() {
+        ServicesConfig config =
+                resolve(
+                        Map.of(
+                                "FLOWHOUSE_KAFKA_PORT",
+                                "19092",
+                                "FLOWHOUSE_FLINK_REST_PORT",
+                                "18081"),
+                        List.of("--kafka-port", "29092"),
+                        false);
+
+        assertThat(config.kafkaPort()).isEqualTo(29092);
+        assertThat(config.flinkRestPort()).isEqualTo(18081);
+        assertThat(config.clickhouseHttpPort()).isEqualTo(8123);
+    }
+
+    @Test
+    void savedPortsOfARunningSetBeatTheEnvironmentButNotFlags() {
+        resolve(
+                        Map.of(),
+                        List.of("--clickhouse-http-port", "18123", "--kafka-port", "19092"),
+                        false)
+                .save();
+
+        ServicesConfig status =
+                resolve(
+                        Map.of("FLOWHOUSE_CLICKHOUSE_HTTP_PORT", "7777"),
+                        List.of("--kafka-port", "5"),
+                        true);
+
+        assertThat(status.clickhouseHttpPort()).isEqualTo(18123);
+        assertThat(status.kafkaPort()).isEqualTo(5);
+    }
+
+    @Test
+    void prometheusCanBeSwitchedOff() {
+        assertThat(
+                        resolve(Map.of(), List.of("--flink-prometheus-ports", "none"), false)
+                                .flinkPrometheusPorts())
+                .isEmpty();
+        assertThat(resolve(Map.of(), List.of(), false).flinkPrometheusPorts())
+                .isEqualTo("9249-9259");
+    }
+
+    private ServicesConfig resolve(Map<String, String> env, List<String> args, boolean useSaved) {
+        Map<String, String> flags = new LinkedHashMap<>();
+        for (int i = 0; i < args.size(); i += 2) {
+            flags.put(args.get(i).substring(2), args.get(i + 1));
+        }
+        return ServicesConfig.resolve(root, root.resolve(".flowhouse"), env, flags, useSaved);
+    }
+}
