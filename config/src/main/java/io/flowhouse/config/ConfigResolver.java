@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
+import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +13,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
 
 /**
  * Resolves a {@link ConfigSchema} from layered sources. Whatever order the sources are added in,
@@ -60,7 +63,11 @@ public final class ConfigResolver {
         return this;
     }
 
-    /** Adds a YAML file (nested or flat dotted keys, relative to the root or in full). */
+    /**
+     * Adds a YAML file (nested or flat dotted keys, relative to the root or in full), or a Java
+     * properties file when its name ends in {@code .properties} (dotted keys; lists separated by
+     * {@code ,} or {@code ;}).
+     */
     public ConfigResolver file(Path path) {
         String text;
         try {
@@ -68,7 +75,26 @@ public final class ConfigResolver {
         } catch (IOException e) {
             throw new ConfigException("cannot read config file " + path + ": " + e, e);
         }
+        if (path.getFileName() != null && path.getFileName().toString().endsWith(".properties")) {
+            return properties(text, path.toString());
+        }
         return yaml(text, path.toString());
+    }
+
+    /** Adds the text of a Java properties file; {@code origin} names it in messages. */
+    public ConfigResolver properties(String text, String origin) {
+        Properties p = new Properties();
+        try {
+            p.load(new StringReader(text));
+        } catch (IOException | IllegalArgumentException e) {
+            throw new ConfigException("config " + origin + ": not a properties file: " + e, e);
+        }
+        Map<String, Object> flat = new TreeMap<>();
+        for (String name : p.stringPropertyNames()) {
+            flat.put(name, p.getProperty(name));
+        }
+        walk("", flat, origin);
+        return this;
     }
 
     /** Adds a YAML document; {@code origin} names it in messages. */
