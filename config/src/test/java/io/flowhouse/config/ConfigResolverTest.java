@@ -307,4 +307,14 @@ class ConfigResolverTest {
         assertThatThrownBy(() -> ConfigResolver.of(SCHEMA).file(file).resolve())
                 .hasMessage("config udp.sockets = 99 (expected: 1..64), from " + file);
     }
+
+    @Test
+    void durationsReadIsoToo() {
+        ValueType<Duration> d = Types.duration(ChronoUnit.MILLIS, Duration.ZERO, null);
+        assertThat(d.parse("PT1.5S")).isEqualTo(Duration.ofMillis(1500));
+        assertThat(d.parse("pt2m")).isEqualTo(Duration.ofMinutes(2));
+        assertThat(d.parse("250")).isEqualTo(Duration.ofMillis(250));
+        assertThatThrownBy(() -> d.parse("PT-1S")).hasMessageContaining("expected: 0s..");
+        assertThatThrownBy(() -> d.parse("Pfoo")).hasMessageContaining("PT30S");
+    }
 }
