@@ -18,9 +18,9 @@ import java.util.TreeMap;
 
 /**
  * Resolves a {@link ConfigSchema} from layered sources. Whatever order the sources are added in,
- * they apply as: defaults, then files (in the order given), then the environment, then flags (in
- * command-line order). A later source replaces a key's value, except properties maps, which merge
- * by property name.
+ * they apply as: defaults, then files (in the order given), then the environment (a blank variable
+ * counts as unset), then {@link #recorded} values, then flags (in command-line order). A later
+ * source replaces a key's value, except properties maps, which merge by property name.
  *
  * <p>Every mistake fails with a {@link ConfigException} that names the key and the source: an
  * unknown key in a file (a typo must not silently leave a default in place), a value of the wrong
@@ -35,6 +35,7 @@ public final class ConfigResolver {
 
     private final ConfigSchema schema;
     private final List<Raw> files = new ArrayList<>();
+    private final List<Raw> recorded = new ArrayList<>();
     private final List<Raw> flags = new ArrayList<>();
     private Map<String, String> env = Map.of();
     private final Map<String, String> foreign = new LinkedHashMap<>();
@@ -215,6 +216,18 @@ public final class ConfigResolver {
         return this;
     }
 
+    /**
+     * Adds a value that a running component recorded for those that come after it (the ports of the
+     * local services that {@code up} started): over the environment, under flags.
+     */
+    public ConfigResolver recorded(Key<?> key, Object value, String origin) {
+        if (schema.find(key.name()) != key) {
+            throw new IllegalArgumentException("key " + key + " is not in " + schema.root());
+        }
+        recorded.add(new Raw(key, null, value, origin));
+        return this;
+    }
+
     /** Applies the layers. */
     public Config resolve() {
         Map<Key<?>, Config.Setting> settings = new LinkedHashMap<>();
@@ -227,7 +240,10 @@ public final class ConfigResolver {
         for (Key<?> k : schema.keys()) {
             String name = schema.envName(k);
             String text = env.get(name);
-            if (text == null && k.isSecret() && env.get(name + "_FILE") != null) {
+            if ((text == null || text.isBlank())
+                    && k.isSecret()
+                    && env.get(name + "_FILE") != null
+                    && !env.get(name + "_FILE").isBlank()) {
                 Path file = Path.of(env.get(name + "_FILE"));
                 try {
                     text = Files.readString(file, StandardCharsets.UTF_8).strip();
@@ -238,9 +254,12 @@ public final class ConfigResolver {
                 }
                 name = name + "_FILE";
             }
-            if (text != null) {
+            if (text != null && !text.isBlank()) {
                 apply(settings, new Raw(k, null, text, "env " + name));
             }
+        }
+        for (Raw r : recorded) {
+            apply(settings, r);
         }
         for (Raw r : flags) {
             apply(settings, r);

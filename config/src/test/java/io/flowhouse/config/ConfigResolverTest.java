@@ -317,4 +317,19 @@ class ConfigResolverTest {
         assertThatThrownBy(() -> d.parse("PT-1S")).hasMessageContaining("expected: 0s..");
         assertThatThrownBy(() -> d.parse("Pfoo")).hasMessageContaining("PT30S");
     }
+
+    @Test
+    void recordedValuesBeatTheEnvironmentButNotFlagsAndBlankVariablesAreUnset() {
+        Config c =
+                ConfigResolver.of(SCHEMA)
+                        .env(Map.of("FLOWHOUSE_TEST_UDP_SOCKETS", "7", "FLOWHOUSE_TEST_NAME", " "))
+                        .flag(MODE, "fast", "--mode")
+                        .recorded(SOCKETS, "9", "saved state")
+                        .recorded(MODE, "safe", "saved state")
+                        .resolve();
+        assertThat(c.get(SOCKETS)).isEqualTo(9);
+        assertThat(c.origin(SOCKETS)).isEqualTo("saved state");
+        assertThat(c.get(MODE)).isEqualTo(Mode.FAST);
+        assertThat(c.get(NAME)).isEqualTo("a");
+    }
 }

@@ -215,6 +215,22 @@ public final class ConfigFlags {
         return printConfig;
     }
 
+    /**
+     * The keys' named flags (and the custom ones) alone, as a picocli mixin for commands that take
+     * a few settings among flags of their own ({@code spec.addMixin("services", flags.mixin())}):
+     * no {@code --config}, {@code --set} or {@code --print-config}.
+     */
+    public CommandSpec mixin() {
+        CommandSpec spec = CommandSpec.create();
+        for (Key<?> k : schema.keys()) {
+            if (k.flag() != null) {
+                spec.addOption(keyFlag(k));
+            }
+        }
+        extra.forEach(spec::addOption);
+        return spec;
+    }
+
     void addTo(CommandSpec spec) {
         spec.addOption(
                 OptionSpec.builder("--config")
