@@ -329,7 +329,9 @@ public final class ConfigFlags {
                         + (list ? " Repeatable." : "")
                         + " Default: "
                         + k.defaultText()
-                        + ". Key "
+                        + "."
+                        + (k.envAlias() == null ? "" : " Environment " + k.envAlias() + ".")
+                        + " Key "
                         + k.name()
                         + ".";
         return OptionSpec.builder(flag)

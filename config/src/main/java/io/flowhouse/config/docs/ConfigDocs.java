@@ -52,8 +52,8 @@ public final class ConfigDocs {
     public static String markdownTable(ConfigSchema schema, List<Key<?>> keys) {
         StringBuilder sb = new StringBuilder();
         if (!keys.isEmpty() && keys.stream().allMatch(k -> k.envAlias() != null)) {
-            sb.append("Generated from the key declarations; do not edit by hand. Every key can")
-                    .append(" also be set with `--set KEY=VALUE`\nor its environment variable.")
+            sb.append("Generated from the key declarations; do not edit by hand. Each key is also")
+                    .append(" read from its environment\nvariable (below).")
                     .append(" Precedence: defaults < file < environment < flags.\n\n");
         } else {
             sb.append("Generated from the key declarations; do not edit by hand. Every key can")
