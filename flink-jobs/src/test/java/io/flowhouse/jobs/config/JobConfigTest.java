@@ -156,4 +156,23 @@ class JobConfigTest {
                 .contains("--KEY VALUE")
                 .contains("kafka.start = earliest  # --kafka.start");
     }
+
+    @Test
+    void theReadmesKafkaSecurityExampleReads() throws Exception {
+        String readme = Files.readString(Path.of("README.md"), StandardCharsets.UTF_8);
+        int start = readme.indexOf("```yaml\n# job.yaml");
+        String yaml = readme.substring(start + 8, readme.indexOf("```", start + 8));
+        Path file = dir.resolve("job.yaml");
+        Files.writeString(file, yaml, StandardCharsets.UTF_8);
+        PipelineSettings s =
+                PipelineSettings.from(
+                        JobArgs.resolve(Map.of(), "--config", file.toString()), Map.of());
+        assertThat(s.bootstrapServers()).isEqualTo("broker1:9093");
+        assertThat(s.kafkaProperties())
+                .containsEntry("config.providers", "file")
+                .containsEntry("security.protocol", "SASL_SSL")
+                .containsEntry(
+                        "ssl.truststore.password",
+                        "${file:/etc/flowhouse/kafka.secret:truststore.password}");
+    }
 }
