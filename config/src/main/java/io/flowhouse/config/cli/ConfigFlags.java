@@ -238,8 +238,8 @@ public final class ConfigFlags {
                         .paramLabel("FILE")
                         .type(String.class)
                         .description(
-                                "YAML file with any of the keys (nested or dotted; unknown keys"
-                                        + " are errors).")
+                                "YAML file with any of the keys (nested or dotted; a .properties"
+                                        + " file also works; unknown keys are errors).")
                         .setter(setter(v -> configFile = Path.of((String) v)))
                         .build());
         for (Key<?> k : schema.keys()) {
