@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
+import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,12 +13,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
 
 /**
  * Resolves a {@link ConfigSchema} from layered sources. Whatever order the sources are added in,
- * they apply as: defaults, then files (in the order given), then the environment, then flags (in
- * command-line order). A later source replaces a key's value, except properties maps, which merge
- * by property name.
+ * they apply as: defaults, then files (in the order given), then the environment (a blank variable
+ * counts as unset), then {@link #recorded} values, then flags (in command-line order). A later
+ * source replaces a key's value, except properties maps, which merge by property name.
  *
  * <p>Every mistake fails with a {@link ConfigException} that names the key and the source: an
  * unknown key in a file (a typo must not silently leave a default in place), a value of the wrong
@@ -32,6 +35,7 @@ public final class ConfigResolver {
 
     private final ConfigSchema schema;
     private final List<Raw> files = new ArrayList<>();
+    private final List<Raw> recorded = new ArrayList<>();
     private final List<Raw> flags = new ArrayList<>();
     private Map<String, String> env = Map.of();
     private final Map<String, String> foreign = new LinkedHashMap<>();
@@ -60,7 +64,11 @@ public final class ConfigResolver {
         return this;
     }
 
-    /** Adds a YAML file (nested or flat dotted keys, relative to the root or in full). */
+    /**
+     * Adds a YAML file (nested or flat dotted keys, relative to the root or in full), or a Java
+     * properties file when its name ends in {@code .properties} (dotted keys; lists separated by
+     * {@code ,} or {@code ;}).
+     */
     public ConfigResolver file(Path path) {
         String text;
         try {
@@ -68,7 +76,26 @@ public final class ConfigResolver {
         } catch (IOException e) {
             throw new ConfigException("cannot read config file " + path + ": " + e, e);
         }
+        if (path.getFileName() != null && path.getFileName().toString().endsWith(".properties")) {
+            return properties(text, path.toString());
+        }
         return yaml(text, path.toString());
+    }
+
+    /** Adds the text of a Java properties file; {@code origin} names it in messages. */
+    public ConfigResolver properties(String text, String origin) {
+        Properties p = new Properties();
+        try {
+            p.load(new StringReader(text));
+        } catch (IOException | IllegalArgumentException e) {
+            throw new ConfigException("config " + origin + ": not a properties file: " + e, e);
+        }
+        Map<String, Object> flat = new TreeMap<>();
+        for (String name : p.stringPropertyNames()) {
+            flat.put(name, p.getProperty(name));
+        }
+        walk("", flat, origin);
+        return this;
     }
 
     /** Adds a YAML document; {@code origin} names it in messages. */
@@ -189,6 +216,18 @@ public final class ConfigResolver {
         return this;
     }
 
+    /**
+     * Adds a value that a running component recorded for those that come after it (the ports of the
+     * local services that {@code up} started): over the environment, under flags.
+     */
+    public ConfigResolver recorded(Key<?> key, Object value, String origin) {
+        if (schema.find(key.name()) != key) {
+            throw new IllegalArgumentException("key " + key + " is not in " + schema.root());
+        }
+        recorded.add(new Raw(key, null, value, origin));
+        return this;
+    }
+
     /** Applies the layers. */
     public Config resolve() {
         Map<Key<?>, Config.Setting> settings = new LinkedHashMap<>();
@@ -201,7 +240,10 @@ public final class ConfigResolver {
         for (Key<?> k : schema.keys()) {
             String name = schema.envName(k);
             String text = env.get(name);
-            if (text == null && k.isSecret() && env.get(name + "_FILE") != null) {
+            if ((text == null || text.isBlank())
+                    && k.isSecret()
+                    && env.get(name + "_FILE") != null
+                    && !env.get(name + "_FILE").isBlank()) {
                 Path file = Path.of(env.get(name + "_FILE"));
                 try {
                     text = Files.readString(file, StandardCharsets.UTF_8).strip();
@@ -212,9 +254,12 @@ public final class ConfigResolver {
                 }
                 name = name + "_FILE";
             }
-            if (text != null) {
+            if (text != null && !text.isBlank()) {
                 apply(settings, new Raw(k, null, text, "env " + name));
             }
+        }
+        for (Raw r : recorded) {
+            apply(settings, r);
         }
         for (Raw r : flags) {
             apply(settings, r);

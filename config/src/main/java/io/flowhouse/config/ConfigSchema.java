@@ -71,8 +71,14 @@ public final class ConfigSchema {
         return root + "." + key.name();
     }
 
-    /** {@code FLOWHOUSE_AGENT_UDP_RECEIVE_BUFFER_BYTES} for {@code udp.receive-buffer-bytes}. */
+    /**
+     * {@code FLOWHOUSE_AGENT_UDP_RECEIVE_BUFFER_BYTES} for {@code udp.receive-buffer-bytes}, or the
+     * key's own {@link Key#env(String) variable}.
+     */
     public String envName(Key<?> key) {
+        if (key.envAlias() != null) {
+            return key.envAlias();
+        }
         return envPrefix()
                 + key.name().replace('.', '_').replace('-', '_').toUpperCase(Locale.ROOT);
     }

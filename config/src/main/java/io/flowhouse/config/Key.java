@@ -40,6 +40,7 @@ public final class Key<T> {
     private final boolean secret;
     private final String flag;
     private final String flagLabel;
+    private final String env;
 
     private record Check<T>(Predicate<T> test, String expected) {}
 
@@ -53,7 +54,8 @@ public final class Key<T> {
             List<Check<T>> checks,
             boolean secret,
             String flag,
-            String flagLabel) {
+            String flagLabel,
+            String env) {
         this.name = name;
         this.type = type;
         this.defaultValue = defaultValue;
@@ -64,6 +66,7 @@ public final class Key<T> {
         this.secret = secret;
         this.flag = flag;
         this.flagLabel = flagLabel;
+        this.env = env;
     }
 
     /** Declares a key with no default, doc or checks yet. */
@@ -82,12 +85,13 @@ public final class Key<T> {
                 List.of(),
                 false,
                 null,
+                null,
                 null);
     }
 
     /** The value when no source sets the key. */
     public Key<T> defaultValue(T value) {
-        return new Key<>(name, type, value, null, null, doc, checks, secret, flag, flagLabel);
+        return new Key<>(name, type, value, null, null, doc, checks, secret, flag, flagLabel, env);
     }
 
     /**
@@ -95,7 +99,7 @@ public final class Key<T> {
      * text} is what the docs show for it.
      */
     public Key<T> defaultComputed(Supplier<T> value, String text) {
-        return new Key<>(name, type, null, value, text, doc, checks, secret, flag, flagLabel);
+        return new Key<>(name, type, null, value, text, doc, checks, secret, flag, flagLabel, env);
     }
 
     /** Docs for an optional key's missing value ({@code "none: UDP only"}). */
@@ -110,7 +114,8 @@ public final class Key<T> {
                 checks,
                 secret,
                 flag,
-                flagLabel);
+                flagLabel,
+                env);
     }
 
     /** What the key is for, in sentences; shown in help, the README table and the YAML file. */
@@ -125,7 +130,8 @@ public final class Key<T> {
                 checks,
                 secret,
                 flag,
-                flagLabel);
+                flagLabel,
+                env);
     }
 
     /** A rule beyond the type's own; {@code expected} completes {@code "(expected: ...)"}. */
@@ -142,7 +148,8 @@ public final class Key<T> {
                 more,
                 secret,
                 flag,
-                flagLabel);
+                flagLabel,
+                env);
     }
 
     /**
@@ -163,7 +170,8 @@ public final class Key<T> {
                 checks,
                 true,
                 null,
-                null);
+                null,
+                env);
     }
 
     /** A named command-line flag ({@code --listen}) that sets this key. */
@@ -184,11 +192,39 @@ public final class Key<T> {
                 checks,
                 secret,
                 flagName,
-                label);
+                label,
+                env);
+    }
+
+    /**
+     * The environment variable that sets this key, instead of the one derived from its full name:
+     * for names that predate the schema ({@code FLOWHOUSE_KAFKA_PORT}).
+     */
+    public Key<T> env(String variable) {
+        if (!variable.matches("[A-Z][A-Z0-9_]*")) {
+            throw new IllegalArgumentException("environment variable " + variable);
+        }
+        return new Key<>(
+                name,
+                type,
+                defaultValue,
+                computedDefault,
+                defaultText,
+                doc,
+                checks,
+                secret,
+                flag,
+                flagLabel,
+                variable);
     }
 
     public String name() {
         return name;
+    }
+
+    /** The environment variable given by {@link #env(String)}, or null for the derived one. */
+    public String envAlias() {
+        return env;
     }
 
     public ValueType<T> type() {

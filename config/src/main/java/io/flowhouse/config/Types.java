@@ -223,7 +223,12 @@ public final class Types {
 
             @Override
             public Duration parse(String text) {
-                var m = DURATION.matcher(text.trim());
+                String t = text.trim();
+                if (t.regionMatches(true, 0, "PT", 0, 2) || t.regionMatches(true, 0, "P", 0, 1)) {
+                    // ISO-8601 (PT30S), as Flink's duration options and the sinks read it.
+                    return inRange(isoDuration(t, range), min, max, range);
+                }
+                var m = DURATION.matcher(t);
                 if (!m.matches()) {
                     throw new IllegalArgumentException("(expected: 500ms, 30s, 5m, 2h)");
                 }
@@ -261,6 +266,21 @@ public final class Types {
                 return formatDuration(value);
             }
         };
+    }
+
+    private static Duration isoDuration(String text, String range) {
+        try {
+            return Duration.parse(text.toUpperCase(Locale.ROOT));
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new IllegalArgumentException("(expected: 500ms, 30s, 5m, 2h or PT30S)", e);
+        }
+    }
+
+    private static Duration inRange(Duration d, Duration min, Duration max, String range) {
+        if (d.compareTo(min) < 0 || (max != null && d.compareTo(max) > 0)) {
+            throw new IllegalArgumentException("(expected: " + range + ")");
+        }
+        return d;
     }
 
     /** The largest unit that holds the duration exactly: {@code 2m}, {@code 100ms}. */

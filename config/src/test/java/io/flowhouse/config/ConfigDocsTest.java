@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.flowhouse.config.docs.ConfigDocs;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,5 +49,24 @@ class ConfigDocsTest {
         assertThat(ConfigDocs.checkReadme(readme, ConfigResolverTest.SCHEMA)).isNull();
         assertThatThrownBy(() -> ConfigDocs.withTable("no markers", ConfigResolverTest.SCHEMA))
                 .hasMessageContaining("<!-- config-keys:flowhouse.test -->");
+    }
+
+    @Test
+    void tableOfOnePart(@TempDir Path dir) throws Exception {
+        Path readme = dir.resolve("README.md");
+        Files.writeString(
+                readme,
+                "<!-- config-keys:flowhouse.test:kafka -->\n<!-- /config-keys:flowhouse.test:kafka -->\n");
+        List<Key<?>> kafka = List.of(ConfigResolverTest.LINGER, ConfigResolverTest.PROPS);
+        String table =
+                ConfigDocs.withTable(
+                        Files.readString(readme), ConfigResolverTest.SCHEMA, "kafka", kafka);
+        assertThat(table)
+                .contains("(`FLOWHOUSE_TEST_KAFKA_LINGER_MS`)")
+                .contains("| `kafka.linger-ms` |")
+                .doesNotContain("udp.");
+        Files.writeString(readme, table);
+        assertThat(ConfigDocs.checkReadme(readme, ConfigResolverTest.SCHEMA, "kafka", kafka))
+                .isNull();
     }
 }

@@ -269,4 +269,67 @@ class ConfigResolverTest {
                                                 Key.of("kafka-port", Types.STRING))))
                 .hasMessageContaining("share FLOWHOUSE_X_KAFKA_PORT");
     }
+
+    @Test
+    void propertiesFilesAndEnvironmentAliases(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("job.properties");
+        Files.writeString(
+                file,
+                "flowhouse.test.udp.sockets=6\nudp.listen=:1;:2\nkafka.properties.acks=all\n");
+        Key<Integer> port =
+                Key.of("kafka-port", Types.integer(1, 65_535))
+                        .defaultValue(9092)
+                        .doc("Port.")
+                        .env("FLOWHOUSE_KAFKA_PORT");
+        ConfigSchema schema = ConfigSchema.of("flowhouse.test", "test", List.of(SOCKETS, port));
+        assertThat(schema.envName(port)).isEqualTo("FLOWHOUSE_KAFKA_PORT");
+        Config c =
+                ConfigResolver.of(SCHEMA)
+                        .file(file)
+                        .env(Map.of("FLOWHOUSE_TEST_NAME", "b"))
+                        .resolve();
+        assertThat(c.get(SOCKETS)).isEqualTo(6);
+        assertThat(c.get(LISTEN)).containsExactly(new HostPort("", 1), new HostPort("", 2));
+        assertThat(c.get(PROPS)).containsEntry("acks", "all");
+        assertThat(c.get(NAME)).isEqualTo("b");
+        Config aliased =
+                ConfigResolver.of(schema)
+                        .env(
+                                Map.of(
+                                        "FLOWHOUSE_KAFKA_PORT",
+                                        "19092",
+                                        "FLOWHOUSE_TEST_KAFKA_PORT",
+                                        "1"))
+                        .resolve();
+        assertThat(aliased.get(port)).isEqualTo(19092);
+        assertThat(aliased.origin(port)).isEqualTo("env FLOWHOUSE_KAFKA_PORT");
+        Files.writeString(file, "udp.sockets=99\n");
+        assertThatThrownBy(() -> ConfigResolver.of(SCHEMA).file(file).resolve())
+                .hasMessage("config udp.sockets = 99 (expected: 1..64), from " + file);
+    }
+
+    @Test
+    void durationsReadIsoToo() {
+        ValueType<Duration> d = Types.duration(ChronoUnit.MILLIS, Duration.ZERO, null);
+        assertThat(d.parse("PT1.5S")).isEqualTo(Duration.ofMillis(1500));
+        assertThat(d.parse("pt2m")).isEqualTo(Duration.ofMinutes(2));
+        assertThat(d.parse("250")).isEqualTo(Duration.ofMillis(250));
+        assertThatThrownBy(() -> d.parse("PT-1S")).hasMessageContaining("expected: 0s..");
+        assertThatThrownBy(() -> d.parse("Pfoo")).hasMessageContaining("PT30S");
+    }
+
+    @Test
+    void recordedValuesBeatTheEnvironmentButNotFlagsAndBlankVariablesAreUnset() {
+        Config c =
+                ConfigResolver.of(SCHEMA)
+                        .env(Map.of("FLOWHOUSE_TEST_UDP_SOCKETS", "7", "FLOWHOUSE_TEST_NAME", " "))
+                        .flag(MODE, "fast", "--mode")
+                        .recorded(SOCKETS, "9", "saved state")
+                        .recorded(MODE, "safe", "saved state")
+                        .resolve();
+        assertThat(c.get(SOCKETS)).isEqualTo(9);
+        assertThat(c.origin(SOCKETS)).isEqualTo("saved state");
+        assertThat(c.get(MODE)).isEqualTo(Mode.FAST);
+        assertThat(c.get(NAME)).isEqualTo("a");
+    }
 }

@@ -4,8 +4,9 @@ package io.flowhouse.jobs;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.config.Config;
 import io.flowhouse.jobs.ageing.PacketFlowTopology;
-import io.flowhouse.jobs.config.JobConfigLoader;
+import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.decode.DecodeOutputs;
 import io.flowhouse.jobs.decode.DecodeRawFlowFunction;
@@ -15,6 +16,7 @@ import io.flowhouse.jobs.model.ExporterKeyTypeInfo;
 import io.flowhouse.jobs.rollup.RollupTopology;
 import io.flowhouse.jobs.stats.AggregateExporterStats;
 import io.flowhouse.jobs.stats.ExporterStats;
+import java.util.Map;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -40,11 +42,11 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * </pre>
  *
  * <p>{@link #main} is the entry point of the shaded job jar ({@code flink run flink-jobs-*-job.jar
- * [--config FILE] [--key value ...]}, or {@code ./flowhouse job submit}): it parses configuration
- * ({@link JobConfigLoader}), creates missing topics and calls {@link #build} with the production
- * sources and sinks ({@link PipelineConnectors}); tests call it with their own. Every stateful
- * operator has a stable {@code uid}, so savepoints survive code changes and restore at another
- * parallelism (up to the max parallelism).
+ * [--config FILE] [--set KEY=VALUE | --KEY VALUE ...]}, or {@code ./flowhouse job submit}): it
+ * parses the configuration ({@link JobArgs}), creates missing topics and calls {@link #build} with
+ * the production sources and sinks ({@link PipelineConnectors}); tests call it with their own.
+ * Every stateful operator has a stable {@code uid}, so savepoints survive code changes and restore
+ * at another parallelism (up to the max parallelism).
  */
 public final class FlowPipelineJob {
 
@@ -71,14 +73,35 @@ public final class FlowPipelineJob {
         }
     }
 
+    /**
+     * The job jar's entry point: parses {@code args} ({@link JobArgs}) over the process environment
+     * and runs the job; {@code --help} and {@code --print-config} print and return.
+     *
+     * @throws io.flowhouse.config.ConfigException for a bad flag, file or value
+     */
     public static void main(String[] args) throws Exception {
-        Configuration conf = JobConfigLoader.load(args);
-        PipelineSettings s = PipelineSettings.from(conf, System.getenv());
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        configure(env, s);
+        Map<String, String> environment = System.getenv();
+        Config c = JobArgs.resolve(environment, System.out, args);
+        if (c != null) {
+            run(c, environment);
+        }
+    }
+
+    /**
+     * Runs the production job of a resolved configuration: creates missing topics, builds the graph
+     * with the production sources and sinks, and executes it (until it is cancelled, or the bounded
+     * input ends).
+     *
+     * @param env where the job is built (the ClickHouse password variable's presence)
+     */
+    public static void run(Config c, Map<String, String> env) throws Exception {
+        PipelineSettings s = PipelineSettings.from(c, env);
+        StreamExecutionEnvironment flink =
+                StreamExecutionEnvironment.getExecutionEnvironment(JobArgs.flinkConfiguration(c));
+        configure(flink, s);
         KafkaTopics.ensure(s);
-        build(env, PipelineConnectors.sources(s), PipelineConnectors.sinks(s), s);
-        env.execute(s.jobName());
+        build(flink, PipelineConnectors.sources(s), PipelineConnectors.sinks(s), s);
+        flink.execute(s.jobName());
     }
 
     /** Checkpointing, parallelism and type rules of the job. */

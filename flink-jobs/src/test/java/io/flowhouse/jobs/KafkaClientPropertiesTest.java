@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flowhouse.jobs.ageing.PacketFlowTopology;
-import io.flowhouse.jobs.config.JobConfigLoader;
+import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
 import java.lang.reflect.Field;
 import java.util.Map;
@@ -35,7 +35,7 @@ class KafkaClientPropertiesTest {
         String[] args = new String[base.length + extra.length];
         System.arraycopy(base, 0, args, 0, base.length);
         System.arraycopy(extra, 0, args, base.length, extra.length);
-        return PipelineSettings.from(JobConfigLoader.load(args), Map.of());
+        return PipelineSettings.from(JobArgs.resolve(Map.of(), args), Map.of());
     }
 
     private static Properties field(Object o, String name) throws Exception {
@@ -86,7 +86,8 @@ class KafkaClientPropertiesTest {
     void noPropertiesLeavesTheBuildersAlone() throws Exception {
         PipelineSettings s =
                 PipelineSettings.from(
-                        JobConfigLoader.load(new String[] {"--kafka.start", "earliest"}), Map.of());
+                        JobArgs.resolve(Map.of(), new String[] {"--kafka.start", "earliest"}),
+                        Map.of());
         assertThat(s.kafkaProperties()).isEmpty();
         assertThat(field(PipelineConnectors.rawSource(s), "props"))
                 .doesNotContainKey("security.protocol");

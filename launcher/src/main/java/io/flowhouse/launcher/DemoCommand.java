@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.launcher;
 
+import io.flowhouse.config.Config;
+import io.flowhouse.config.ConfigResolver;
 import io.flowhouse.jobs.FlowPipelineJob;
+import io.flowhouse.jobs.config.JobKeys;
 import io.flowhouse.loadgen.LoadgenMain;
 import io.flowhouse.loadgen.LoadgenOptions;
 import io.flowhouse.services.FlowhouseHome;
@@ -166,6 +169,7 @@ public final class DemoCommand implements Callable<Integer> {
                     new Thread(
                             () ->
                                     runPipelineJob(
+                                            ctx.env(),
                                             kafka.bootstrapServers(),
                                             clickhouse,
                                             demoDir.resolve("checkpoints"),
@@ -328,27 +332,27 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     private static void runPipelineJob(
+            Map<String, String> env,
             String bootstrap,
             String clickhouse,
             Path checkpoints,
             AtomicReference<Throwable> failure) {
-        // Checkpoints go to files: Flink's default JobManager memory storage refuses state over
-        // 5 MiB per task (the rollup windows pass that within a minute), every refused checkpoint
-        // then fails the job, and each restart replays into duplicate (FINAL-collapsed) rows.
-        String[] jobArgs = {
-            "--execution.checkpointing.dir",
-            checkpoints.toUri().toString(),
-            "--kafka.bootstrap-servers",
-            bootstrap,
-            "--clickhouse.url",
-            clickhouse,
-            "--job.checkpoint-interval",
-            "5 s",
-            "--job.name",
-            "flowhouse-demo"
-        };
         try {
-            FlowPipelineJob.main(jobArgs);
+            // Checkpoints go to files: Flink's default JobManager memory storage refuses state over
+            // 5 MiB per task (the rollup windows pass that within a minute), every refused
+            // checkpoint then fails the job, and each restart replays into duplicate
+            // (FINAL-collapsed) rows.
+            Config job =
+                    ConfigResolver.of(JobKeys.SCHEMA)
+                            .passThroughForeignKeys()
+                            .env(env)
+                            .flag("execution.checkpointing.dir", checkpoints.toUri(), "demo")
+                            .flag(JobKeys.KAFKA_BOOTSTRAP_SERVERS, bootstrap, "demo")
+                            .flag(JobKeys.CLICKHOUSE_URL, clickhouse, "demo")
+                            .flag(JobKeys.CHECKPOINT_INTERVAL, "5 s", "demo")
+                            .flag(JobKeys.JOB_NAME, "flowhouse-demo", "demo")
+                            .resolve();
+            FlowPipelineJob.run(job, env);
         } catch (Exception | LinkageError e) {
             failure.set(e);
         }

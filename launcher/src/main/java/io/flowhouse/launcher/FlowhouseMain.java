@@ -89,6 +89,7 @@ public final class FlowhouseMain implements Callable<Integer> {
         for (String module : List.of("agent", "decode", "loadgen")) {
             cl.getSubcommands().get(module).setStopAtUnmatched(true);
         }
+        addServicesFlags(cl);
         abbreviateSynopses(cl);
         cl.setExpandAtFiles(false);
         cl.setUsageHelpWidth(100);
@@ -97,6 +98,29 @@ public final class FlowhouseMain implements Callable<Integer> {
         cl.setParameterExceptionHandler(FlowhouseMain::usageError);
         cl.setExecutionExceptionHandler((e, command, parsed) -> failure(e, command, ctx.err()));
         return cl;
+    }
+
+    /** The services' keys as flags of every command that holds {@link ServicesOptions}. */
+    private static void addServicesFlags(CommandLine cl) {
+        CommandSpec spec = cl.getCommandSpec();
+        ServicesOptions services = servicesOptions(spec);
+        if (services != null) {
+            spec.addMixin("services-keys", services.flags().mixin());
+        }
+        cl.getSubcommands().values().forEach(FlowhouseMain::addServicesFlags);
+    }
+
+    private static ServicesOptions servicesOptions(CommandSpec spec) {
+        for (CommandSpec mixin : spec.mixins().values()) {
+            if (mixin.userObject() instanceof ServicesOptions s) {
+                return s;
+            }
+            ServicesOptions nested = servicesOptions(mixin);
+            if (nested != null) {
+                return nested;
+            }
+        }
+        return null;
     }
 
     /** Synopses say [OPTIONS]: the options are listed below them, one a line. */

@@ -160,7 +160,12 @@ public final class JobCommand implements Callable<Integer> {
                 description = "wait for RUNNING at most this long (default 120)")
         int timeout = 120;
 
-        @Parameters(paramLabel = "JOB_ARGS", description = "after --: arguments for the job")
+        @Parameters(
+                paramLabel = "JOB_ARGS",
+                description = {
+                    "after --: the job's flags: --config FILE, --set KEY=VALUE, --KEY VALUE",
+                    "(keys: flink-jobs/README.md; FlowPipelineJob --help lists the forms)"
+                })
         List<String> jobArgs = new ArrayList<>();
 
         Submit(LaunchContext ctx) {

@@ -108,7 +108,12 @@ final class PipelineCommand {
                 })
         String zmq;
 
-        @Parameters(paramLabel = "JOB_ARGS", description = "after --: arguments for the job")
+        @Parameters(
+                paramLabel = "JOB_ARGS",
+                description = {
+                    "after --: the job's flags: --config FILE, --set KEY=VALUE, --KEY VALUE",
+                    "(keys: flink-jobs/README.md; FlowPipelineJob --help lists the forms)"
+                })
         List<String> jobArgs = new ArrayList<>();
 
         Up(LaunchContext ctx) {

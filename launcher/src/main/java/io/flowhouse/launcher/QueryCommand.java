@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.launcher;
 
+import io.flowhouse.jobs.config.JobKeys;
 import io.flowhouse.services.Http;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -95,7 +96,9 @@ public final class QueryCommand implements Callable<Integer> {
         }
         String url = this.url;
         if (url == null) {
-            url = env.get("FLOWHOUSE_CLICKHOUSE_URL");
+            // The job's variable for the same endpoint.
+            url = env.get(JobKeys.SCHEMA.envName(JobKeys.CLICKHOUSE_URL));
+            url = url == null || url.isBlank() ? null : url;
         }
         if (url == null) {
             url = services.config(ctx, true).clickhouseUrl();

@@ -31,7 +31,7 @@ import picocli.CommandLine.Parameters;
             "                                 [--target-database DB] [--resolutions 1m,1h]",
             "                                 [--local] [--rest URL] [--jar JAR]"
                     + " [--timeout SECONDS]",
-            "                                 [-- JOB OPTIONS...]"
+            "                                 [-- JOB_ARGS...]"
         },
         description = {
             "re-run decode, ageing and rollups in BATCH mode over a time range of the archive",
@@ -90,8 +90,10 @@ public final class ReprocessCommand implements Callable<Integer> {
             description = "wait for the cluster job to finish (default 3600)")
     int timeout = 3600;
 
-    @Parameters(paramLabel = "JOB_OPTIONS", description = "after --: more job options")
-    List<String> jobOptions = new ArrayList<>();
+    @Parameters(
+            paramLabel = "JOB_ARGS",
+            description = "after --: the job's flags: --config FILE, --set KEY=VALUE, --KEY VALUE")
+    List<String> jobArgsAfter = new ArrayList<>();
 
     ReprocessCommand(LaunchContext ctx) {
         this.ctx = ctx;
@@ -114,7 +116,7 @@ public final class ReprocessCommand implements Callable<Integer> {
         add(jobArgs, "resolutions", resolutions);
         jobArgs.addAll(List.of("--kafka.bootstrap-servers", config.kafkaBootstrap()));
         jobArgs.addAll(List.of("--clickhouse.url", config.clickhouseUrl()));
-        jobArgs.addAll(jobOptions);
+        jobArgs.addAll(jobArgsAfter);
         if (local) {
             out.println("reprocessing on an in-process MiniCluster: " + String.join(" ", jobArgs));
             ReprocessJob.main(jobArgs.toArray(String[]::new));

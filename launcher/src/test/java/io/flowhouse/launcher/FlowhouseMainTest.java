@@ -78,7 +78,11 @@ class FlowhouseMainTest {
         Run run = run("services", "status", "--kafka-port", "99999");
 
         assertThat(run.code).isEqualTo(ExitCode.USAGE);
-        assertThat(run.err).contains("flowhouse services: kafka-port: 99999 (expected: 1..65535)");
+        // The configuration model's one-line form: the flag as written, the rule, the key.
+        assertThat(run.err)
+                .contains(
+                        "flowhouse services: --kafka-port 99999 (expected: 1..65535), key"
+                                + " kafka-port");
     }
 
     @Test

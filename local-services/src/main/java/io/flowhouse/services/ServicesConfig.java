@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.services;
 
-import io.flowhouse.services.clickhouse.ClickHouseServer;
+import io.flowhouse.config.Config;
+import io.flowhouse.config.ConfigResolver;
+import io.flowhouse.config.Key;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -12,12 +14,12 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
-import java.util.Set;
 
 /**
- * Where the local services run: one state directory and one port per listener. Built from defaults,
- * then the environment ({@code FLOWHOUSE_KAFKA_PORT}, ...), then the ports saved by the last {@code
- * services up} ({@code services.properties} in the state directory), then flags.
+ * Where the local services run: one state directory and one port per listener ({@link
+ * ServicesKeys}). Built from defaults, then the environment ({@code FLOWHOUSE_KAFKA_PORT}, ...),
+ * then the ports saved by the last {@code services up} ({@code services.properties} in the state
+ * directory), then flags.
  *
  * @param rootDir the checkout; {@code dist/kafka/target/lib} and {@code dist/flink/target/lib} are
  *     the broker's and the cluster's class paths
@@ -63,22 +65,6 @@ public record ServicesConfig(
     /** The file in the state directory that records the ports of the running services. */
     public static final String SAVED_FILE = "services.properties";
 
-    /** Flags that {@link #resolve} understands, without {@code --}. */
-    public static final Set<String> OPTIONS =
-            Set.of(
-                    "state-dir",
-                    "kafka-port",
-                    "kafka-controller-port",
-                    "kafka-partitions",
-                    "clickhouse-http-port",
-                    "clickhouse-native-port",
-                    "clickhouse-binary",
-                    "flink-rest-port",
-                    "flink-rpc-port",
-                    "flink-slots",
-                    "flink-prometheus-ports",
-                    "start-timeout");
-
     public ServicesConfig {
         Objects.requireNonNull(rootDir, "rootDir");
         Objects.requireNonNull(stateDir, "stateDir");
@@ -93,30 +79,18 @@ public record ServicesConfig(
 
     /** Defaults: the standard ports, {@code ROOT/.flowhouse}, the running JVM's java. */
     public static ServicesConfig defaults(Path rootDir) {
-        return new ServicesConfig(
+        return from(
                 rootDir,
                 rootDir.resolve(".flowhouse"),
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                DEFAULT_KAFKA_PORT,
-                DEFAULT_KAFKA_CONTROLLER_PORT,
-                4,
-                DEFAULT_CLICKHOUSE_HTTP_PORT,
-                DEFAULT_CLICKHOUSE_NATIVE_PORT,
-                ClickHouseServer.defaultBinary(),
-                DEFAULT_FLINK_REST_PORT,
-                DEFAULT_FLINK_RPC_PORT,
-                2,
-                "9249-9259",
-                Duration.ofSeconds(120),
-                Duration.ofSeconds(30));
+                ConfigResolver.of(ServicesKeys.SCHEMA).resolve());
     }
 
     /**
      * Defaults, then {@code env}, then the saved ports of a running set of services (when {@code
-     * useSaved}), then {@code flags} (keys from {@link #OPTIONS}, without {@code --}).
+     * useSaved}), then {@code flags} (key names of {@link ServicesKeys}, without {@code --}).
      *
-     * @throws IllegalArgumentException naming the setting and where it came from, when a value is
-     *     not valid
+     * @throws io.flowhouse.config.ConfigException naming the setting and where it came from, when a
+     *     value is not valid
      */
     public static ServicesConfig resolve(
             Path rootDir,
@@ -124,22 +98,21 @@ public record ServicesConfig(
             Map<String, String> env,
             Map<String, String> flags,
             boolean useSaved) {
-        Properties layered = new Properties();
-        ServicesConfig base = defaults(rootDir).withStateDir(defaultStateDir);
-        base.writeTo(layered);
-        for (String option : OPTIONS) {
-            String envName =
-                    "FLOWHOUSE_" + option.toUpperCase(java.util.Locale.ROOT).replace('-', '_');
-            String value = env.get(envName);
-            if (value != null && !value.isBlank()) {
-                layered.setProperty(option, value.trim());
-            }
-        }
-        if (flags.get("state-dir") != null) {
-            layered.setProperty("state-dir", flags.get("state-dir"));
-        }
+        ConfigResolver r = ConfigResolver.of(ServicesKeys.SCHEMA).env(env);
+        flags.forEach((name, value) -> r.flag(name, value, "--" + name));
+        return resolve(rootDir, defaultStateDir, r, useSaved);
+    }
+
+    /**
+     * The keys of {@code resolver} (defaults, environment, flags: a command's {@code ConfigFlags}),
+     * with the saved ports of a running set of services over the environment when {@code useSaved}.
+     */
+    public static ServicesConfig resolve(
+            Path rootDir, Path defaultStateDir, ConfigResolver resolver, boolean useSaved) {
+        Config c = resolver.resolve();
         if (useSaved) {
-            Path saved = Path.of(layered.getProperty("state-dir")).resolve(SAVED_FILE);
+            Path stateDir = stateDir(c, defaultStateDir);
+            Path saved = stateDir.resolve(SAVED_FILE);
             if (Files.isRegularFile(saved)) {
                 Properties props = new Properties();
                 try (InputStream in = Files.newInputStream(saved)) {
@@ -147,60 +120,40 @@ public record ServicesConfig(
                 } catch (IOException e) {
                     throw new UncheckedIOException("cannot read " + saved, e);
                 }
-                props.stringPropertyNames().stream()
-                        .filter(OPTIONS::contains)
-                        .filter(k -> !k.equals("state-dir"))
-                        .forEach(k -> layered.setProperty(k, props.getProperty(k)));
+                for (String name : props.stringPropertyNames()) {
+                    Key<?> key = ServicesKeys.SCHEMA.find(name);
+                    if (key != null && key != ServicesKeys.STATE_DIR) {
+                        resolver.recorded(key, props.getProperty(name), "saved " + saved);
+                    }
+                }
+                c = resolver.resolve();
             }
         }
-        for (String option : OPTIONS) {
-            if (flags.get(option) != null) {
-                layered.setProperty(option, flags.get(option));
-            }
-        }
-        return fromProperties(base, layered);
+        return from(rootDir, defaultStateDir, c);
     }
 
-    private static ServicesConfig fromProperties(ServicesConfig base, Properties p) {
-        String prometheus = p.getProperty("flink-prometheus-ports", "").trim();
-        if (prometheus.equalsIgnoreCase("none") || prometheus.equalsIgnoreCase("off")) {
-            prometheus = "";
-        }
+    private static Path stateDir(Config c, Path defaultStateDir) {
+        Path configured = c.get(ServicesKeys.STATE_DIR);
+        return configured != null ? configured : defaultStateDir;
+    }
+
+    private static ServicesConfig from(Path rootDir, Path defaultStateDir, Config c) {
         return new ServicesConfig(
-                base.rootDir(),
-                Path.of(p.getProperty("state-dir")),
-                base.javaBin(),
-                port(p, "kafka-port"),
-                port(p, "kafka-controller-port"),
-                parseInt("kafka-partitions", p.getProperty("kafka-partitions"), 1, 10_000),
-                port(p, "clickhouse-http-port"),
-                port(p, "clickhouse-native-port"),
-                Path.of(p.getProperty("clickhouse-binary")),
-                port(p, "flink-rest-port"),
-                port(p, "flink-rpc-port"),
-                parseInt("flink-slots", p.getProperty("flink-slots"), 1, 256),
-                prometheus,
-                Duration.ofSeconds(
-                        parseInt("start-timeout", p.getProperty("start-timeout"), 1, 3600)),
-                base.stopTimeout());
-    }
-
-    private static int port(Properties p, String key) {
-        return parseInt(key, p.getProperty(key), 1, 65_535);
-    }
-
-    private static int parseInt(String key, String raw, int min, int max) {
-        int value;
-        try {
-            value = Integer.parseInt(raw.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + ": '" + raw + "' is not a number");
-        }
-        if (value < min || value > max) {
-            throw new IllegalArgumentException(
-                    key + ": " + value + " (expected: " + min + ".." + max + ")");
-        }
-        return value;
+                rootDir,
+                stateDir(c, defaultStateDir),
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                c.get(ServicesKeys.KAFKA_PORT),
+                c.get(ServicesKeys.KAFKA_CONTROLLER_PORT),
+                c.get(ServicesKeys.KAFKA_PARTITIONS),
+                c.get(ServicesKeys.CLICKHOUSE_HTTP_PORT),
+                c.get(ServicesKeys.CLICKHOUSE_NATIVE_PORT),
+                c.get(ServicesKeys.CLICKHOUSE_BINARY),
+                c.get(ServicesKeys.FLINK_REST_PORT),
+                c.get(ServicesKeys.FLINK_RPC_PORT),
+                c.get(ServicesKeys.FLINK_SLOTS),
+                c.get(ServicesKeys.FLINK_PROMETHEUS_PORTS),
+                c.get(ServicesKeys.START_TIMEOUT),
+                Duration.ofSeconds(30));
     }
 
     /** Records the ports in {@code stateDir/services.properties} for status, query and down. */

@@ -78,4 +78,20 @@ class ServicesConfigTest {
         }
         return ServicesConfig.resolve(root, root.resolve(".flowhouse"), env, flags, useSaved);
     }
+
+    @Test
+    void badValuesNameTheFlagOrVariableAndTheKey() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> resolve(Map.of(), List.of("--kafka-port", "0"), false))
+                .hasMessage("--kafka-port 0 (expected: 1..65535), key kafka-port");
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> resolve(Map.of("FLOWHOUSE_FLINK_SLOTS", "x"), List.of(), false))
+                .hasMessageContaining("env FLOWHOUSE_FLINK_SLOTS");
+        assertThat(
+                        resolve(Map.of("FLOWHOUSE_START_TIMEOUT", "300"), List.of(), false)
+                                .startTimeout())
+                .isEqualTo(java.time.Duration.ofMinutes(5));
+        assertThat(resolve(Map.of("FLOWHOUSE_KAFKA_PORT", ""), List.of(), false).kafkaPort())
+                .isEqualTo(9092);
+    }
 }

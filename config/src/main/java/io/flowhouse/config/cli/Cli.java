@@ -47,8 +47,10 @@ public final class Cli {
                         .usageHelp(true)
                         .description("Show this help and exit.")
                         .build());
+        boolean keyFlags = false;
         if (command instanceof ConfiguredCommand c) {
             c.configFlags().addTo(spec);
+            keyFlags = c.configFlags().acceptsKeyFlags();
         }
         String footer = String.join("%n", spec.usageMessage().footer());
         spec.usageMessage()
@@ -66,6 +68,8 @@ public final class Cli {
         cl.setErr(new PrintWriter(err, true));
         cl.setOverwrittenOptionsAllowed(true);
         cl.setCaseInsensitiveEnumValuesAllowed(true);
+        // --KEY VALUE for any key: an unknown --x is then a key's name, not an error.
+        cl.setUnmatchedOptionsArePositionalParams(keyFlags);
         cl.setParameterExceptionHandler(
                 (e, args) -> {
                     err.println(prefix(e.getCommandLine()) + oneLine(describe(e)) + hint(cl));

@@ -16,8 +16,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.IGetter;
 import picocli.CommandLine.Model.ISetter;
 import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Model.PositionalParamSpec;
 
 /**
  * The flags of a configured command, each mapped to declared keys:
@@ -43,8 +45,11 @@ public final class ConfigFlags {
     private final List<OptionSpec> extra = new ArrayList<>();
     private final List<Given> given = new ArrayList<>();
     private final Set<String> seen = new HashSet<>();
+    private final List<String> keyArgs = new ArrayList<>();
     private Path configFile;
     private boolean printConfig;
+    private boolean keyFlags;
+    private boolean passThrough;
 
     public ConfigFlags(ConfigSchema schema) {
         this.schema = schema;
@@ -52,6 +57,30 @@ public final class ConfigFlags {
 
     public ConfigSchema schema() {
         return schema;
+    }
+
+    /**
+     * Also accepts {@code --KEY VALUE} and {@code --KEY=VALUE} for any key, by its relative or full
+     * name ({@code --kafka.start earliest}): the job's command line before the schema, kept for the
+     * files and scripts that use it. A named flag or {@code --set} is preferred.
+     */
+    public ConfigFlags keyFlags() {
+        this.keyFlags = true;
+        return this;
+    }
+
+    /**
+     * Keys that are not the schema's, in the file and as {@code --KEY VALUE}, are kept for someone
+     * else ({@link ConfigResolver#passThroughForeignKeys()}): the job's Flink keys.
+     */
+    public ConfigFlags passThroughForeignKeys() {
+        this.passThrough = true;
+        return this;
+    }
+
+    /** Whether {@link #keyFlags()} was asked for. */
+    boolean acceptsKeyFlags() {
+        return keyFlags;
     }
 
     /** A flag without a value that sets {@code key} to {@code value} ({@code --no-udp}). */
@@ -131,6 +160,9 @@ public final class ConfigFlags {
     /** A resolver with the file, {@code env} and these flags. */
     public ConfigResolver resolver(Map<String, String> env) {
         ConfigResolver r = ConfigResolver.of(schema);
+        if (passThrough) {
+            r.passThroughForeignKeys();
+        }
         if (configFile != null) {
             r.file(configFile);
         }
@@ -144,7 +176,30 @@ public final class ConfigFlags {
                 r.flag(g.name(), g.value(), g.origin());
             }
         }
+        addKeyArgs(r);
         return r;
+    }
+
+    /** The {@code --KEY VALUE} and {@code --KEY=VALUE} pairs, in command-line order. */
+    private void addKeyArgs(ConfigResolver r) {
+        for (int i = 0; i < keyArgs.size(); i++) {
+            String a = keyArgs.get(i);
+            if (!a.startsWith("--") || a.length() == 2) {
+                throw new ConfigException("unexpected argument " + a + " (expected: --KEY VALUE)");
+            }
+            String name = a.substring(2);
+            String value;
+            int eq = name.indexOf('=');
+            if (eq > 0) {
+                value = name.substring(eq + 1);
+                name = name.substring(0, eq);
+            } else if (i + 1 < keyArgs.size()) {
+                value = keyArgs.get(++i);
+            } else {
+                throw new ConfigException("--" + name + " has no value (expected: --KEY VALUE)");
+            }
+            r.flag(name, value, "--" + name);
+        }
     }
 
     /** Resolves with the file, the process environment and the flags. */
@@ -160,6 +215,22 @@ public final class ConfigFlags {
         return printConfig;
     }
 
+    /**
+     * The keys' named flags (and the custom ones) alone, as a picocli mixin for commands that take
+     * a few settings among flags of their own ({@code spec.addMixin("services", flags.mixin())}):
+     * no {@code --config}, {@code --set} or {@code --print-config}.
+     */
+    public CommandSpec mixin() {
+        CommandSpec spec = CommandSpec.create();
+        for (Key<?> k : schema.keys()) {
+            if (k.flag() != null) {
+                spec.addOption(keyFlag(k));
+            }
+        }
+        extra.forEach(spec::addOption);
+        return spec;
+    }
+
     void addTo(CommandSpec spec) {
         spec.addOption(
                 OptionSpec.builder("--config")
@@ -167,8 +238,8 @@ public final class ConfigFlags {
                         .paramLabel("FILE")
                         .type(String.class)
                         .description(
-                                "YAML file with any of the keys (nested or dotted; unknown keys"
-                                        + " are errors).")
+                                "YAML file with any of the keys (nested or dotted; a .properties"
+                                        + " file also works; unknown keys are errors).")
                         .setter(setter(v -> configFile = Path.of((String) v)))
                         .build());
         for (Key<?> k : schema.keys()) {
@@ -187,6 +258,43 @@ public final class ConfigFlags {
                                         + " comma-separated).")
                         .setter(setter(v -> setPair((String) v)))
                         .build());
+        if (keyFlags) {
+            spec.addPositional(
+                    PositionalParamSpec.builder()
+                            .arity("0..*")
+                            .paramLabel("--KEY VALUE")
+                            .type(List.class)
+                            .auxiliaryTypes(String.class)
+                            .description(
+                                    "Any key, as --KEY VALUE or --KEY=VALUE (the same as --set"
+                                            + " KEY=VALUE)"
+                                            + (passThrough
+                                                    ? "; keys that are not "
+                                                            + schema.root()
+                                                            + " keys are passed on."
+                                                    : "."))
+                            .getter(
+                                    new IGetter() {
+                                        @Override
+                                        @SuppressWarnings("unchecked")
+                                        public <T> T get() {
+                                            return (T) keyArgs;
+                                        }
+                                    })
+                            .setter(
+                                    setter(
+                                            v -> {
+                                                // picocli adds to the list it got and sets it
+                                                // back; a fresh list replaces what is kept.
+                                                if (v != keyArgs) {
+                                                    keyArgs.clear();
+                                                    for (Object o : (List<?>) v) {
+                                                        keyArgs.add(String.valueOf(o));
+                                                    }
+                                                }
+                                            }))
+                            .build());
+        }
         spec.addOption(
                 OptionSpec.builder("--print-config")
                         .arity("0")
@@ -221,7 +329,9 @@ public final class ConfigFlags {
                         + (list ? " Repeatable." : "")
                         + " Default: "
                         + k.defaultText()
-                        + ". Key "
+                        + "."
+                        + (k.envAlias() == null ? "" : " Environment " + k.envAlias() + ".")
+                        + " Key "
                         + k.name()
                         + ".";
         return OptionSpec.builder(flag)

@@ -42,18 +42,35 @@ public final class ConfigDocs {
 
     /** The Markdown table (key, type, default, description) with a line on the other sources. */
     public static String markdownTable(ConfigSchema schema) {
+        return markdownTable(schema, schema.keys());
+    }
+
+    /**
+     * The table of some of a schema's keys, for a README that documents one part of a component
+     * (the job's rollup keys in the rollups README).
+     */
+    public static String markdownTable(ConfigSchema schema, List<Key<?>> keys) {
         StringBuilder sb = new StringBuilder();
-        sb.append("Generated from the key declarations; do not edit by hand. Every key can also")
-                .append(" be set with `--set KEY=VALUE`\nor the environment variable `")
-                .append(schema.envPrefix())
-                .append("` + the key in upper case with `.` and `-` as `_`\n(`")
-                .append(schema.envName(example(schema)))
-                .append("`). Precedence: defaults < file < environment < flags.\n\n");
+        if (!keys.isEmpty() && keys.stream().allMatch(k -> k.envAlias() != null)) {
+            sb.append("Generated from the key declarations; do not edit by hand. Each key is also")
+                    .append(" read from its environment\nvariable (below).")
+                    .append(" Precedence: defaults < file < environment < flags.\n\n");
+        } else {
+            sb.append("Generated from the key declarations; do not edit by hand. Every key can")
+                    .append(" also be set with `--set KEY=VALUE`\nor the environment variable `")
+                    .append(schema.envPrefix())
+                    .append("` + the key in upper case with `.` and `-` as `_`\n(`")
+                    .append(schema.envName(example(schema, keys)))
+                    .append("`). Precedence: defaults < file < environment < flags.\n\n");
+        }
         sb.append("| key | type | default | description |\n|---|---|---|---|\n");
-        for (Key<?> k : schema.keys()) {
+        for (Key<?> k : keys) {
             String doc = k.doc();
             if (k.flag() != null) {
                 doc += " Flag `" + k.flag() + "`.";
+            }
+            if (k.envAlias() != null) {
+                doc += " Environment `" + k.envAlias() + "`.";
             }
             if (k.isSecret()) {
                 doc += " Secret: file or environment only, never printed.";
@@ -164,36 +181,64 @@ public final class ConfigDocs {
 
     /** {@code readme} with the text between the schema's markers replaced by its table. */
     public static String withTable(String readme, ConfigSchema schema) {
-        String begin = beginMarker(schema);
-        String end = endMarker(schema);
+        return withTable(
+                readme,
+                beginMarker(schema),
+                endMarker(schema),
+                markdownTable(schema, schema.keys()));
+    }
+
+    /**
+     * {@code readme} with the text between the markers of one part of a schema ({@code <!--
+     * config-keys:flowhouse:rollup -->}) replaced by the table of {@code keys}.
+     */
+    public static String withTable(
+            String readme, ConfigSchema schema, String part, List<Key<?>> keys) {
+        String id = schema.root() + ":" + part;
+        return withTable(
+                readme,
+                "<!-- config-keys:" + id + " -->",
+                "<!-- /config-keys:" + id + " -->",
+                markdownTable(schema, keys));
+    }
+
+    private static String withTable(String readme, String begin, String end, String table) {
         int b = readme.indexOf(begin);
         int e = readme.indexOf(end);
         if (b < 0 || e < b) {
             throw new IllegalArgumentException(
                     "README has no " + begin + " ... " + end + " block for the key table");
         }
-        return readme.substring(0, b + begin.length())
-                + "\n"
-                + markdownTable(schema)
-                + readme.substring(e);
+        return readme.substring(0, b + begin.length()) + "\n" + table + readme.substring(e);
     }
 
     /** Checks (or with the update property, rewrites) the README's table for {@code schema}. */
     public static String checkReadme(Path readme, ConfigSchema schema) {
-        String text;
+        return check(readme, withTable(read(readme), schema));
+    }
+
+    /**
+     * Checks (or rewrites) the README's table of one part of {@code schema}, between {@code <!--
+     * config-keys:ROOT:PART -->} and {@code <!-- /config-keys:ROOT:PART -->}.
+     */
+    public static String checkReadme(
+            Path readme, ConfigSchema schema, String part, List<Key<?>> keys) {
+        return check(readme, withTable(read(readme), schema, part, keys));
+    }
+
+    private static String read(Path readme) {
         try {
-            text = Files.readString(readme, StandardCharsets.UTF_8);
+            return Files.readString(readme, StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return check(readme, withTable(text, schema));
     }
 
-    private static Key<?> example(ConfigSchema schema) {
-        return schema.keys().stream()
-                .filter(k -> k.name().contains("-"))
+    private static Key<?> example(ConfigSchema schema, List<Key<?>> keys) {
+        return keys.stream()
+                .filter(k -> k.name().contains("-") && k.envAlias() == null)
                 .findFirst()
-                .orElse(schema.keys().get(0));
+                .orElse(keys.isEmpty() ? schema.keys().get(0) : keys.get(0));
     }
 
     private static String cell(String text) {

@@ -145,4 +145,60 @@ class CliTest {
         assertThatThrownBy(() -> Cli.parse(new Demo(Map.of(), System.out), "--nope"))
                 .hasMessage("unknown option --nope");
     }
+
+    @Command(name = "job", description = "A command with --KEY VALUE flags.")
+    static final class KeyFlagsDemo implements Callable<Integer>, ConfiguredCommand {
+        final ConfigFlags flags = new ConfigFlags(SCHEMA).keyFlags().passThroughForeignKeys();
+        Config config;
+
+        @Override
+        public ConfigFlags configFlags() {
+            return flags;
+        }
+
+        @Override
+        public Integer call() {
+            config = flags.resolver(Map.of()).resolve();
+            return Cli.OK;
+        }
+    }
+
+    @Test
+    void keyValueFlagsForAnyKeyAndForeignKeysPassedOn() {
+        KeyFlagsDemo demo = new KeyFlagsDemo();
+        int code =
+                Cli.execute(
+                        demo,
+                        new String[] {
+                            "--listen",
+                            ":1",
+                            "--flowhouse.demo.quiet",
+                            "true",
+                            "--execution.checkpointing.dir=file:///tmp/cp",
+                            "--set",
+                            "listen=:7",
+                            "--state.backend.type",
+                            "rocksdb"
+                        },
+                        System.out,
+                        System.err);
+        assertThat(code).isZero();
+        assertThat(demo.config.get(QUIET)).isTrue();
+        assertThat(demo.config.get(LISTEN)).containsExactly(new HostPort("", 7));
+        assertThat(demo.config.foreign())
+                .containsEntry("execution.checkpointing.dir", "file:///tmp/cp")
+                .containsEntry("state.backend.type", "rocksdb");
+        KeyFlagsDemo bare = new KeyFlagsDemo();
+        Cli.parse(bare, "--flowhouse.demo.quiet");
+        assertThatThrownBy(() -> bare.flags.resolver(Map.of()))
+                .hasMessage("--flowhouse.demo.quiet has no value (expected: --KEY VALUE)");
+        KeyFlagsDemo stray = new KeyFlagsDemo();
+        Cli.parse(stray, "stray");
+        assertThatThrownBy(() -> stray.flags.resolver(Map.of()))
+                .hasMessage("unexpected argument stray (expected: --KEY VALUE)");
+        KeyFlagsDemo typo = new KeyFlagsDemo();
+        Cli.parse(typo, "--flowhouse.demo.listn", ":1");
+        assertThatThrownBy(() -> typo.flags.resolver(Map.of()).resolve())
+                .hasMessageContaining("unknown key flowhouse.demo.listn");
+    }
 }

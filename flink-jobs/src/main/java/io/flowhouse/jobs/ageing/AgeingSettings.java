@@ -2,6 +2,8 @@
 package io.flowhouse.jobs.ageing;
 
 import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.config.Config;
+import io.flowhouse.config.ConfigResolver;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.Locale;
@@ -11,7 +13,7 @@ import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.StateChangelogOptions;
 
 /**
- * Packet flow ageing settings, checked in one place ({@link AgeingOptions} documents each).
+ * Packet flow ageing settings, checked in one place ({@link AgeingConfigKeys} documents each).
  *
  * @param enabled whether the packets path runs
  * @param topic the packets topic
@@ -92,39 +94,25 @@ public record AgeingSettings(
     }
 
     public static AgeingSettings defaults() {
-        return from(new Configuration());
+        return from(ConfigResolver.of(AgeingConfigKeys.SCHEMA).resolve());
     }
 
-    public static AgeingSettings from(Configuration conf) {
-        String mode = conf.get(AgeingOptions.MODE).trim().toLowerCase(Locale.ROOT);
-        if (!mode.equals("uniflow") && !mode.equals("biflow")) {
-            throw new IllegalArgumentException(
-                    "flow mode " + mode + " (expected: uniflow or biflow)");
-        }
-        String table = conf.get(AgeingOptions.FLOW_TABLE).trim().toLowerCase(Locale.ROOT);
-        FlowTableChoice choice =
-                switch (table) {
-                    case "auto" -> FlowTableChoice.AUTO;
-                    case "bucketed" -> FlowTableChoice.BUCKETED;
-                    case "keyed" -> FlowTableChoice.KEYED;
-                    default ->
-                            throw new IllegalArgumentException(
-                                    "flow table " + table + " (expected: auto, bucketed or keyed)");
-                };
+    /** The settings of a configuration that holds the {@link AgeingConfigKeys}. */
+    public static AgeingSettings from(Config c) {
         return new AgeingSettings(
-                conf.get(AgeingOptions.ENABLED),
-                conf.get(AgeingOptions.TOPIC),
-                mode.equals("biflow"),
-                conf.get(AgeingOptions.ACTIVE_TIMEOUT),
-                conf.get(AgeingOptions.IDLE_TIMEOUT),
-                conf.get(AgeingOptions.TCP_END_TIMEOUT),
-                conf.get(AgeingOptions.MAX_ACTIVE_FLOWS),
-                conf.get(AgeingOptions.STATE_TTL),
-                conf.get(AgeingOptions.EXPORTER_ADDRESS).trim(),
-                conf.get(AgeingOptions.MAX_OUT_OF_ORDERNESS),
-                conf.get(AgeingOptions.IDLENESS),
-                choice,
-                conf.get(AgeingOptions.FLOW_TABLE_BUCKETS));
+                c.get(AgeingConfigKeys.ENABLED),
+                c.get(AgeingConfigKeys.TOPIC),
+                c.get(AgeingConfigKeys.MODE).equals("biflow"),
+                c.get(AgeingConfigKeys.ACTIVE_TIMEOUT),
+                c.get(AgeingConfigKeys.IDLE_TIMEOUT),
+                c.get(AgeingConfigKeys.TCP_END_TIMEOUT),
+                c.get(AgeingConfigKeys.MAX_ACTIVE_FLOWS),
+                c.get(AgeingConfigKeys.STATE_TTL),
+                c.get(AgeingConfigKeys.EXPORTER_ADDRESS).trim(),
+                c.get(AgeingConfigKeys.MAX_OUT_OF_ORDERNESS),
+                c.get(AgeingConfigKeys.IDLENESS),
+                c.get(AgeingConfigKeys.FLOW_TABLE),
+                c.get(AgeingConfigKeys.FLOW_TABLE_BUCKETS));
     }
 
     /**

@@ -58,8 +58,8 @@ public record DecodeSettings(
 
     public static DecodeSettings defaults() {
         return new DecodeSettings(
-                JobOptions.TEMPLATE_HOLD_TIME.defaultValue(),
-                JobOptions.TEMPLATE_HOLD_MAX_DATAGRAMS.defaultValue(),
+                JobKeys.TEMPLATE_HOLD_TIME.defaultValue(),
+                JobKeys.TEMPLATE_HOLD_MAX_DATAGRAMS.defaultValue(),
                 TemplateScopeMode.ADDRESS_AND_PORT,
                 SamplingPolicy.unsampled(),
                 true);

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.config;
 
+import io.flowhouse.config.Config;
+import io.flowhouse.sinks.ipfix.IpfixExporterKeys;
 import io.flowhouse.sinks.ipfix.IpfixExporterOptions;
+import io.flowhouse.sinks.zmq.ZmqSinkKeys;
 import io.flowhouse.sinks.zmq.ZmqSinkOptions;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * The optional fan-out of the decoded flows, each on only when its switch key is set: the ntopng
  * ZMQ publisher ({@value ZmqSinkOptions#ENDPOINT_KEY}) and the IPFIX re-export ({@value
- * IpfixExporterOptions#TARGETS_KEY}, comma-separated; a YAML list is accepted too). Both are
- * at-most-once, like the protocols they speak.
+ * IpfixExporterOptions#TARGETS_KEY}). Both are at-most-once, like the protocols they speak.
  *
  * @param zmq the ZMQ publisher, or null when off
  * @param ipfix the IPFIX exporter, or null when off
@@ -21,16 +21,11 @@ public record FanOutSettings(ZmqSinkOptions zmq, IpfixExporterOptions ipfix) {
     public static final FanOutSettings NONE = new FanOutSettings(null, null);
 
     /**
-     * Reads the {@code flowhouse.zmq.*} and {@code flowhouse.ipfix.*} keys of a flat configuration
-     * (other keys are ignored).
+     * Reads the {@code zmq.*} and {@code ipfix.*} keys.
      *
-     * @throws IllegalArgumentException naming the first bad key
+     * @throws io.flowhouse.config.ConfigException naming the first bad key
      */
-    public static FanOutSettings from(Map<String, String> config) {
-        Map<String, String> flat = new LinkedHashMap<>(config);
-        // JobConfigLoader joins a YAML list with ';'; the sinks split on ','.
-        flat.computeIfPresent(IpfixExporterOptions.TARGETS_KEY, (k, v) -> v.replace(';', ','));
-        return new FanOutSettings(
-                ZmqSinkOptions.fromConfig(flat), IpfixExporterOptions.fromConfig(flat));
+    public static FanOutSettings from(Config config) {
+        return new FanOutSettings(ZmqSinkKeys.options(config), IpfixExporterKeys.options(config));
     }
 }

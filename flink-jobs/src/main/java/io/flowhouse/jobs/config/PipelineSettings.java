@@ -3,18 +3,19 @@ package io.flowhouse.jobs.config;
 
 import io.flowhouse.codec.template.OptionsLimits;
 import io.flowhouse.codec.template.TemplateLimits;
+import io.flowhouse.config.Config;
 import io.flowhouse.jobs.ageing.AgeingSettings;
 import io.flowhouse.jobs.rollup.RollupSettings;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkKeys;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
-import org.apache.flink.configuration.Configuration;
 
 /**
- * The flow pipeline job's settings, parsed from a {@link Configuration} holding {@link JobOptions}
- * keys (and those of the packets path, the rollups and the fan-out) and checked in one place.
+ * The flow pipeline job's settings, from a configuration of {@link JobKeys#SCHEMA} (the job's keys,
+ * those of the packets path, the rollups, the ClickHouse sink and the fan-out).
  *
  * <p>{@code kafkaProperties} are the {@value #KAFKA_PROPERTIES_PREFIX}{@code <key>} entries with
  * the prefix removed: Kafka client settings (TLS, SASL, config providers, timeouts) applied to
@@ -94,80 +95,53 @@ public record PipelineSettings(
     }
 
     /**
-     * Reads every {@link JobOptions} key. {@code env} may name the ClickHouse user; the password is
-     * read on the TaskManagers (file or environment), never here.
+     * The settings of a resolved configuration of {@link JobKeys#SCHEMA}.
+     *
+     * @param env where the job is built: whether the ClickHouse password variable is set there (the
+     *     password itself is read on the TaskManagers, file or environment, never here)
      */
-    public static PipelineSettings from(Configuration conf, Map<String, String> env) {
-        String stop = conf.get(JobOptions.STOP).trim();
-        if (!stop.equals("none") && !stop.equals("latest")) {
-            throw new IllegalArgumentException("stop " + stop + " (expected: none or latest)");
-        }
+    public static PipelineSettings from(Config conf, Map<String, String> env) {
         DecodeSettings decode =
                 new DecodeSettings(
-                        conf.get(JobOptions.TEMPLATE_HOLD_TIME),
-                        conf.get(JobOptions.TEMPLATE_HOLD_MAX_DATAGRAMS),
-                        TemplateScopeMode.parse(conf.get(JobOptions.TEMPLATE_SCOPE)),
+                        conf.get(JobKeys.TEMPLATE_HOLD_TIME),
+                        conf.get(JobKeys.TEMPLATE_HOLD_MAX_DATAGRAMS),
+                        conf.get(JobKeys.TEMPLATE_SCOPE),
                         SamplingPolicy.parse(
-                                conf.get(JobOptions.SAMPLING_DEFAULT),
-                                conf.get(JobOptions.SAMPLING_OVERRIDES)),
-                        conf.get(JobOptions.TEMPLATES_ARCHIVE_ENABLED),
+                                conf.get(JobKeys.SAMPLING_DEFAULT),
+                                conf.get(JobKeys.SAMPLING_OVERRIDES)),
+                        conf.get(JobKeys.TEMPLATES_ARCHIVE_ENABLED),
                         new TemplateLimits(
-                                conf.get(JobOptions.TEMPLATES_MAX_PER_EXPORTER),
-                                conf.get(JobOptions.TEMPLATES_MAX_FIELDS),
-                                conf.get(JobOptions.TEMPLATES_MAX_BYTES_PER_SCOPE)),
+                                conf.get(JobKeys.TEMPLATES_MAX_PER_EXPORTER),
+                                conf.get(JobKeys.TEMPLATES_MAX_FIELDS),
+                                conf.get(JobKeys.TEMPLATES_MAX_BYTES_PER_SCOPE)),
                         new OptionsLimits(
-                                conf.get(JobOptions.OPTIONS_MAX_STRING_BYTES),
-                                conf.get(JobOptions.OPTIONS_MAX_ENTRIES_PER_SCOPE),
-                                conf.get(JobOptions.OPTIONS_MAX_BYTES_PER_SCOPE)));
-        String user = env.getOrDefault("FLOWHOUSE_CLICKHOUSE_USER", "");
-        if (user.isEmpty()) {
-            user = conf.get(JobOptions.CLICKHOUSE_USER);
-        }
+                                conf.get(JobKeys.OPTIONS_MAX_STRING_BYTES),
+                                conf.get(JobKeys.OPTIONS_MAX_ENTRIES_PER_SCOPE),
+                                conf.get(JobKeys.OPTIONS_MAX_BYTES_PER_SCOPE)));
         ClickHouseSettings ch =
                 new ClickHouseSettings(
-                        conf.get(JobOptions.CLICKHOUSE_URL),
-                        conf.get(JobOptions.CLICKHOUSE_DATABASE),
-                        user,
-                        conf.get(JobOptions.CLICKHOUSE_PASSWORD_FILE),
-                        env.containsKey(ClickHouseSettings.PASSWORD_ENV),
-                        conf.get(JobOptions.CLICKHOUSE_BATCH_SIZE),
-                        conf.get(JobOptions.CLICKHOUSE_FLUSH_INTERVAL),
-                        conf.get(JobOptions.CLICKHOUSE_MAX_RETRIES),
-                        conf.get(JobOptions.CLICKHOUSE_STARTUP_TIMEOUT),
-                        conf.get(JobOptions.CLICKHOUSE_FLOWS_TTL_DAYS));
+                        ClickHouseSinkKeys.options(conf, env),
+                        conf.get(JobKeys.CLICKHOUSE_FLOWS_TTL_DAYS));
         return new PipelineSettings(
-                conf.get(JobOptions.JOB_NAME),
-                conf.get(JobOptions.KAFKA_BOOTSTRAP_SERVERS),
-                conf.get(JobOptions.TOPIC_RAW),
-                conf.get(JobOptions.TOPIC_REJECTED),
-                conf.get(JobOptions.TOPIC_TEMPLATES),
-                conf.get(JobOptions.GROUP_ID),
-                StartPosition.parse(conf.get(JobOptions.START)),
-                stop.equals("latest"),
-                conf.get(JobOptions.PARALLELISM),
-                conf.get(JobOptions.MAX_PARALLELISM),
-                conf.get(JobOptions.CHECKPOINT_INTERVAL),
-                conf.get(JobOptions.MAX_OUT_OF_ORDERNESS),
-                conf.get(JobOptions.IDLENESS),
+                conf.get(JobKeys.JOB_NAME),
+                conf.get(JobKeys.KAFKA_BOOTSTRAP_SERVERS),
+                conf.get(JobKeys.TOPIC_RAW),
+                conf.get(JobKeys.TOPIC_REJECTED),
+                conf.get(JobKeys.TOPIC_TEMPLATES),
+                conf.get(JobKeys.GROUP_ID),
+                conf.get(JobKeys.START),
+                conf.get(JobKeys.STOP).equals("latest"),
+                conf.get(JobKeys.PARALLELISM),
+                conf.get(JobKeys.MAX_PARALLELISM),
+                conf.get(JobKeys.CHECKPOINT_INTERVAL),
+                conf.get(JobKeys.MAX_OUT_OF_ORDERNESS),
+                conf.get(JobKeys.IDLENESS),
                 decode,
                 ch,
                 AgeingSettings.from(conf),
                 RollupSettings.from(conf),
-                FanOutSettings.from(conf.toMap()),
-                kafkaProperties(conf.toMap()));
-    }
-
-    /** The {@value #KAFKA_PROPERTIES_PREFIX} entries of a flat configuration, prefix removed. */
-    static Map<String, String> kafkaProperties(Map<String, String> flat) {
-        Map<String, String> out = new TreeMap<>();
-        flat.forEach(
-                (k, v) -> {
-                    if (k.startsWith(KAFKA_PROPERTIES_PREFIX)
-                            && k.length() > KAFKA_PROPERTIES_PREFIX.length()) {
-                        out.put(k.substring(KAFKA_PROPERTIES_PREFIX.length()), v);
-                    }
-                });
-        return out;
+                FanOutSettings.from(conf),
+                new TreeMap<>(conf.get(JobKeys.KAFKA_PROPERTIES)));
     }
 
     /**

@@ -2,16 +2,15 @@
 package io.flowhouse.jobs.reprocess;
 
 import io.flowhouse.codec.envelope.RawDatagram;
+import io.flowhouse.config.Config;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
 import io.flowhouse.jobs.PipelineSinks;
 import io.flowhouse.jobs.PipelineSources;
 import io.flowhouse.jobs.ageing.PacketFlowTopology;
-import io.flowhouse.jobs.config.JobConfigLoader;
-import io.flowhouse.jobs.config.JobOptions;
+import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
-import io.flowhouse.jobs.rollup.RollupOptions;
 import io.flowhouse.jobs.serde.RawDatagramDeserializationSchema;
 import io.flowhouse.jobs.tables.JobTables;
 import java.util.List;
@@ -44,10 +43,14 @@ public final class ReprocessJob {
     private ReprocessJob() {}
 
     public static void main(String[] args) throws Exception {
-        ReprocessArgs a = ReprocessArgs.parse(args);
-        Configuration conf = configuration(a);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        PipelineSettings s = PipelineSettings.from(conf, System.getenv());
+        Map<String, String> environment = System.getenv();
+        ReprocessArgs a = ReprocessArgs.parse(environment, System.out, args);
+        if (a == null) {
+            return;
+        }
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(configuration(a));
+        PipelineSettings s = PipelineSettings.from(a.job(), environment);
         if (a.packets() && s.ageing().enabled()) {
             // So the packets source finds its partitions.
             KafkaTopics.ensure(s, List.of(s.ageing().topic()), null);
@@ -56,23 +59,9 @@ public final class ReprocessJob {
         env.execute(s.jobName() + "-reprocess");
     }
 
-    /** The job configuration: pass-through options, then the flags that override them. */
+    /** Flink's configuration of the run: the Flink keys given, in BATCH mode, no generic types. */
     public static Configuration configuration(ReprocessArgs a) {
-        Configuration conf = JobConfigLoader.load(a.passThrough().toArray(String[]::new));
-        if (a.targetDatabase() != null) {
-            conf.set(JobOptions.CLICKHOUSE_DATABASE, a.targetDatabase());
-        }
-        if (a.resolutions() != null) {
-            conf.set(RollupOptions.RESOLUTIONS, List.of(a.resolutions().split("[,;]")));
-        }
-        if (!conf.contains(JobOptions.JOB_NAME)) {
-            conf.set(JobOptions.JOB_NAME, "flowhouse");
-        }
-        if (!conf.contains(JobOptions.GROUP_ID)) {
-            // Its own group: a reprocessing run must not move the streaming job's committed
-            // offsets.
-            conf.set(JobOptions.GROUP_ID, "flowhouse-reprocess");
-        }
+        Configuration conf = JobArgs.flinkConfiguration(a.job());
         conf.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
         conf.set(PipelineOptions.GENERIC_TYPES, false);
         return conf;
@@ -126,8 +115,8 @@ public final class ReprocessJob {
                 .build();
     }
 
-    /** For tests: settings from a configuration, with no environment variables. */
-    public static PipelineSettings settings(Configuration conf) {
+    /** For tests: the settings of a configuration, with no environment variables. */
+    public static PipelineSettings settings(Config conf) {
         return PipelineSettings.from(conf, Map.of());
     }
 }

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.rollup;
 
+import io.flowhouse.config.Config;
+import io.flowhouse.config.ConfigResolver;
 import java.io.Serializable;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.apache.flink.configuration.Configuration;
 
 /**
- * Rollup settings ({@link RollupOptions} documents each), checked in one place.
+ * Rollup settings ({@link RollupConfigKeys} documents each), checked in one place.
  *
  * @param enabled whether rollups run
  * @param resolutions window sizes, distinct, ascending
@@ -96,8 +96,8 @@ public record RollupSettings(
                 idleness,
                 ttlDays,
                 PieceCombiner.DEFAULT_MAX_BUCKETS,
-                Math.max(RollupOptions.TOP_CAPACITY.defaultValue(), topN * 4),
-                RollupOptions.TOP_SHARDS.defaultValue());
+                Math.max(RollupConfigKeys.TOP_CAPACITY.defaultValue(), topN * 4),
+                RollupConfigKeys.TOP_SHARDS.defaultValue());
     }
 
     /** Addresses one shard's summary holds: the capacity spread over the shards, rounded up. */
@@ -106,16 +106,13 @@ public record RollupSettings(
     }
 
     public static RollupSettings defaults() {
-        return from(new Configuration());
+        return from(ConfigResolver.of(RollupConfigKeys.SCHEMA).resolve());
     }
 
-    public static RollupSettings from(Configuration conf) {
-        List<Duration> res = new ArrayList<>();
-        for (String r : conf.get(RollupOptions.RESOLUTIONS)) {
-            res.add(parseResolution(r));
-        }
+    /** The settings of a configuration that holds the {@link RollupConfigKeys}. */
+    public static RollupSettings from(Config c) {
         Map<String, Integer> ttl = new LinkedHashMap<>();
-        for (String e : conf.get(RollupOptions.TTL_DAYS)) {
+        for (String e : c.get(RollupConfigKeys.TTL_DAYS)) {
             int eq = e.indexOf('=');
             if (eq <= 0) {
                 throw new IllegalArgumentException(
@@ -126,16 +123,16 @@ public record RollupSettings(
                     Integer.parseInt(e.substring(eq + 1).trim()));
         }
         return new RollupSettings(
-                conf.get(RollupOptions.ENABLED),
-                res,
-                conf.get(RollupOptions.TOP_N),
-                conf.get(RollupOptions.MAX_OUT_OF_ORDERNESS),
-                conf.get(RollupOptions.ALLOWED_LATENESS),
-                conf.get(RollupOptions.IDLENESS),
+                c.get(RollupConfigKeys.ENABLED),
+                c.get(RollupConfigKeys.RESOLUTIONS),
+                c.get(RollupConfigKeys.TOP_N),
+                c.get(RollupConfigKeys.MAX_OUT_OF_ORDERNESS),
+                c.get(RollupConfigKeys.ALLOWED_LATENESS),
+                c.get(RollupConfigKeys.IDLENESS),
                 ttl,
-                conf.get(RollupOptions.COMBINE_BUCKETS),
-                conf.get(RollupOptions.TOP_CAPACITY),
-                conf.get(RollupOptions.TOP_SHARDS));
+                c.get(RollupConfigKeys.COMBINE_BUCKETS),
+                c.get(RollupConfigKeys.TOP_CAPACITY),
+                c.get(RollupConfigKeys.TOP_SHARDS));
     }
 
     /** Parses {@code 30s}, {@code 1m}, {@code 1h}, {@code 1d} (or any Flink duration text). */

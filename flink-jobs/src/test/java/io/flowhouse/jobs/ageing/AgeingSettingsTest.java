@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flowhouse.codec.packet.PacketSummary;
+import io.flowhouse.config.ConfigResolver;
 import io.flowhouse.jobs.ageing.AgeingSettings.FlowTableChoice;
 import java.util.List;
 import org.apache.flink.configuration.Configuration;
@@ -26,7 +27,10 @@ class AgeingSettingsTest {
     }
 
     private static AgeingSettings table(String value) {
-        return AgeingSettings.from(flink("flowhouse.packets.flow-table", value));
+        return AgeingSettings.from(
+                ConfigResolver.of(AgeingConfigKeys.SCHEMA)
+                        .flag("flowhouse.packets.flow-table", value, "--packets.flow-table")
+                        .resolve());
     }
 
     @Test

@@ -7,7 +7,7 @@ import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
-import io.flowhouse.jobs.config.JobConfigLoader;
+import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
@@ -266,7 +266,8 @@ public final class PipelineBench {
                                 "--clickhouse.batch-size", "100000",
                                 "--clickhouse.flush-interval", "1 s"));
         args.addAll(List.of(extra));
-        return PipelineSettings.from(JobConfigLoader.load(args.toArray(String[]::new)), Map.of());
+        return PipelineSettings.from(
+                JobArgs.resolve(Map.of(), args.toArray(String[]::new)), Map.of());
     }
 
     private static double run(PipelineSettings s, Sink<FlowRecord> flows, JobTables statsOptions)

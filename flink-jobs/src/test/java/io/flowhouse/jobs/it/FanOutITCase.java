@@ -5,8 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.config.Config;
 import io.flowhouse.jobs.PipelineSinks;
-import io.flowhouse.jobs.config.JobConfigLoader;
+import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.testkit.ServiceRequirement;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
@@ -26,7 +27,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
@@ -67,8 +67,9 @@ class FanOutITCase {
         Path nfdumpBin = ServiceRequirement.requireExecutable("nfdump", "apt-get install nfdump");
         int ipfixPort = freeUdpPort();
         int zmqPort = freeTcpPort();
-        Configuration conf =
-                JobConfigLoader.load(
+        Config conf =
+                JobArgs.resolve(
+                        Map.of(),
                         new String[] {
                             "--kafka.bootstrap-servers", KAFKA.bootstrapServers(),
                             "--kafka.topic.raw", "flows.raw.fanout",

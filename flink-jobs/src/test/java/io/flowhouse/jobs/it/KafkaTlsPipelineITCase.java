@@ -8,7 +8,7 @@ import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
-import io.flowhouse.jobs.config.JobConfigLoader;
+import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.services.kafka.TlsKafka;
 import java.nio.charset.StandardCharsets;
@@ -98,7 +98,7 @@ class KafkaTlsPipelineITCase {
                     StandardCharsets.UTF_8);
             assertThat(Files.readString(yaml)).doesNotContain(password);
             String[] args = {"--config", yaml.toString()};
-            PipelineSettings s = PipelineSettings.from(JobConfigLoader.load(args), Map.of());
+            PipelineSettings s = PipelineSettings.from(JobArgs.resolve(Map.of(), args), Map.of());
             assertThat(s.kafkaProperties()).containsEntry("security.protocol", "SASL_SSL");
             assertThat(List.of(args)).noneMatch(a -> a.contains(password));
 

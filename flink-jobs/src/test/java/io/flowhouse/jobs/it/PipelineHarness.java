@@ -5,7 +5,7 @@ import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
 import io.flowhouse.jobs.PipelineSinks;
-import io.flowhouse.jobs.config.JobConfigLoader;
+import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
@@ -55,7 +55,8 @@ final class PipelineHarness {
                                 "--clickhouse.flush-interval",
                                 "500 ms"));
         args.addAll(List.of(extra));
-        return PipelineSettings.from(JobConfigLoader.load(args.toArray(String[]::new)), Map.of());
+        return PipelineSettings.from(
+                JobArgs.resolve(Map.of(), args.toArray(String[]::new)), Map.of());
     }
 
     /**

@@ -4,8 +4,10 @@ package io.flowhouse.jobs.reprocess;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.flowhouse.jobs.config.JobOptions;
-import io.flowhouse.jobs.rollup.RollupOptions;
+import io.flowhouse.config.Config;
+import io.flowhouse.jobs.config.JobKeys;
+import io.flowhouse.jobs.rollup.RollupConfigKeys;
+import java.time.Duration;
 import java.util.List;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.Configuration;
@@ -30,12 +32,14 @@ class ReprocessArgsTest {
         assertThat(a.toMillis()).isEqualTo(1_705_323_600_000L);
         assertThat(a.packets()).isTrue();
         assertThat(a.flows()).isFalse();
+        Config job = a.job();
+        assertThat(job.get(JobKeys.CLICKHOUSE_DATABASE)).isEqualTo("replay");
+        assertThat(job.get(JobKeys.KAFKA_BOOTSTRAP_SERVERS)).isEqualTo("127.0.0.1:9093");
+        assertThat(job.get(RollupConfigKeys.RESOLUTIONS))
+                .containsExactly(Duration.ofMinutes(5), Duration.ofHours(1));
         Configuration conf = ReprocessJob.configuration(a);
-        assertThat(conf.get(JobOptions.CLICKHOUSE_DATABASE)).isEqualTo("replay");
-        assertThat(conf.get(JobOptions.KAFKA_BOOTSTRAP_SERVERS)).isEqualTo("127.0.0.1:9093");
-        assertThat(conf.get(RollupOptions.RESOLUTIONS)).containsExactly("5m", "1h");
         assertThat(conf.get(ExecutionOptions.RUNTIME_MODE)).isEqualTo(RuntimeExecutionMode.BATCH);
-        assertThat(conf.get(JobOptions.GROUP_ID)).isEqualTo("flowhouse-reprocess");
+        assertThat(job.get(JobKeys.GROUP_ID)).isEqualTo("flowhouse-reprocess");
     }
 
     @Test
@@ -59,5 +63,20 @@ class ReprocessArgsTest {
                                 ReprocessArgs.parse(
                                         new String[] {"--from", "yesterday", "--to", "2"}))
                 .hasMessageContaining("ISO-8601");
+    }
+
+    @Test
+    void theRangeWinsOverTheJobsKeysWhateverTheOrder() {
+        ReprocessArgs a =
+                ReprocessArgs.parse(
+                        new String[] {
+                            "--target-database", "replay",
+                            "--from", "earliest",
+                            "--clickhouse.database", "other",
+                            "--set", "job.name=mine",
+                            "--to", "latest"
+                        });
+        assertThat(a.job().get(JobKeys.CLICKHOUSE_DATABASE)).isEqualTo("replay");
+        assertThat(a.job().get(JobKeys.JOB_NAME)).isEqualTo("mine");
     }
 }

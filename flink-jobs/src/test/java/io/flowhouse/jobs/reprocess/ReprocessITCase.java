@@ -12,11 +12,12 @@ import io.flowhouse.codec.packet.PacketSummary;
 import io.flowhouse.codec.pcap.PcapReader;
 import io.flowhouse.codec.pcap.UdpDatagram;
 import io.flowhouse.codec.pcap.UdpDatagramExtractor;
+import io.flowhouse.config.Config;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
 import io.flowhouse.jobs.ageing.Packets;
-import io.flowhouse.jobs.config.JobConfigLoader;
+import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.TestDataDir;
@@ -27,6 +28,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -112,7 +114,7 @@ class ReprocessITCase {
         long[] range = produceInputs();
 
         // 1. Stream (STREAMING mode, sources bounded at the latest offsets).
-        Configuration conf = JobConfigLoader.load(args(ch, "rp_stream").toArray(String[]::new));
+        Config conf = JobArgs.resolve(Map.of(), args(ch, "rp_stream").toArray(String[]::new));
         PipelineSettings s = ReprocessJob.settings(conf);
         JobTables o = s.clickhouse().tables().withPassword(ch.password());
         StreamExecutionEnvironment env = environment();
@@ -202,8 +204,7 @@ class ReprocessITCase {
         List<String> all = new ArrayList<>(List.of(flags));
         all.addAll(args(ch, "rp_stream"));
         ReprocessArgs a = ReprocessArgs.parse(all.toArray(String[]::new));
-        Configuration conf = ReprocessJob.configuration(a);
-        PipelineSettings s = ReprocessJob.settings(conf);
+        PipelineSettings s = ReprocessJob.settings(a.job());
         JobTables o = s.clickhouse().tables().withPassword(ch.password());
         StreamExecutionEnvironment env = environment();
         ReprocessJob.build(env, s, a, o);

@@ -4,11 +4,11 @@ package io.flowhouse.jobs.rollup;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.flowhouse.config.Config;
+import io.flowhouse.config.ConfigResolver;
 import io.flowhouse.sinks.clickhouse.ServerCapabilities;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
 
 class RollupSettingsTest {
@@ -24,13 +24,11 @@ class RollupSettingsTest {
 
     @Test
     void parsesResolutionsAndRejectsRepeats() {
-        Configuration c =
-                Configuration.fromMap(
-                        Map.of(
-                                "flowhouse.rollup.resolutions",
-                                "30s;5m;1d",
-                                "flowhouse.rollup.ttl-days",
-                                "5m=7"));
+        Config c =
+                ConfigResolver.of(RollupConfigKeys.SCHEMA)
+                        .flag("flowhouse.rollup.resolutions", "30s;5m;1d", "--rollup.resolutions")
+                        .flag("flowhouse.rollup.ttl-days", "5m=7", "--rollup.ttl-days")
+                        .resolve();
         RollupSettings s = RollupSettings.from(c);
         assertThat(s.resolutions())
                 .extracting(RollupTables::tableName)

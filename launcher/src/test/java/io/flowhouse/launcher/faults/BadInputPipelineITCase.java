@@ -15,7 +15,7 @@ import io.flowhouse.codec.template.InMemoryTemplateCache;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
-import io.flowhouse.jobs.config.JobConfigLoader;
+import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
@@ -546,7 +546,7 @@ class BadInputPipelineITCase {
             "--clickhouse.flush-interval",
             "500 ms"
         };
-        return PipelineSettings.from(JobConfigLoader.load(args), Map.of());
+        return PipelineSettings.from(JobArgs.resolve(Map.of(), args), Map.of());
     }
 
     /**

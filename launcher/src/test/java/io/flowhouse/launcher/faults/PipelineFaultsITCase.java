@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
-import io.flowhouse.jobs.config.JobConfigLoader;
+import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
@@ -286,7 +286,7 @@ class PipelineFaultsITCase {
             "--clickhouse.max-retries",
             "30"
         };
-        return PipelineSettings.from(JobConfigLoader.load(args), Map.of());
+        return PipelineSettings.from(JobArgs.resolve(Map.of(), args), Map.of());
     }
 
     /** The production topology with bounded restarts (40 x 2 s rides out the 30 s outage). */

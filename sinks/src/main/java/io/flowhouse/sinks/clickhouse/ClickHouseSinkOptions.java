@@ -11,9 +11,11 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Configuration of the ClickHouse sink and migrator. The password is never logged ({@link
- * #toString()} redacts it) and is best given indirectly: the name of an environment variable or a
- * secret file, read on the TaskManager when the writer opens ({@link #resolvePassword()}).
+ * Configuration of the ClickHouse sink and migrator, checked here once: from its keys ({@link
+ * ClickHouseSinkKeys#options}) or, in tests, the {@link #builder()}. The password is never logged
+ * ({@link #toString()} redacts it) and is best given indirectly: the name of an environment
+ * variable or a secret file, read on the TaskManager when the writer opens ({@link
+ * #resolvePassword()}).
  *
  * @param url HTTP endpoint, e.g. {@code http://127.0.0.1:8123}
  * @param database database of the flow tables ({@code flowhouse})
@@ -74,10 +76,10 @@ public record ClickHouseSinkOptions(
         Objects.requireNonNull(connectTimeout, "connectTimeout");
         Objects.requireNonNull(socketTimeout, "socketTimeout");
         Objects.requireNonNull(startupTimeout, "startupTimeout");
-        if (!url.startsWith("http://") && !url.startsWith("https://")) {
+        if (!isHttpUrl(url)) {
             throw new IllegalArgumentException("url " + url + " (expected: http:// or https://)");
         }
-        if (!database.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+        if (!isDatabaseName(database)) {
             throw new IllegalArgumentException(
                     "database " + database + " (expected: letters, digits, underscore)");
         }
@@ -111,7 +113,21 @@ public record ClickHouseSinkOptions(
         }
     }
 
-    /** Local server, database {@code flowhouse}, 100k-row/64 MiB/1 s batches, 20 retries. */
+    /** Whether {@code url} is an HTTP(S) endpoint. */
+    public static boolean isHttpUrl(String url) {
+        return url.startsWith("http://") || url.startsWith("https://");
+    }
+
+    /** Whether {@code name} can be a database name without quoting. */
+    public static boolean isDatabaseName(String name) {
+        return name.matches("[A-Za-z_][A-Za-z0-9_]*");
+    }
+
+    /**
+     * Local server, database {@code flowhouse}, 100k-row/64 MiB/1 s batches, 20 retries: the
+     * builder's defaults, for tests. A configured sink ({@link ClickHouseSinkKeys}) defaults to
+     * 50,000-row batches flushed every 5 s.
+     */
     public static ClickHouseSinkOptions defaults() {
         return builder().build();
     }
@@ -209,24 +225,27 @@ public record ClickHouseSinkOptions(
         return redacted();
     }
 
-    /** Mutable builder starting from the defaults. */
+    /**
+     * Mutable builder starting from the keys' defaults, except that its batches are smaller and
+     * flushed every second (tests see their rows sooner).
+     */
     public static final class Builder {
-        private String url = "http://127.0.0.1:8123";
-        private String database = "flowhouse";
-        private String user = "default";
+        private String url = ClickHouseSinkKeys.URL.defaultValue();
+        private String database = ClickHouseSinkKeys.DATABASE.defaultValue();
+        private String user = ClickHouseSinkKeys.USER.defaultValue();
         private String password = "";
         private String passwordEnv = "";
         private String passwordFile = "";
         private int batchMaxRows = 100_000;
-        private long batchMaxBytes = 64L << 20;
+        private long batchMaxBytes = ClickHouseSinkKeys.BATCH_MAX_BYTES.defaultValue();
         private Duration flushInterval = Duration.ofSeconds(1);
-        private int maxInFlightBatches = 2;
-        private int maxRetries = 20;
-        private Duration initialBackoff = Duration.ofMillis(200);
-        private Duration maxBackoff = Duration.ofSeconds(10);
-        private Duration connectTimeout = Duration.ofSeconds(5);
-        private Duration socketTimeout = Duration.ofSeconds(120);
-        private Duration startupTimeout = Duration.ofMinutes(5);
+        private int maxInFlightBatches = ClickHouseSinkKeys.MAX_IN_FLIGHT_BATCHES.defaultValue();
+        private int maxRetries = ClickHouseSinkKeys.MAX_RETRIES.defaultValue();
+        private Duration initialBackoff = ClickHouseSinkKeys.INITIAL_BACKOFF.defaultValue();
+        private Duration maxBackoff = ClickHouseSinkKeys.MAX_BACKOFF.defaultValue();
+        private Duration connectTimeout = ClickHouseSinkKeys.CONNECT_TIMEOUT.defaultValue();
+        private Duration socketTimeout = ClickHouseSinkKeys.SOCKET_TIMEOUT.defaultValue();
+        private Duration startupTimeout = ClickHouseSinkKeys.STARTUP_TIMEOUT.defaultValue();
         private boolean migrate = true;
         private boolean deduplicationTokens = true;
 

@@ -10,34 +10,9 @@ import java.util.Objects;
 
 /**
  * Configuration of the IPFIX re-export ({@link IpfixExporter}, {@link IpfixExporterSink}).
- * Immutable; {@link Builder#build()} validates.
- *
- * <p>Config keys (flag {@code --ipfix-to HOST:PORT[/tcp]}, repeatable, switches it on; off by
- * default):
- *
- * <ul>
- *   <li>{@code flowhouse.ipfix.targets}: collectors, {@code HOST:PORT} (UDP) or {@code
- *       HOST:PORT/tcp}; IPv6 as {@code [::1]:4739}.
- *   <li>{@code flowhouse.ipfix.max-message-bytes}: largest IPFIX message (the UDP payload), default
- *       1400 so a message fits a 1500-byte path; 512 where the path MTU is unknown (RFC 7011
- *       §10.3.3); up to 65507 over UDP (the largest IPv4 UDP payload; a collector on the same host,
- *       loopback MTU 65536, or a jumbo-frame path: 8960), 65535 over TCP. Bigger messages cost the
- *       exporter and the collector less CPU per record, but a message bigger than the path MTU is
- *       fragmented and lost whole when one fragment is.
- *   <li>{@code flowhouse.ipfix.template-refresh-interval} and {@code
- *       flowhouse.ipfix.template-refresh-messages}: over UDP templates are resent when either is
- *       reached (RFC 7011 §8.4); over TCP they are sent once per connection.
- *   <li>{@code flowhouse.ipfix.linger}: longest a partly filled message waits.
- *   <li>{@code flowhouse.ipfix.observation-domain-id}: -1 keeps each flow's own domain (templates
- *       and sequence numbers per domain), otherwise every flow goes out in this domain.
- *   <li>{@code flowhouse.ipfix.biflow}: {@code split} (default) sends an RFC 5103 biflow as two
- *       uniflows, which every collector counts; {@code rfc5103} keeps one record with the reverse
- *       counters in PEN 29305 IEs (nfcapd and IPFIXcol2 read them, goflow2 and pmacct ignore them).
- *   <li>{@code flowhouse.ipfix.tcp.reconnect-backoff-min|max}: exponential backoff between TCP
- *       connection attempts; flows for a disconnected collector are dropped and counted.
- *   <li>{@code flowhouse.ipfix.send-buffer-bytes}: socket send buffer.
- *   <li>{@code flowhouse.ipfix.max-messages-per-second}: pacing per target, 0 (default) unpaced.
- * </ul>
+ * Immutable; from its keys ({@link IpfixExporterKeys#options}, {@code flowhouse.ipfix.*},
+ * documented there and in {@code sinks/README-zmq-ipfix.md}) or, in tests, {@link #builder()}.
+ * {@link Builder#build()} validates, once.
  */
 public final class IpfixExporterOptions implements Serializable {
 
@@ -154,55 +129,7 @@ public final class IpfixExporterOptions implements Serializable {
     }
 
     /** The config key that switches the sink on ({@code --ipfix-to}, repeatable). */
-    public static final String TARGETS_KEY = "flowhouse.ipfix.targets";
-
-    /**
-     * Options from flat configuration keys ({@code flowhouse.ipfix.*}, listed in the class comment;
-     * {@value #TARGETS_KEY} is comma-separated), or null when no target is set: the sink is off by
-     * default.
-     *
-     * @throws IllegalArgumentException naming the first bad key
-     */
-    public static IpfixExporterOptions fromConfig(java.util.Map<String, String> config) {
-        io.flowhouse.sinks.zmq.SinkConfigValues c =
-                new io.flowhouse.sinks.zmq.SinkConfigValues(config);
-        String targets = c.string(TARGETS_KEY);
-        if (targets == null) {
-            return null;
-        }
-        Builder b = builder();
-        for (String t : targets.split(",")) {
-            if (!t.isBlank()) {
-                b.target(t);
-            }
-        }
-        Builder d = new Builder();
-        b.maxMessageBytes(c.intValue("flowhouse.ipfix.max-message-bytes", d.maxMessageBytes))
-                .templateRefreshInterval(
-                        c.duration(
-                                "flowhouse.ipfix.template-refresh-interval",
-                                d.templateRefreshInterval))
-                .templateRefreshMessages(
-                        c.intValue(
-                                "flowhouse.ipfix.template-refresh-messages",
-                                d.templateRefreshMessages))
-                .linger(c.duration("flowhouse.ipfix.linger", d.linger))
-                .observationDomainId(
-                        c.longValue("flowhouse.ipfix.observation-domain-id", d.observationDomainId))
-                .reconnectBackoff(
-                        c.duration(
-                                "flowhouse.ipfix.tcp.reconnect-backoff-min", d.reconnectBackoffMin),
-                        c.duration(
-                                "flowhouse.ipfix.tcp.reconnect-backoff-max", d.reconnectBackoffMax))
-                .sendBufferBytes(c.intValue("flowhouse.ipfix.send-buffer-bytes", d.sendBufferBytes))
-                .maxMessagesPerSecond(
-                        c.intValue(
-                                "flowhouse.ipfix.max-messages-per-second", d.maxMessagesPerSecond));
-        if (c.has("flowhouse.ipfix.biflow")) {
-            b.biflowMode(BiflowMode.parse(c.string("flowhouse.ipfix.biflow")));
-        }
-        return b.build();
-    }
+    public static final String TARGETS_KEY = "flowhouse." + "ipfix.targets";
 
     /** Defaults for the given {@code HOST:PORT[/tcp]} targets. */
     public static IpfixExporterOptions forTargets(String... targets) {
@@ -293,16 +220,20 @@ public final class IpfixExporterOptions implements Serializable {
     /** Mutable builder. */
     public static final class Builder {
         private final List<Target> targets = new ArrayList<>();
-        private int maxMessageBytes = 1400;
-        private Duration templateRefreshInterval = Duration.ofSeconds(60);
-        private int templateRefreshMessages = 1000;
-        private Duration linger = Duration.ofMillis(500);
-        private long observationDomainId = -1;
-        private BiflowMode biflowMode = BiflowMode.SPLIT;
-        private Duration reconnectBackoffMin = Duration.ofMillis(100);
-        private Duration reconnectBackoffMax = Duration.ofSeconds(10);
-        private int sendBufferBytes = 4 << 20;
-        private int maxMessagesPerSecond = 0;
+        private int maxMessageBytes = IpfixExporterKeys.MAX_MESSAGE_BYTES.defaultValue();
+        private Duration templateRefreshInterval =
+                IpfixExporterKeys.TEMPLATE_REFRESH_INTERVAL.defaultValue();
+        private int templateRefreshMessages =
+                IpfixExporterKeys.TEMPLATE_REFRESH_MESSAGES.defaultValue();
+        private Duration linger = IpfixExporterKeys.LINGER.defaultValue();
+        private long observationDomainId = IpfixExporterKeys.OBSERVATION_DOMAIN_ID.defaultValue();
+        private BiflowMode biflowMode = IpfixExporterKeys.BIFLOW.defaultValue();
+        private Duration reconnectBackoffMin =
+                IpfixExporterKeys.TCP_RECONNECT_BACKOFF_MIN.defaultValue();
+        private Duration reconnectBackoffMax =
+                IpfixExporterKeys.TCP_RECONNECT_BACKOFF_MAX.defaultValue();
+        private int sendBufferBytes = IpfixExporterKeys.SEND_BUFFER_BYTES.defaultValue().intValue();
+        private int maxMessagesPerSecond = IpfixExporterKeys.MAX_MESSAGES_PER_SECOND.defaultValue();
 
         private Builder() {}
 

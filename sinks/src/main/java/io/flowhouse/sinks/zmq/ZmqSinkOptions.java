@@ -9,40 +9,9 @@ import java.util.Objects;
 
 /**
  * Configuration of the ntopng-compatible ZMQ publisher ({@link ZmqPublisher}, {@link ZmqSink}).
- * Immutable; build with {@link #builder(String)} and {@link #defaults(String)}. Validation happens
- * once, in {@link Builder#build()}.
- *
- * <p>Config keys (flag {@code --zmq ENDPOINT} switches the sink on; off by default):
- *
- * <ul>
- *   <li>{@code flowhouse.zmq.endpoint}: {@code tcp://*:5556} binds (nProbe default, ntopng runs
- *       {@code -i tcp://HOST:5556}); a trailing {@code c} ({@code tcp://HOST:5556c}) connects to an
- *       ntopng in collector mode ({@code -i tcp://*:5556c}). {@code zmq://} is read as {@code
- *       tcp://}.
- *   <li>{@code flowhouse.zmq.source-id}: {@code source_id} in every header (uint32); sink subtask
- *       {@code i} uses {@code source-id + i} so ntopng keeps one msg_id sequence per subtask.
- *   <li>{@code flowhouse.zmq.max-message-bytes}: TLV payload limit, at most 131072 (ntopng's {@code
- *       CONST_ZMQ_PAYLOAD_LEN}).
- *   <li>{@code flowhouse.zmq.linger}: longest a partly filled flow message waits before it is sent.
- *   <li>{@code flowhouse.zmq.queue-capacity}: flows between the writer and the socket thread
- *       (65,536).
- *   <li>{@code flowhouse.zmq.overflow}: {@code drop} (count and drop when the queue is full; the
- *       default, so a stalled ntopng never stalls the ClickHouse path) or {@code block} (Flink
- *       back-pressure).
- *   <li>{@code flowhouse.zmq.send-hwm}: ZMQ send high-water mark in messages.
- *   <li>{@code flowhouse.zmq.event-interval}: period of {@code event} messages.
- *   <li>{@code flowhouse.zmq.template-interval}: period of {@code template} messages.
- *   <li>{@code flowhouse.zmq.await-subscriber}: how long to hold the first message until a
- *       subscriber has subscribed (0: never wait; PUB drops what nobody subscribed to).
- *   <li>{@code flowhouse.zmq.timeout.lifetime|idle|collected-lifetime}: seconds reported in {@code
- *       event.timeout}; ntopng ages collected flows with them.
- *   <li>{@code flowhouse.zmq.curve.server-public-key-file}: ntopng's CURVE public key (Z85 text or
- *       a zcert file); the publisher is then a CURVE client, as {@code nprobe
- *       --zmq-encryption-key}.
- *   <li>{@code flowhouse.zmq.curve.public-key-file} / {@code secret-key-file}: this publisher's key
- *       pair. With a server key they are the client pair (generated if absent); without one the
- *       publisher is the CURVE server and needs both.
- * </ul>
+ * Immutable; from its keys ({@link ZmqSinkKeys#options}, {@code flowhouse.zmq.*}, documented there
+ * and in {@code sinks/README-zmq-ipfix.md}) or, in tests, {@link #builder(String)} and {@link
+ * #defaults(String)}. Validation happens once, in {@link Builder#build()}.
  */
 public final class ZmqSinkOptions implements Serializable {
 
@@ -103,55 +72,7 @@ public final class ZmqSinkOptions implements Serializable {
     }
 
     /** The config key that switches the sink on ({@code --zmq ENDPOINT}). */
-    public static final String ENDPOINT_KEY = "flowhouse.zmq.endpoint";
-
-    /**
-     * Options from flat configuration keys ({@code flowhouse.zmq.*}, listed in the class comment),
-     * or null when {@value #ENDPOINT_KEY} is not set: the sink is off by default.
-     *
-     * @throws IllegalArgumentException naming the first bad key
-     */
-    public static ZmqSinkOptions fromConfig(java.util.Map<String, String> config) {
-        SinkConfigValues c = new SinkConfigValues(config);
-        String endpoint = c.string(ENDPOINT_KEY);
-        if (endpoint == null) {
-            return null;
-        }
-        ZmqSinkOptions d = defaults(endpoint);
-        Builder b =
-                builder(endpoint)
-                        .sourceId(c.longValue("flowhouse.zmq.source-id", d.sourceId))
-                        .maxMessageBytes(
-                                c.intValue("flowhouse.zmq.max-message-bytes", d.maxMessageBytes))
-                        .linger(c.duration("flowhouse.zmq.linger", d.linger))
-                        .queueCapacity(c.intValue("flowhouse.zmq.queue-capacity", d.queueCapacity))
-                        .sendHwm(c.intValue("flowhouse.zmq.send-hwm", d.sendHwm))
-                        .eventInterval(c.duration("flowhouse.zmq.event-interval", d.eventInterval))
-                        .templateInterval(
-                                c.duration("flowhouse.zmq.template-interval", d.templateInterval))
-                        .awaitSubscriber(
-                                c.duration("flowhouse.zmq.await-subscriber", d.awaitSubscriber))
-                        .timeouts(
-                                c.intValue(
-                                        "flowhouse.zmq.timeout.lifetime", d.lifetimeTimeoutSeconds),
-                                c.intValue("flowhouse.zmq.timeout.idle", d.idleTimeoutSeconds),
-                                c.intValue(
-                                        "flowhouse.zmq.timeout.collected-lifetime",
-                                        d.collectedLifetimeSeconds));
-        if (c.has("flowhouse.zmq.overflow")) {
-            b.overflow(Overflow.parse(c.string("flowhouse.zmq.overflow")));
-        }
-        if (c.has("flowhouse.zmq.probe-name")) {
-            b.probeName(c.string("flowhouse.zmq.probe-name"));
-        }
-        String server = c.string("flowhouse.zmq.curve.server-public-key-file");
-        String pub = c.string("flowhouse.zmq.curve.public-key-file");
-        String sec = c.string("flowhouse.zmq.curve.secret-key-file");
-        b.curveServerPublicKeyFile(server == null ? null : Path.of(server));
-        b.curvePublicKeyFile(pub == null ? null : Path.of(pub));
-        b.curveSecretKeyFile(sec == null ? null : Path.of(sec));
-        return b.build();
-    }
+    public static final String ENDPOINT_KEY = "flowhouse." + "zmq.endpoint";
 
     /** The defaults for one endpoint. */
     public static ZmqSinkOptions defaults(String endpoint) {
@@ -295,22 +216,23 @@ public final class ZmqSinkOptions implements Serializable {
     /** Mutable builder; {@link #build()} validates. */
     public static final class Builder {
         private final String endpoint;
-        private long sourceId = 0L;
-        private int maxMessageBytes = 65_536;
-        private Duration linger = Duration.ofMillis(100);
-        private int queueCapacity = 65_536;
-        private Overflow overflow = Overflow.DROP;
-        private int sendHwm = 10_000;
-        private Duration eventInterval = Duration.ofSeconds(1);
-        private Duration templateInterval = Duration.ofSeconds(60);
-        private Duration awaitSubscriber = Duration.ZERO;
-        private int lifetimeTimeoutSeconds = 120;
-        private int idleTimeoutSeconds = 30;
-        private int collectedLifetimeSeconds = 120;
+        private long sourceId = ZmqSinkKeys.SOURCE_ID.defaultValue();
+        private int maxMessageBytes = ZmqSinkKeys.MAX_MESSAGE_BYTES.defaultValue();
+        private Duration linger = ZmqSinkKeys.LINGER.defaultValue();
+        private int queueCapacity = ZmqSinkKeys.QUEUE_CAPACITY.defaultValue();
+        private Overflow overflow = ZmqSinkKeys.OVERFLOW.defaultValue();
+        private int sendHwm = ZmqSinkKeys.SEND_HWM.defaultValue();
+        private Duration eventInterval = ZmqSinkKeys.EVENT_INTERVAL.defaultValue();
+        private Duration templateInterval = ZmqSinkKeys.TEMPLATE_INTERVAL.defaultValue();
+        private Duration awaitSubscriber = ZmqSinkKeys.AWAIT_SUBSCRIBER.defaultValue();
+        private int lifetimeTimeoutSeconds = ZmqSinkKeys.TIMEOUT_LIFETIME.defaultValue();
+        private int idleTimeoutSeconds = ZmqSinkKeys.TIMEOUT_IDLE.defaultValue();
+        private int collectedLifetimeSeconds =
+                ZmqSinkKeys.TIMEOUT_COLLECTED_LIFETIME.defaultValue();
         private String curveServerPublicKeyFile;
         private String curvePublicKeyFile;
         private String curveSecretKeyFile;
-        private String probeName = "flowhouse";
+        private String probeName = ZmqSinkKeys.PROBE_NAME.defaultValue();
 
         private Builder(String endpoint) {
             this.endpoint = Objects.requireNonNull(endpoint, "endpoint").trim();

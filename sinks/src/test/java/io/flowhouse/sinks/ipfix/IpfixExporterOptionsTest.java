@@ -73,10 +73,10 @@ class IpfixExporterOptionsTest {
     }
 
     @Test
-    void fromConfigIsOffWithoutTargetsAndReadsEveryKey() {
-        assertThat(IpfixExporterOptions.fromConfig(java.util.Map.of())).isNull();
+    void fromKeysIsOffWithoutTargetsAndReadsEveryKey() {
+        assertThat(fromKeys(java.util.Map.of())).isNull();
         IpfixExporterOptions o =
-                IpfixExporterOptions.fromConfig(
+                fromKeys(
                         java.util.Map.of(
                                 "flowhouse.ipfix.targets", "127.0.0.1:4739, [::1]:4739/tcp",
                                 "flowhouse.ipfix.max-message-bytes", "512",
@@ -93,10 +93,18 @@ class IpfixExporterOptionsTest {
         assertThat(o.observationDomainId()).isEqualTo(42);
         assertThatThrownBy(
                         () ->
-                                IpfixExporterOptions.fromConfig(
+                                fromKeys(
                                         java.util.Map.of(
                                                 "flowhouse.ipfix.targets", "h:1",
                                                 "flowhouse.ipfix.linger", "soon")))
                 .hasMessageContaining("flowhouse.ipfix.linger");
+    }
+
+    /** The options of these {@code --KEY VALUE} flags, as the job's command line gives them. */
+    private static IpfixExporterOptions fromKeys(java.util.Map<String, String> flags) {
+        io.flowhouse.config.ConfigResolver r =
+                io.flowhouse.config.ConfigResolver.of(IpfixExporterKeys.SCHEMA);
+        flags.forEach((k, v) -> r.flag(k, v, "--" + k));
+        return IpfixExporterKeys.options(r.resolve());
     }
 }

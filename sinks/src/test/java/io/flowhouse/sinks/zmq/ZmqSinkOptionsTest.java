@@ -34,10 +34,10 @@ class ZmqSinkOptionsTest {
     }
 
     @Test
-    void fromConfigIsOffWithoutEndpointAndReadsEveryKey() {
-        assertThat(ZmqSinkOptions.fromConfig(java.util.Map.of())).isNull();
+    void fromKeysIsOffWithoutEndpointAndReadsEveryKey() {
+        assertThat(fromKeys(java.util.Map.of())).isNull();
         ZmqSinkOptions o =
-                ZmqSinkOptions.fromConfig(
+                fromKeys(
                         java.util.Map.of(
                                 "flowhouse.zmq.endpoint", "tcp://*:5556",
                                 "flowhouse.zmq.source-id", "7",
@@ -49,5 +49,13 @@ class ZmqSinkOptionsTest {
         assertThat(o.eventInterval()).isEqualTo(java.time.Duration.ofSeconds(2));
         assertThat(o.idleTimeoutSeconds()).isEqualTo(60);
         assertThat(o.curveEnabled()).isFalse();
+    }
+
+    /** The options of these {@code --KEY VALUE} flags, as the job's command line gives them. */
+    private static ZmqSinkOptions fromKeys(java.util.Map<String, String> flags) {
+        io.flowhouse.config.ConfigResolver r =
+                io.flowhouse.config.ConfigResolver.of(ZmqSinkKeys.SCHEMA);
+        flags.forEach((k, v) -> r.flag(k, v, "--" + k));
+        return ZmqSinkKeys.options(r.resolve());
     }
 }

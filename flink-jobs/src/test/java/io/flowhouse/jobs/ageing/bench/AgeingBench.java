@@ -368,8 +368,7 @@ public final class AgeingBench {
             };
             io.flowhouse.jobs.reprocess.ReprocessArgs a =
                     io.flowhouse.jobs.reprocess.ReprocessArgs.parse(args);
-            Configuration conf = io.flowhouse.jobs.reprocess.ReprocessJob.configuration(a);
-            var s = io.flowhouse.jobs.reprocess.ReprocessJob.settings(conf);
+            var s = io.flowhouse.jobs.reprocess.ReprocessJob.settings(a.job());
             var o = s.clickhouse().tables().withPassword(ch.password());
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             io.flowhouse.jobs.reprocess.ReprocessJob.build(env, s, a, o);

@@ -5,22 +5,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.config.Config;
+import io.flowhouse.jobs.cli.JobArgs;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class JobConfigLoaderTest {
+/** The job's configuration: layered sources, the command line's forms, Flink's keys passed on. */
+class JobConfigTest {
 
     @TempDir Path dir;
 
     @Test
     void defaultsParse() {
-        PipelineSettings s = PipelineSettings.from(JobConfigLoader.load(new String[0]), Map.of());
+        PipelineSettings s = PipelineSettings.from(JobArgs.resolve(Map.of()), Map.of());
         assertThat(s.rawTopic()).isEqualTo("flows.raw");
         assertThat(s.start()).isEqualTo(StartPosition.parse("committed"));
         assertThat(s.decode().scopeMode()).isEqualTo(TemplateScopeMode.ADDRESS_AND_PORT);
@@ -30,8 +32,7 @@ class JobConfigLoaderTest {
                 .isEqualTo(Duration.ofMinutes(5));
         PipelineSettings withEnv =
                 PipelineSettings.from(
-                        JobConfigLoader.load(new String[0]),
-                        Map.of(ClickHouseSettings.PASSWORD_ENV, "x"));
+                        JobArgs.resolve(Map.of()), Map.of(ClickHouseSettings.PASSWORD_ENV, "x"));
         assertThat(withEnv.clickhouse().toSinkOptions().passwordEnv())
                 .isEqualTo(ClickHouseSettings.PASSWORD_ENV);
         assertThat(s.maxParallelism()).isEqualTo(128);
@@ -59,8 +60,9 @@ class JobConfigLoaderTest {
                         "execution.checkpointing.dir: file:///tmp/cp",
                         ""),
                 StandardCharsets.UTF_8);
-        Configuration conf =
-                JobConfigLoader.load(
+        Config conf =
+                JobArgs.resolve(
+                        Map.of("FLOWHOUSE_CLICKHOUSE_USER", "flows"),
                         new String[] {
                             "--config",
                             yaml.toString(),
@@ -69,8 +71,7 @@ class JobConfigLoaderTest {
                             "--clickhouse.startup-timeout",
                             "30 s"
                         });
-        PipelineSettings s =
-                PipelineSettings.from(conf, Map.of("FLOWHOUSE_CLICKHOUSE_USER", "flows"));
+        PipelineSettings s = PipelineSettings.from(conf, Map.of());
         assertThat(s.bootstrapServers()).isEqualTo("127.0.0.1:19092");
         assertThat(s.start().mode()).isEqualTo(StartPosition.Mode.TIMESTAMP);
         assertThat(s.start().timestampMillis()).isEqualTo(1_700_000_000_000L);
@@ -84,7 +85,8 @@ class JobConfigLoaderTest {
         assertThat(p.rateFor(IpAddress.parse("2001:db8::1"), 2055, 512)).isEqualTo(100);
         assertThat(p.rateFor(IpAddress.parse("2001:db8::1"), 2056, 512)).isEqualTo(512);
         assertThat(p.rateFor(IpAddress.parse("198.51.100.7"), 2055, 0)).isEqualTo(10);
-        assertThat(conf.toMap()).containsEntry("execution.checkpointing.dir", "file:///tmp/cp");
+        assertThat(JobArgs.flinkConfiguration(conf).toMap())
+                .containsEntry("execution.checkpointing.dir", "file:///tmp/cp");
     }
 
     @Test
@@ -98,7 +100,7 @@ class JobConfigLoaderTest {
                 StandardCharsets.UTF_8);
         PipelineSettings s =
                 PipelineSettings.from(
-                        JobConfigLoader.load(new String[] {"--config=" + props}), Map.of());
+                        JobArgs.resolve(Map.of(), new String[] {"--config=" + props}), Map.of());
         assertThat(s.clickhouse().toSinkOptions().resolvePassword()).isEqualTo("s3cret");
         assertThat(s.clickhouse().toSinkOptions().toString()).doesNotContain("s3cret");
         assertThat(s.parallelism()).isEqualTo(3);
@@ -110,14 +112,67 @@ class JobConfigLoaderTest {
                 .hasMessageContaining("expected: earliest, latest, committed");
         assertThatThrownBy(() -> SamplingPolicy.parse(1, java.util.List.of("192.0.2.1=0")))
                 .hasMessageContaining("expected: >= 1");
-        assertThatThrownBy(() -> JobConfigLoader.load(new String[] {"--kafka.start"}))
+        assertThatThrownBy(() -> JobArgs.resolve(Map.of(), new String[] {"--kafka.start"}))
                 .hasMessageContaining("has no value");
         assertThatThrownBy(
                         () ->
                                 PipelineSettings.from(
-                                        JobConfigLoader.load(
+                                        JobArgs.resolve(
+                                                Map.of(),
                                                 new String[] {"--job.parallelism", "500"}),
                                         Map.of()))
                 .hasMessageContaining("expected: 0 for the cluster default");
+    }
+
+    @Test
+    void theSharedCommandLineRules() {
+        Config c =
+                JobArgs.resolve(
+                        Map.of("FLOWHOUSE_KAFKA_GROUP_ID", "from-env", "FLOWHOUSE_JOB_NAME", ""),
+                        "--set",
+                        "kafka.start=latest",
+                        "--flowhouse.job.parallelism=2",
+                        "--state.backend.type",
+                        "rocksdb");
+        PipelineSettings s = PipelineSettings.from(c, Map.of());
+        assertThat(s.start().mode()).isEqualTo(StartPosition.Mode.LATEST);
+        assertThat(s.parallelism()).isEqualTo(2);
+        assertThat(s.groupId()).isEqualTo("from-env");
+        // A blank variable counts as unset.
+        assertThat(s.jobName()).isEqualTo("flowhouse-pipeline");
+        assertThat(c.foreign()).containsExactly(Map.entry("state.backend.type", "rocksdb"));
+        // A misspelt key under the job's sections fails instead of leaving the default.
+        assertThatThrownBy(() -> JobArgs.resolve(Map.of(), "--kafka.strat", "earliest"))
+                .hasMessageContaining("unknown key kafka.strat");
+        assertThatThrownBy(() -> JobArgs.resolve(Map.of(), "--kafka.start", "yesterday"))
+                .hasMessageContaining("expected: earliest, latest, committed");
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream print = new java.io.PrintStream(out, true, StandardCharsets.UTF_8);
+        assertThat(JobArgs.resolve(Map.of(), print, "--help")).isNull();
+        assertThat(JobArgs.resolve(Map.of(), print, "--print-config", "--kafka.start=earliest"))
+                .isNull();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("usage: flowhouse job")
+                .contains("--KEY VALUE")
+                .contains("kafka.start = earliest  # --kafka.start");
+    }
+
+    @Test
+    void theReadmesKafkaSecurityExampleReads() throws Exception {
+        String readme = Files.readString(Path.of("README.md"), StandardCharsets.UTF_8);
+        int start = readme.indexOf("```yaml\n# job.yaml");
+        String yaml = readme.substring(start + 8, readme.indexOf("```", start + 8));
+        Path file = dir.resolve("job.yaml");
+        Files.writeString(file, yaml, StandardCharsets.UTF_8);
+        PipelineSettings s =
+                PipelineSettings.from(
+                        JobArgs.resolve(Map.of(), "--config", file.toString()), Map.of());
+        assertThat(s.bootstrapServers()).isEqualTo("broker1:9093");
+        assertThat(s.kafkaProperties())
+                .containsEntry("config.providers", "file")
+                .containsEntry("security.protocol", "SASL_SSL")
+                .containsEntry(
+                        "ssl.truststore.password",
+                        "${file:/etc/flowhouse/kafka.secret:truststore.password}");
     }
 }
