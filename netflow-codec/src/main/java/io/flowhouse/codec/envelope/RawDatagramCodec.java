@@ -154,12 +154,11 @@ public final class RawDatagramCodec {
                         + lenFieldSize(agentId.length)
                         + lenFieldSize(payloadLen);
         if (stamp != null) {
-            // Always written, zeros too: the stamp is there or not, never partly defaulted.
+            // Zeros left out, as proto3 writers do: schema version 2 says a stamp is there.
             size +=
-                    3
-                            + varintSize(stamp.epoch())
-                            + varintSize(stamp.stream())
-                            + varintSize(stamp.sequence());
+                    varintFieldSize(stamp.epoch())
+                            + varintFieldSize(stamp.stream())
+                            + varintFieldSize(stamp.sequence());
         }
         if (reason != null) {
             size += lenFieldSize(reason.length) + lenFieldSize(detail.length);
@@ -184,12 +183,9 @@ public final class RawDatagramCodec {
             p += payloadLen;
         }
         if (stamp != null) {
-            p = writeTag(out, p, F_STAMP_EPOCH, WT_VARINT);
-            p = writeVarint(out, p, stamp.epoch());
-            p = writeTag(out, p, F_STAMP_STREAM, WT_VARINT);
-            p = writeVarint(out, p, stamp.stream());
-            p = writeTag(out, p, F_STAMP_SEQUENCE, WT_VARINT);
-            p = writeVarint(out, p, stamp.sequence());
+            p = writeVarintField(out, p, F_STAMP_EPOCH, stamp.epoch());
+            p = writeVarintField(out, p, F_STAMP_STREAM, stamp.stream());
+            p = writeVarintField(out, p, F_STAMP_SEQUENCE, stamp.sequence());
         }
         if (reason != null) {
             p = writeBytesField(out, p, F_REJECT_REASON, reason);
@@ -377,6 +373,18 @@ public final class RawDatagramCodec {
             n++;
         }
         return n;
+    }
+
+    private static int varintFieldSize(long v) {
+        return v == 0 ? 0 : 1 + varintSize(v);
+    }
+
+    private static int writeVarintField(byte[] out, int p, int field, long v) {
+        if (v == 0) {
+            return p;
+        }
+        p = writeTag(out, p, field, WT_VARINT);
+        return writeVarint(out, p, v);
     }
 
     private static int lenFieldSize(int len) {
