@@ -117,12 +117,14 @@ public final class JobOptions {
     public static final ConfigOption<Duration> MAX_OUT_OF_ORDERNESS =
             ConfigOptions.key("flowhouse.decode.max-out-of-orderness")
                     .durationType()
-                    .defaultValue(Duration.ofMinutes(2))
+                    .defaultValue(Duration.ofSeconds(5))
                     .withDescription(
-                            "Bounded out-of-orderness of flow end times. Exporters emit a flow"
-                                    + " when it ends or hits its active timeout, so flows of one"
-                                    + " exporter arrive out of end-time order by up to the active"
-                                    + " timeout.");
+                            "Bounded out-of-orderness of receive times within one Kafka partition:"
+                                    + " the raw source's watermark, per partition, trails the"
+                                    + " newest receive time by this much. The agent writes in"
+                                    + " receive order, so a few seconds cover its threads and"
+                                    + " several agents' clocks; how late a flow may end is the"
+                                    + " rollups' flowhouse.rollup.max-out-of-orderness.");
 
     public static final ConfigOption<Duration> IDLENESS =
             ConfigOptions.key("flowhouse.decode.idleness")
@@ -131,6 +133,62 @@ public final class JobOptions {
                     .withDescription(
                             "A Kafka partition silent this long stops holding back the watermark"
                                     + " (FLINK-9183).");
+
+    public static final ConfigOption<Duration> EVENT_TIME_PAST =
+            ConfigOptions.key("flowhouse.decode.event-time.past")
+                    .durationType()
+                    .defaultValue(Duration.ofHours(1))
+                    .withDescription(
+                            "A flow may end at most this long before its datagram was received;"
+                                    + " earlier is an exporter clock or uptime error and is"
+                                    + " clamped or rejected (event-time.out-of-range).");
+
+    public static final ConfigOption<Duration> EVENT_TIME_FUTURE =
+            ConfigOptions.key("flowhouse.decode.event-time.future")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(5))
+                    .withDescription(
+                            "A flow may end at most this long after its datagram was received (a"
+                                    + " clock a little ahead); later is clamped or rejected.");
+
+    public static final ConfigOption<Duration> EVENT_TIME_MAX_FLOW_DURATION =
+            ConfigOptions.key("flowhouse.decode.event-time.max-flow-duration")
+                    .durationType()
+                    .defaultValue(Duration.ofHours(1))
+                    .withDescription(
+                            "The longest a flow may last (exporters cut flows at their active"
+                                    + " timeout, at most an hour on common routers); an earlier"
+                                    + " start is moved to the end minus this, which bounds the"
+                                    + " rollup pieces of one flow.");
+
+    public static final ConfigOption<String> EVENT_TIME_OUT_OF_RANGE =
+            ConfigOptions.key("flowhouse.decode.event-time.out-of-range")
+                    .stringType()
+                    .defaultValue("clamp")
+                    .withDescription(
+                            "A flow that ends outside the window: clamp (its times are moved into"
+                                    + " the window and the exporter's kept in exported_flow_start"
+                                    + " / exported_flow_end) or reject (dropped; its datagram goes"
+                                    + " to the dead-letter topic, reason EVENT_TIME_OUT_OF_RANGE).");
+
+    public static final ConfigOption<Integer> DEDUP_MAX_STREAMS =
+            ConfigOptions.key("flowhouse.decode.dedup.max-streams-per-exporter")
+                    .intType()
+                    .defaultValue(16)
+                    .withDescription(
+                            "Agent streams (one per agent run, exporter and receive thread) whose"
+                                    + " seen datagrams each exporter key remembers, to drop"
+                                    + " re-sends; the least recently received is forgotten when"
+                                    + " another begins (dedup_streams_evicted_total).");
+
+    public static final ConfigOption<Integer> DEDUP_MAX_GAPS =
+            ConfigOptions.key("flowhouse.decode.dedup.max-gaps-per-stream")
+                    .intType()
+                    .defaultValue(64)
+                    .withDescription(
+                            "Runs of not yet seen datagrams a stream remembers (16 bytes each);"
+                                    + " beyond, the oldest is forgotten and a datagram below it is"
+                                    + " accepted unchecked (dedup_unverified_datagrams_total).");
 
     public static final ConfigOption<Duration> TEMPLATE_HOLD_TIME =
             ConfigOptions.key("flowhouse.decode.template-hold-time")

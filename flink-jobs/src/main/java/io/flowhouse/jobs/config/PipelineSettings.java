@@ -118,7 +118,16 @@ public record PipelineSettings(
                         new OptionsLimits(
                                 conf.get(JobOptions.OPTIONS_MAX_STRING_BYTES),
                                 conf.get(JobOptions.OPTIONS_MAX_ENTRIES_PER_SCOPE),
-                                conf.get(JobOptions.OPTIONS_MAX_BYTES_PER_SCOPE)));
+                                conf.get(JobOptions.OPTIONS_MAX_BYTES_PER_SCOPE)),
+                        new EventTimeSettings(
+                                conf.get(JobOptions.EVENT_TIME_PAST),
+                                conf.get(JobOptions.EVENT_TIME_FUTURE),
+                                conf.get(JobOptions.EVENT_TIME_MAX_FLOW_DURATION),
+                                EventTimeSettings.OutOfRange.parse(
+                                        conf.get(JobOptions.EVENT_TIME_OUT_OF_RANGE))),
+                        new DedupSettings(
+                                conf.get(JobOptions.DEDUP_MAX_STREAMS),
+                                conf.get(JobOptions.DEDUP_MAX_GAPS)));
         String user = env.getOrDefault("FLOWHOUSE_CLICKHOUSE_USER", "");
         if (user.isEmpty()) {
             user = conf.get(JobOptions.CLICKHOUSE_USER);

@@ -57,10 +57,11 @@ public final class RollupOptions {
                     .durationType()
                     .defaultValue(Duration.ofMinutes(3))
                     .withDescription(
-                            "How far behind the newest flow piece a window waits before it fires:"
-                                    + " flows are exported at their end, so a flow's early pieces"
-                                    + " arrive up to its length late. Cover the exporters' active"
-                                    + " timeout.");
+                            "How far behind the flows' watermark (the receive time of their"
+                                    + " datagrams, per Kafka partition; packet time for packet"
+                                    + " flows) a window waits before it fires: a flow is exported"
+                                    + " after it ends, and its early pieces arrive up to its length"
+                                    + " late. Cover the exporters' inactive timeout.");
 
     public static final ConfigOption<Duration> ALLOWED_LATENESS =
             ConfigOptions.key("flowhouse.rollup.allowed-lateness")
@@ -77,7 +78,11 @@ public final class RollupOptions {
             ConfigOptions.key("flowhouse.rollup.idleness")
                     .durationType()
                     .defaultValue(Duration.ofMinutes(1))
-                    .withDescription("A silent input stops holding back the rollup watermark.");
+                    .withDescription(
+                            "Unused: the rollups take the watermark and idleness of the flows'"
+                                    + " sources (flowhouse.decode.idleness per Kafka partition,"
+                                    + " flowhouse.packets.idleness); kept so that configurations"
+                                    + " that set it still load.");
 
     public static final ConfigOption<List<String>> TTL_DAYS =
             ConfigOptions.key("flowhouse.rollup.ttl-days")

@@ -75,6 +75,10 @@ public final class AggregateExporterStats
     public void processElement(DatagramObservation o, Context ctx, Collector<ExporterStats> out)
             throws Exception {
         ScopeKey scope = new ScopeKey(o.version(), o.observationDomainId());
+        if (o.kind() == DatagramObservation.Kind.DUPLICATE) {
+            duplicate(scope, o);
+            return;
+        }
         if (!o.kind().arrival()) {
             released(scope, o);
             return;
@@ -100,6 +104,21 @@ public final class AggregateExporterStats
             Long n = problems.get(k);
             problems.put(k, (n == null ? 0L : n) + o.problemCounts()[i]);
         }
+    }
+
+    /**
+     * A re-sent datagram counts in its scope's current minute as a duplicate only: not as a
+     * datagram, not in the sequence accounting (it would look like a reset and then a gap).
+     */
+    private void duplicate(ScopeKey scope, DatagramObservation o) throws Exception {
+        ScopeCounters c = counters.get(scope);
+        if (c == null) {
+            c = new ScopeCounters();
+            c.startMinute(Math.floorDiv(o.receivedMillis(), MINUTE_MILLIS) * MINUTE_MILLIS);
+            c.lastReceivedMillis = o.receivedMillis();
+        }
+        c.duplicateDatagrams++;
+        counters.put(scope, c);
     }
 
     /** What a held datagram emitted when released counts in its scope's current minute. */
@@ -129,7 +148,7 @@ public final class AggregateExporterStats
             c = new ScopeCounters();
             c.startMinute(minute);
         } else if (minute > c.minuteMillis) {
-            if (c.datagrams > 0) {
+            if (c.counted()) {
                 out.collect(stats(ctx.getCurrentKey(), scope, c));
             }
             c.startMinute(minute);
@@ -170,7 +189,7 @@ public final class AggregateExporterStats
         }
         statsTimer.clear();
         for (Map.Entry<ScopeKey, ScopeCounters> e : counters.entries()) {
-            if (e.getValue().datagrams > 0) {
+            if (e.getValue().counted()) {
                 out.collect(stats(ctx.getCurrentKey(), e.getKey(), e.getValue()));
             }
         }

@@ -353,6 +353,7 @@ class MigrationsITCase {
                 0,
                 0,
                 0,
+                0,
                 Map.of("template_missing", datagrams),
                 updatedAt);
     }
