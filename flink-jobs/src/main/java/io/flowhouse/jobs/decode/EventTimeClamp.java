@@ -7,10 +7,11 @@ import io.flowhouse.jobs.config.EventTimeSettings.OutOfRange;
 
 /**
  * Keeps a flow's times inside the window of {@link EventTimeSettings} around its receive time: the
- * end within {@code [received - past, received + future]}, the start within {@code [end -
- * maxFlowDuration, end]}. A flow whose times are moved keeps the exporter's in {@link
- * FlowRecord#exportedFlowStartMillis()} / {@link FlowRecord#exportedFlowEndMillis()}; under {@link
- * OutOfRange#REJECT} a flow whose end is outside is dropped instead. Only a moved flow is copied.
+ * end within {@code [received - past, received + future]} (a moved end takes the start along, so
+ * the flow keeps its length), the start within {@code [end - maxFlowDuration, end]}. A flow whose
+ * times are moved keeps the exporter's in {@link FlowRecord#exportedFlowStartMillis()} / {@link
+ * FlowRecord#exportedFlowEndMillis()}; under {@link OutOfRange#REJECT} a flow whose end is outside
+ * is dropped instead. Only a moved flow is copied.
  */
 final class EventTimeClamp {
 
@@ -35,7 +36,9 @@ final class EventTimeClamp {
         if (newEnd != end && reject) {
             return null;
         }
-        long newStart = Math.min(Math.max(start, newEnd - maxDurationMillis), newEnd);
+        // A moved end moves the start with it: the flow keeps its length, up to the longest.
+        long shifted = start + (newEnd - end);
+        long newStart = Math.min(Math.max(shifted, newEnd - maxDurationMillis), newEnd);
         if (newEnd == end && newStart == start) {
             return f;
         }
