@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.jobs.FlowTimestamps;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,12 +64,15 @@ class RollupLatenessITCase {
         env.setParallelism(1);
         DataStream<FlowRecord> flows =
                 env.fromData(
-                        List.of(
-                                flow(T0 + 4 * MINUTE + 20_000, 100), // 12:04 bucket
-                                flow(T0 + 5 * MINUTE + 30_000, 10), // watermark past 12:04
-                                flow(T0 + 4 * MINUTE + 40_000, 50), // late, within 2 min
-                                flow(T0 + 10_000, 7)), // 12:00: past the allowance
-                        TypeInformation.of(FlowRecord.class));
+                                List.of(
+                                        flow(T0 + 4 * MINUTE + 20_000, 100), // 12:04 bucket
+                                        flow(T0 + 5 * MINUTE + 30_000, 10), // watermark past 12:04
+                                        flow(T0 + 4 * MINUTE + 40_000, 50), // late, within 2 min
+                                        flow(T0 + 10_000, 7)), // 12:00: past the allowance
+                                TypeInformation.of(FlowRecord.class))
+                        // The flows' watermark: their receive time, as the raw source gives it.
+                        .assignTimestampsAndWatermarks(
+                                FlowTimestamps.flows(Duration.ZERO, Duration.ZERO));
         RollupTopology.Streams st = RollupTopology.streams(flows, Duration.ofMinutes(1), s);
         DataStream<RollupRow> marked =
                 st.late()
@@ -154,12 +158,14 @@ class RollupLatenessITCase {
         env.setParallelism(1);
         DataStream<FlowRecord> flows =
                 env.fromData(
-                        List.of(
-                                flow(T0 + 4 * MINUTE + 20_000, 100), // 12:04 bucket
-                                flow(T0 + 6 * MINUTE + 30_000, 10), // 12:04-12:06 fire
-                                flow(T0 + 4 * MINUTE + 40_000, 50), // late, within 2 min
-                                flow(T0 + 10_000, 7)), // 12:00: past the 1 min allowance
-                        TypeInformation.of(FlowRecord.class));
+                                List.of(
+                                        flow(T0 + 4 * MINUTE + 20_000, 100), // 12:04 bucket
+                                        flow(T0 + 6 * MINUTE + 30_000, 10), // 12:04-12:06 fire
+                                        flow(T0 + 4 * MINUTE + 40_000, 50), // late, within 2 min
+                                        flow(T0 + 10_000, 7)), // 12:00: past the 1 min allowance
+                                TypeInformation.of(FlowRecord.class))
+                        .assignTimestampsAndWatermarks(
+                                FlowTimestamps.flows(Duration.ZERO, Duration.ZERO));
         List<RollupTopology.Streams> st = RollupTopology.streams(flows, s);
         DataStream<RollupRow> all =
                 marked(st.get(0).rows(), 0)
