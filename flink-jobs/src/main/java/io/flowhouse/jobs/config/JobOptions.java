@@ -137,14 +137,14 @@ public final class JobOptions {
     public static final ConfigOption<Duration> EVENT_TIME_PAST =
             ConfigOptions.key("flowhouse.decode.event-time.past")
                     .durationType()
-                    .defaultValue(Duration.ofMinutes(10))
+                    .defaultValue(Duration.ofMinutes(5))
                     .withDescription(
                             "A flow may end at most this long before its datagram was received;"
                                     + " earlier is an exporter clock or uptime error and is"
                                     + " clamped or rejected (event-time.out-of-range). Keep it"
-                                    + " within flowhouse.rollup.allowed-lateness: a flow that ends"
-                                    + " earlier than that reaches flows but is late for the"
-                                    + " rollups.");
+                                    + " below flowhouse.rollup.allowed-lateness minus the finest"
+                                    + " resolution: a flow that ends earlier than that reaches"
+                                    + " flows but is late for the rollups.");
 
     public static final ConfigOption<Duration> EVENT_TIME_FUTURE =
             ConfigOptions.key("flowhouse.decode.event-time.future")

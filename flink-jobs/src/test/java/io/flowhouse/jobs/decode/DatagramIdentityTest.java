@@ -217,7 +217,7 @@ class DatagramIdentityTest {
         List<FlowRecord> out = harness.extractOutputValues();
         assertThat(out).hasSize(3);
         FlowRecord old = out.get(0);
-        assertThat(old.flowEndMillis()).isEqualTo(late - Duration.ofMinutes(10).toMillis());
+        assertThat(old.flowEndMillis()).isEqualTo(late - Duration.ofMinutes(5).toMillis());
         assertThat(old.flowEndMillis() - old.flowStartMillis()).isEqualTo(9_000); // its length
         assertThat(old.exportedFlowEndMillis()).isEqualTo(T - 1_000);
         assertThat(old.exportedFlowStartMillis()).isEqualTo(T - 10_000);

@@ -177,7 +177,7 @@ class IdentityPipelineITCase {
                 .containsExactly(
                         List.of(
                                 Long.toString(YEAR_1999 / 1000),
-                                Long.toString((T0 + 20_000 - 600_000) / 1000),
+                                Long.toString((T0 + 20_000 - 300_000) / 1000),
                                 "2"),
                         List.of(
                                 Long.toString(YEAR_2100 / 1000),
