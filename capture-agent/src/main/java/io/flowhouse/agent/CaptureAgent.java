@@ -13,6 +13,8 @@ import io.flowhouse.agent.pcap.Pcap4jPacketSource;
 import io.flowhouse.agent.pcap.PcapFilePacketSource;
 import io.flowhouse.agent.pcap.ReopeningPacketSource;
 import io.flowhouse.agent.spool.DiskSpool;
+import io.flowhouse.agent.stamp.AgentEpoch;
+import io.flowhouse.agent.stamp.DatagramStamper;
 import io.flowhouse.agent.udp.DatagramToRawFlowHandler;
 import io.flowhouse.agent.udp.UdpReceiver;
 import java.time.Clock;
@@ -55,6 +57,7 @@ public final class CaptureAgent implements AutoCloseable {
     private final CompletableFuture<Long> packetsDone = new CompletableFuture<>();
     private DiskSpool spool;
     private RawFlowPublisher publisher;
+    private DatagramStamper stamper;
     private UdpReceiver udp;
     private MetricsServer metricsServer;
     private PacketSource packetSource;
@@ -104,6 +107,13 @@ public final class CaptureAgent implements AutoCloseable {
         }
         if (config.udp().enabled()) {
             AgentConfig.Udp u = config.udp();
+            // Before the first datagram: this run's epoch, durable in the spool directory.
+            stamper =
+                    new DatagramStamper(
+                            AgentEpoch.next(s.directory(), Clock.systemUTC()),
+                            u.maxExporterStreams());
+            metrics.stampGauges(stamper::streamsStarted, stamper::streamsEvicted);
+            LOG.info("agent {} epoch {}", config.agentId(), stamper.epoch());
             DatagramToRawFlowHandler handler =
                     new DatagramToRawFlowHandler(
                             CidrSet.of(u.allowedExporters()),
@@ -113,7 +123,8 @@ public final class CaptureAgent implements AutoCloseable {
                             config.agentId(),
                             publisher,
                             metrics,
-                            Clock.systemUTC());
+                            Clock.systemUTC(),
+                            stamper);
             udp = new UdpReceiver(u, handler).start();
             Set<Integer> ports = udp.boundPorts();
             poller.scheduleWithFixedDelay(
@@ -207,6 +218,11 @@ public final class CaptureAgent implements AutoCloseable {
 
     public RawFlowPublisher publisher() {
         return publisher;
+    }
+
+    /** The datagram stamper of this run, or null when the UDP listeners are off. */
+    public DatagramStamper stamper() {
+        return stamper;
     }
 
     /** The UDP listeners, or null when they are off. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flowhouse.agent.cli.AgentCommand;
 import io.flowhouse.agent.config.AgentConfig;
 import io.flowhouse.codec.ExporterKey;
+import io.flowhouse.codec.envelope.DatagramStamp;
 import io.flowhouse.codec.envelope.ExporterPartitionKey;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
@@ -97,17 +98,30 @@ class UdpReplayToKafkaITCase {
                             got -> got.size() >= total);
 
             Map<String, List<String>> actual = new HashMap<>();
+            Map<String, List<DatagramStamp>> stamps = new HashMap<>();
             for (ConsumerRecord<byte[], byte[]> r : records) {
                 RawDatagram d = RawDatagramCodec.decode(r.value());
                 ExporterKey key = ExporterPartitionKey.decode(r.key());
                 assertThat(key.address()).isEqualTo(d.exporterAddress());
                 assertThat(key.port()).isEqualTo(d.exporterPort());
                 assertThat(d.agentId()).isEqualTo("it-agent");
-                assertThat(d.schemaVersion()).isEqualTo(RawDatagram.SCHEMA_VERSION);
+                assertThat(d.schemaVersion()).isEqualTo(RawDatagram.SCHEMA_VERSION_STAMPED);
+                assertThat(d.stamp()).isNotNull();
                 assertThat(r.timestamp()).isEqualTo(d.receivedMillis());
                 actual.computeIfAbsent(key.toString(), k -> new ArrayList<>())
                         .add(HexFormat.of().formatHex(d.payload()));
+                stamps.computeIfAbsent(key.toString(), k -> new ArrayList<>()).add(d.stamp());
             }
+            // One stream per exporter, its datagrams numbered from 0 in partition order.
+            for (List<DatagramStamp> s : stamps.values()) {
+                for (int i = 0; i < s.size(); i++) {
+                    assertThat(s.get(i).epoch()).isEqualTo(agent.stamper().epoch());
+                    assertThat(s.get(i).stream()).isEqualTo(s.get(0).stream());
+                    assertThat(s.get(i).sequence()).isEqualTo(i);
+                }
+            }
+            assertThat(stamps.values().stream().map(s -> s.get(0).stream()).distinct())
+                    .hasSize(stamps.size());
             assertThat(records).hasSize(total);
             assertThat(actual.keySet()).containsExactlyInAnyOrderElementsOf(expected.keySet());
             for (Map.Entry<String, List<String>> e : expected.entrySet()) {

@@ -34,7 +34,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *
  * <pre>
  * flows.raw ──▶ decode (keyed by exporter; templates in state, restored from flows.templates)
- *                 ├─▶ event time ─▶ flows (ClickHouse), ZMQ and IPFIX fan-out (when configured)
+ *                 ├─▶ flows (ClickHouse), ZMQ and IPFIX fan-out (when configured)
  *                 ├─▶ flows.rejected (dead letters), flows.templates (learned templates)
  *                 └─▶ observations ─▶ exporter statistics (keyed by exporter) ─▶ exporter_stats
  * packets.raw ─▶ packet flow ageing (keyed by flow) ─▶ flows (ClickHouse)
@@ -54,7 +54,6 @@ public final class FlowPipelineJob {
     public static final String UID_SOURCE_TEMPLATES = "source-flows-templates";
     public static final String UID_DECODE = "decode-raw-flows";
     public static final String UID_EXPORTER_STATS = "exporter-stats";
-    public static final String UID_WATERMARKS = "flow-watermarks";
     public static final String UID_SINK_FLOWS = "sink-clickhouse-flows";
     public static final String UID_SINK_PACKET_FLOWS = "sink-clickhouse-packet-flows";
     public static final String UID_SINK_STATS = "sink-clickhouse-exporter-stats";
@@ -165,8 +164,12 @@ public final class FlowPipelineJob {
             PipelineSources sources,
             PipelineSinks sinks,
             PipelineSettings s) {
+        // Watermarks per partition from the receive time (FlowTimestamps), never a flow's time.
         DataStream<RawDatagram> datagrams =
-                env.fromSource(sources.raw(), WatermarkStrategy.noWatermarks(), "flows.raw")
+                env.fromSource(
+                                sources.raw(),
+                                FlowTimestamps.datagrams(s.maxOutOfOrderness(), s.idleness()),
+                                "flows.raw")
                         .uid(UID_SOURCE_RAW);
         SingleOutputStreamOperator<FlowRecord> decoded =
                 datagrams
@@ -180,11 +183,7 @@ public final class FlowPipelineJob {
                                 TypeInformation.of(FlowRecord.class))
                         .uid(UID_DECODE)
                         .name("decode");
-        SingleOutputStreamOperator<FlowRecord> flows =
-                decoded.assignTimestampsAndWatermarks(
-                                FlowTimestamps.strategy(s.maxOutOfOrderness(), s.idleness()))
-                        .uid(UID_WATERMARKS)
-                        .name("event time");
+        SingleOutputStreamOperator<FlowRecord> flows = decoded;
         flows.sinkTo(sinks.flows()).uid(UID_SINK_FLOWS).name("clickhouse flows");
         decoded.getSideOutput(DecodeOutputs.REJECTED)
                 .sinkTo(sinks.rejected())

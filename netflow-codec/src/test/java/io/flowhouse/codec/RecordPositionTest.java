@@ -138,4 +138,39 @@ class RecordPositionTest {
         assertThat(r.recordIndex()).isPositive();
         assertThat(FlowRecord.position(0, 7)).isEqualTo(7); // v5: the index in the packet
     }
+
+    @Test
+    void everyRecordCarriesItsDatagramsStream() throws Exception {
+        DecodeContext stamped =
+                new DecodeContext(CTX.exporter(), CTX.receivedMillis(), 0x5eed_0001L, 41L);
+        NetflowDecoder decoder = new NetflowDecoder();
+        InMemoryTemplateCache cache = new InMemoryTemplateCache();
+        byte[] ipfix =
+                Wire.ipfix(1, 0, set(2, concat(T256, T257)), set(256, records(0x0a000001L, 1)));
+        byte[] v9 = Wire.v9(1, 0, 3, set(0, T257), set(257, records(0x0a000101L, 1)));
+        ByteBuffer v5 = ByteBuffer.allocate(V5Encoder.size(2));
+        FlowRecord f =
+                FlowRecord.builder()
+                        .srcAddr(IpAddress.parse("10.0.0.1"))
+                        .dstAddr(IpAddress.parse("10.0.0.2"))
+                        .packets(1)
+                        .bytes(60)
+                        .flowStartMillis(1_699_999_990_000L)
+                        .flowEndMillis(1_699_999_999_000L)
+                        .build();
+        V5Encoder.encode(
+                new V5Encoder.Header(1_700_000_000_000L, 86_400_000L, 1, 0, 0, 0, 0),
+                List.of(f, f),
+                v5);
+        v5.flip();
+        for (ByteBuffer b : List.of(ByteBuffer.wrap(ipfix), ByteBuffer.wrap(v9), v5)) {
+            DecodeResult r = decoder.decode(b, stamped, cache);
+            assertThat(r.records()).hasSize(2);
+            assertThat(r.records())
+                    .extracting(FlowRecord::streamId, FlowRecord::streamSequence)
+                    .containsOnly(tuple(0x5eed_0001L, 41L));
+        }
+        DecodeResult plain = decoder.decode(ByteBuffer.wrap(ipfix), CTX, cache);
+        assertThat(plain.records()).extracting(FlowRecord::streamId).containsOnly(0L);
+    }
 }

@@ -41,6 +41,7 @@ public record AgentConfig(
      * @param forwardRejected send datagrams that fail the header check to the rejected topic
      * @param nativeTransport use epoll when available (else NIO)
      * @param datagramsPerRead datagrams one recvmmsg call may return (epoll); 1 uses recvmsg
+     * @param maxExporterStreams exporters each receive thread keeps a stamp stream for
      */
     public record Udp(
             boolean enabled,
@@ -51,7 +52,8 @@ public record AgentConfig(
             List<String> allowedExporters,
             boolean forwardRejected,
             boolean nativeTransport,
-            int datagramsPerRead) {}
+            int datagramsPerRead,
+            int maxExporterStreams) {}
 
     /**
      * Kafka producer.

@@ -116,6 +116,14 @@ public final class AgentKeys {
                             "Datagrams one recvmmsg call may return (epoll); 1 uses recvmsg, one"
                                     + " datagram per system call.");
 
+    public static final Key<Integer> UDP_MAX_EXPORTER_STREAMS =
+            Key.of("udp.max-exporter-streams", Types.integer(1, 16_777_216))
+                    .defaultValue(65_536)
+                    .doc(
+                            "Exporters each receive thread keeps a stamp stream for; beyond, the"
+                                    + " least recently heard is forgotten and begins a new stream"
+                                    + " when it returns (flowhouse_agent_stamp_streams_evicted_total).");
+
     public static final Key<String> KAFKA_BOOTSTRAP_SERVERS =
             Key.of("kafka.bootstrap-servers", Types.STRING)
                     .defaultValue("127.0.0.1:9092")
@@ -280,6 +288,7 @@ public final class AgentKeys {
                             UDP_FORWARD_REJECTED,
                             UDP_NATIVE_TRANSPORT,
                             UDP_DATAGRAMS_PER_READ,
+                            UDP_MAX_EXPORTER_STREAMS,
                             KAFKA_BOOTSTRAP_SERVERS,
                             KAFKA_RAW_TOPIC,
                             KAFKA_REJECTED_TOPIC,
@@ -337,7 +346,8 @@ public final class AgentKeys {
                         c.get(UDP_ALLOWED_EXPORTERS),
                         c.get(UDP_FORWARD_REJECTED),
                         c.get(UDP_NATIVE_TRANSPORT),
-                        c.get(UDP_DATAGRAMS_PER_READ));
+                        c.get(UDP_DATAGRAMS_PER_READ),
+                        c.get(UDP_MAX_EXPORTER_STREAMS));
         AgentConfig.Kafka kafka =
                 new AgentConfig.Kafka(
                         c.get(KAFKA_BOOTSTRAP_SERVERS),

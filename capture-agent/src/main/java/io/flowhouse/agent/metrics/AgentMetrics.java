@@ -46,6 +46,8 @@ public final class AgentMetrics {
     private final LongAdder pcapDrops = new LongAdder();
     private final LongAdder pcapIfDrops = new LongAdder();
     private final LongAdder captureReopens = new LongAdder();
+    private volatile LongSupplier streamsStarted = () -> 0;
+    private volatile LongSupplier streamsEvicted = () -> 0;
     private volatile LongSupplier spoolRecords = () -> 0;
     private volatile LongSupplier spoolBytes = () -> 0;
     private volatile KernelUdpStats kernel = KernelUdpStats.none();
@@ -156,6 +158,18 @@ public final class AgentMetrics {
                 .callback(cb -> cb.call(packetBatches.sum()))
                 .register(registry);
         CounterWithCallback.builder()
+                .name("flowhouse_agent_stamp_streams_total")
+                .help("stamp streams begun in this run (one per exporter and receive thread)")
+                .callback(cb -> cb.call(streamsStarted.getAsLong()))
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("flowhouse_agent_stamp_streams_evicted_total")
+                .help(
+                        "stamp streams forgotten beyond udp.max-exporter-streams (the exporter"
+                                + " begins a new one if it returns)")
+                .callback(cb -> cb.call(streamsEvicted.getAsLong()))
+                .register(registry);
+        CounterWithCallback.builder()
                 .name("flowhouse_agent_capture_reopens_total")
                 .help("live captures reopened after their interface failed (went down, vanished)")
                 .callback(cb -> cb.call(captureReopens.sum()))
@@ -233,6 +247,11 @@ public final class AgentMetrics {
     public void pcapDrops(long kernelDelta, long interfaceDelta) {
         pcapDrops.add(kernelDelta);
         pcapIfDrops.add(interfaceDelta);
+    }
+
+    public void stampGauges(LongSupplier started, LongSupplier evicted) {
+        streamsStarted = started;
+        streamsEvicted = evicted;
     }
 
     public void spoolGauges(LongSupplier records, LongSupplier bytes) {

@@ -7,6 +7,8 @@ import io.flowhouse.agent.kafka.RecordSink;
 import io.flowhouse.agent.metrics.AgentMetrics;
 import io.flowhouse.agent.metrics.AgentMetrics.Drop;
 import io.flowhouse.agent.metrics.RateLimitedLog;
+import io.flowhouse.agent.stamp.DatagramStamper;
+import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.HeaderCheck;
 import io.flowhouse.codec.envelope.ExporterPartitionKey;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
@@ -26,10 +28,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Turns each received datagram into a raw-datagram envelope for Kafka: allow-list, header check
- * (version, length, count only - decoding is Flink's job), then {@code flows.raw} keyed by
- * exporter, or {@code flows.rejected} with the reason. The payload is copied out of the Netty
- * buffer, which {@link SimpleChannelInboundHandler} releases after this returns. Shared by every
- * channel; keeps no per-channel state.
+ * (version, length, count only - decoding is Flink's job), then {@code flows.raw} keyed by exporter
+ * with its stamp ({@link DatagramStamper}: the datagram's identity from here on, kept through the
+ * spool), or {@code flows.rejected} with the reason. The payload is copied out of the Netty buffer,
+ * which {@link SimpleChannelInboundHandler} releases after this returns. Shared by every channel;
+ * keeps no per-channel state.
  */
 @Sharable
 public final class DatagramToRawFlowHandler extends SimpleChannelInboundHandler<DatagramPacket> {
@@ -44,6 +47,7 @@ public final class DatagramToRawFlowHandler extends SimpleChannelInboundHandler<
     private final RecordSink sink;
     private final AgentMetrics metrics;
     private final Clock clock;
+    private final DatagramStamper stamper;
     private final RateLimitedLog notAllowedLog = new RateLimitedLog(LOG, Duration.ofSeconds(30));
     private final RateLimitedLog rejectLog = new RateLimitedLog(LOG, Duration.ofSeconds(10));
 
@@ -55,7 +59,8 @@ public final class DatagramToRawFlowHandler extends SimpleChannelInboundHandler<
             String agentId,
             RecordSink sink,
             AgentMetrics metrics,
-            Clock clock) {
+            Clock clock,
+            DatagramStamper stamper) {
         super(false);
         this.allowed = allowed;
         this.rawTopic = rawTopic;
@@ -65,6 +70,7 @@ public final class DatagramToRawFlowHandler extends SimpleChannelInboundHandler<
         this.sink = sink;
         this.metrics = metrics;
         this.clock = clock;
+        this.stamper = stamper;
     }
 
     @Override
@@ -95,7 +101,14 @@ public final class DatagramToRawFlowHandler extends SimpleChannelInboundHandler<
         metrics.traffic(exporter, verdict.ok() ? verdict.version() : 0).add(payload.remaining());
         byte[] key = ExporterPartitionKey.encode(exporter, port);
         if (verdict.ok()) {
-            byte[] value = RawDatagramCodec.encode(exporter, port, now, agentId, payload);
+            byte[] value =
+                    RawDatagramCodec.encode(
+                            exporter,
+                            port,
+                            now,
+                            agentId,
+                            payload,
+                            stamper.stamp(new ExporterKey(exporter, port)));
             sink.publish(new Outbound(rawTopic, -1, now, key, value, null));
             return;
         }

@@ -132,4 +132,13 @@ class AgentKeysTest {
         assertThat(c.spool().maxBytes()).isEqualTo(2L << 30);
         assertThat(c.metrics().host()).isEqualTo("0.0.0.0");
     }
+
+    @Test
+    void stampStreamsAreBounded() {
+        assertThat(AgentKeys.defaults().udp().maxExporterStreams()).isEqualTo(65_536);
+        assertThat(AgentKeys.fromYaml("udp:\n  max-exporter-streams: 1").udp().maxExporterStreams())
+                .isEqualTo(1);
+        assertThatThrownBy(() -> AgentKeys.fromYaml("udp:\n  max-exporter-streams: 0"))
+                .hasMessageContaining("udp.max-exporter-streams");
+    }
 }

@@ -10,6 +10,8 @@ import com.google.protobuf.DescriptorProtos.FileDescriptorProto;
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FileDescriptor;
 import com.google.protobuf.DynamicMessage;
+import io.flowhouse.codec.ExporterKey;
+import io.flowhouse.codec.envelope.DatagramStamp;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
 import io.flowhouse.codec.envelope.RejectedDatagram;
@@ -59,6 +61,9 @@ class RawDatagramProtobufInteropTest {
         m.addField(field("received_millis", 4, FieldDescriptorProto.Type.TYPE_INT64));
         m.addField(field("agent_id", 5, FieldDescriptorProto.Type.TYPE_STRING));
         m.addField(field("payload", 6, FieldDescriptorProto.Type.TYPE_BYTES));
+        m.addField(field("stamp_epoch", 7, FieldDescriptorProto.Type.TYPE_UINT64));
+        m.addField(field("stamp_stream", 8, FieldDescriptorProto.Type.TYPE_UINT64));
+        m.addField(field("stamp_sequence", 9, FieldDescriptorProto.Type.TYPE_UINT64));
     }
 
     private static FieldDescriptorProto field(
@@ -83,6 +88,9 @@ class RawDatagramProtobufInteropTest {
                     "int64 received_millis = 4;",
                     "string agent_id = 5;",
                     "bytes payload = 6;",
+                    "uint64 stamp_epoch = 7;",
+                    "uint64 stamp_stream = 8;",
+                    "uint64 stamp_sequence = 9;",
                     "string reject_reason = 14;",
                     "string reject_detail = 15;"
                 }) {
@@ -100,15 +108,31 @@ class RawDatagramProtobufInteropTest {
                     random.nextBoolean()
                             ? IpAddress.ofIpv4(random.nextInt())
                             : new IpAddress(random.nextLong(), random.nextLong());
+            ExporterKey exporter = new ExporterKey(addr, random.nextInt(65536));
+            long millis = random.nextLong() & Long.MAX_VALUE;
+            String agent = "agent-" + i + "-é";
+            // Every other one stamped, with zeros and full 64-bit values among them.
+            DatagramStamp stamp =
+                    i % 2 == 0
+                            ? null
+                            : new DatagramStamp(
+                                    i % 3 == 0 ? 0 : random.nextLong(),
+                                    random.nextInt(4),
+                                    i % 5 == 0 ? 0 : random.nextLong());
             RawDatagram d =
-                    RawDatagram.of(
-                            addr,
-                            random.nextInt(65536),
-                            random.nextLong() & Long.MAX_VALUE,
-                            "agent-" + i + "-é",
-                            payload);
+                    stamp == null
+                            ? RawDatagram.of(exporter, millis, agent, payload)
+                            : RawDatagram.stamped(exporter, millis, agent, payload, stamp);
             DynamicMessage m = DynamicMessage.parseFrom(RAW, RawDatagramCodec.encode(d));
-            assertThat(m.getField(RAW.findFieldByName("schema_version"))).isEqualTo(1);
+            assertThat(m.getField(RAW.findFieldByName("schema_version")))
+                    .isEqualTo(stamp == null ? 1 : 2);
+            if (stamp != null) {
+                assertThat(m.getField(RAW.findFieldByName("stamp_epoch"))).isEqualTo(stamp.epoch());
+                assertThat(m.getField(RAW.findFieldByName("stamp_stream")))
+                        .isEqualTo(stamp.stream());
+                assertThat(m.getField(RAW.findFieldByName("stamp_sequence")))
+                        .isEqualTo(stamp.sequence());
+            }
             assertThat(
                             ((ByteString) m.getField(RAW.findFieldByName("exporter_address")))
                                     .toByteArray())

@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flowhouse.agent.config.CidrSet;
 import io.flowhouse.agent.kafka.Outbound;
 import io.flowhouse.agent.metrics.AgentMetrics;
+import io.flowhouse.agent.stamp.DatagramStamper;
 import io.flowhouse.codec.ExporterKey;
+import io.flowhouse.codec.envelope.DatagramStamp;
 import io.flowhouse.codec.envelope.ExporterPartitionKey;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
@@ -33,6 +35,7 @@ class DatagramToRawFlowHandlerTest {
 
     private final List<Outbound> out = new ArrayList<>();
     private final AgentMetrics metrics = new AgentMetrics();
+    private final DatagramStamper stamper = new DatagramStamper(77L, 2);
 
     private EmbeddedChannel channel(List<String> allowed, boolean forwardRejected) {
         return new EmbeddedChannel(
@@ -44,7 +47,8 @@ class DatagramToRawFlowHandlerTest {
                         "agent-7",
                         out::add,
                         metrics,
-                        CLOCK));
+                        CLOCK,
+                        stamper));
     }
 
     /** A minimal valid IPFIX message: header only, length 16. */
@@ -86,12 +90,12 @@ class DatagramToRawFlowHandlerTest {
                 .isEqualTo(new ExporterKey(IpAddress.parse("192.0.2.10"), 40000));
         assertThat(RawDatagramCodec.decode(r.value()))
                 .isEqualTo(
-                        RawDatagram.of(
-                                IpAddress.parse("192.0.2.10"),
-                                40000,
+                        RawDatagram.stamped(
+                                new ExporterKey(IpAddress.parse("192.0.2.10"), 40000),
                                 1_700_000_000_000L,
                                 "agent-7",
-                                ipfix()));
+                                ipfix(),
+                                new DatagramStamp(77L, 1L, 0L)));
 
         RawDatagram big = RawDatagramCodec.decode(out.get(1).value());
         assertThat(big.payload()).isEqualTo(large());
@@ -136,5 +140,34 @@ class DatagramToRawFlowHandlerTest {
         assertThat(out).hasSize(2);
         assertThat(metrics.droppedCount(AgentMetrics.Drop.NOT_ALLOWED)).isEqualTo(1);
         ch.finish();
+    }
+
+    @Test
+    void everyExporterGetsItsOwnStreamAndAReturningOneANewStream() {
+        EmbeddedChannel ch = channel(List.of(), true);
+        // The stamper keeps 2 streams: the third exporter makes it forget the least recent.
+        String[] from = {"192.0.2.1", "192.0.2.1", "192.0.2.2", "192.0.2.1", "192.0.2.3"};
+        for (String host : from) {
+            ch.writeInbound(packet(ipfix(), host, 2055));
+        }
+        ch.writeInbound(packet(ipfix(), "192.0.2.2", 2055));
+        List<DatagramStamp> stamps =
+                out.stream().map(o -> RawDatagramCodec.decode(o.value()).stamp()).toList();
+        assertThat(stamps)
+                .containsExactly(
+                        new DatagramStamp(77L, 1L, 0L),
+                        new DatagramStamp(77L, 1L, 1L),
+                        new DatagramStamp(77L, 2L, 0L),
+                        new DatagramStamp(77L, 1L, 2L),
+                        new DatagramStamp(77L, 3L, 0L),
+                        // .2 was the least recent when .3 came: forgotten, and a new stream now.
+                        new DatagramStamp(77L, 4L, 0L));
+        assertThat(stamper.streamsStarted()).isEqualTo(4);
+        assertThat(stamper.streamsEvicted()).isEqualTo(2);
+        // Rejected datagrams are not stamped: they are never decoded nor counted as flows.
+        byte[] garbage = "GET / HTTP/1.1\r\n".getBytes(StandardCharsets.US_ASCII);
+        ch.writeInbound(packet(garbage, "192.0.2.1", 2055));
+        assertThat(RawDatagramCodec.decode(out.get(out.size() - 1).value()).stamp()).isNull();
+        assertThat(ch.finish()).isFalse();
     }
 }

@@ -8,6 +8,7 @@ import io.flowhouse.agent.config.AgentKeys;
 import io.flowhouse.agent.config.CidrSet;
 import io.flowhouse.agent.kafka.Outbound;
 import io.flowhouse.agent.metrics.AgentMetrics;
+import io.flowhouse.agent.stamp.DatagramStamper;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -37,7 +38,8 @@ class UdpReceiverTest {
                         List.of(),
                         true,
                         !transport.equals("nio"),
-                        transport.equals("epoll") ? 1 : 16);
+                        transport.equals("epoll") ? 1 : 16,
+                        d.maxExporterStreams());
         LinkedBlockingQueue<Outbound> out = new LinkedBlockingQueue<>();
         AgentMetrics metrics = new AgentMetrics();
         DatagramToRawFlowHandler handler =
@@ -49,7 +51,8 @@ class UdpReceiverTest {
                         "a",
                         out::add,
                         metrics,
-                        Clock.systemUTC());
+                        Clock.systemUTC(),
+                        new DatagramStamper(1L, 16));
         try (UdpReceiver receiver = new UdpReceiver(udp, handler).start();
                 DatagramChannel tx = DatagramChannel.open()) {
             assertThat(d.maxDatagramBytes()).isEqualTo(65_535);

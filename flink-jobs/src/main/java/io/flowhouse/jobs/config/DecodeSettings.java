@@ -17,6 +17,8 @@ import java.time.Duration;
  * @param archiveTemplates whether learned templates go to the side output for the templates topic
  * @param templateLimits templates, fields and template bytes an exporter and a scope may hold
  * @param optionsLimits string length, entries and bytes of a scope's options data
+ * @param eventTime the window around the receive time a flow's times must lie in
+ * @param dedup bounds of the duplicate check of stamped datagrams
  */
 public record DecodeSettings(
         Duration templateHold,
@@ -25,7 +27,9 @@ public record DecodeSettings(
         SamplingPolicy sampling,
         boolean archiveTemplates,
         TemplateLimits templateLimits,
-        OptionsLimits optionsLimits)
+        OptionsLimits optionsLimits,
+        EventTimeSettings eventTime,
+        DedupSettings dedup)
         implements Serializable {
 
     /** Without explicit limits: the codec's defaults. */
@@ -43,6 +47,27 @@ public record DecodeSettings(
                 archiveTemplates,
                 TemplateLimits.defaults(),
                 OptionsLimits.defaults());
+    }
+
+    /** Without event-time and duplicate settings: their defaults. */
+    public DecodeSettings(
+            Duration templateHold,
+            int maxHeldDatagrams,
+            TemplateScopeMode scopeMode,
+            SamplingPolicy sampling,
+            boolean archiveTemplates,
+            TemplateLimits templateLimits,
+            OptionsLimits optionsLimits) {
+        this(
+                templateHold,
+                maxHeldDatagrams,
+                scopeMode,
+                sampling,
+                archiveTemplates,
+                templateLimits,
+                optionsLimits,
+                EventTimeSettings.defaults(),
+                DedupSettings.defaults());
     }
 
     public DecodeSettings {
@@ -73,7 +98,9 @@ public record DecodeSettings(
                 sampling,
                 archiveTemplates,
                 templateLimits,
-                optionsLimits);
+                optionsLimits,
+                eventTime,
+                dedup);
     }
 
     public DecodeSettings withScopeMode(TemplateScopeMode mode) {
@@ -84,7 +111,9 @@ public record DecodeSettings(
                 sampling,
                 archiveTemplates,
                 templateLimits,
-                optionsLimits);
+                optionsLimits,
+                eventTime,
+                dedup);
     }
 
     public DecodeSettings withSampling(SamplingPolicy policy) {
@@ -95,7 +124,9 @@ public record DecodeSettings(
                 policy,
                 archiveTemplates,
                 templateLimits,
-                optionsLimits);
+                optionsLimits,
+                eventTime,
+                dedup);
     }
 
     public DecodeSettings withLimits(TemplateLimits templates, OptionsLimits options) {
@@ -106,6 +137,34 @@ public record DecodeSettings(
                 sampling,
                 archiveTemplates,
                 templates,
-                options);
+                options,
+                eventTime,
+                dedup);
+    }
+
+    public DecodeSettings withEventTime(EventTimeSettings e) {
+        return new DecodeSettings(
+                templateHold,
+                maxHeldDatagrams,
+                scopeMode,
+                sampling,
+                archiveTemplates,
+                templateLimits,
+                optionsLimits,
+                e,
+                dedup);
+    }
+
+    public DecodeSettings withDedup(DedupSettings d) {
+        return new DecodeSettings(
+                templateHold,
+                maxHeldDatagrams,
+                scopeMode,
+                sampling,
+                archiveTemplates,
+                templateLimits,
+                optionsLimits,
+                eventTime,
+                d);
     }
 }

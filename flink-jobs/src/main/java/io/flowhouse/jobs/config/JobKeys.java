@@ -151,12 +151,14 @@ public final class JobKeys {
 
     public static final Key<Duration> MAX_OUT_OF_ORDERNESS =
             Key.of("decode.max-out-of-orderness", millis())
-                    .defaultValue(Duration.ofMinutes(2))
+                    .defaultValue(Duration.ofSeconds(5))
                     .doc(
-                            "Bounded out-of-orderness of flow end times. Exporters emit a flow"
-                                    + " when it ends or hits its active timeout, so flows of one"
-                                    + " exporter arrive out of end-time order by up to the active"
-                                    + " timeout.");
+                            "Bounded out-of-orderness of receive times within one Kafka partition:"
+                                    + " the raw source's watermark, per partition, trails the"
+                                    + " newest receive time by this much. The agent writes in"
+                                    + " receive order, so a few seconds cover its threads and"
+                                    + " several agents' clocks; how late a flow may end is the"
+                                    + " rollups' flowhouse.rollup.max-out-of-orderness.");
 
     public static final Key<Duration> IDLENESS =
             Key.of("decode.idleness", millis())
@@ -164,6 +166,65 @@ public final class JobKeys {
                     .doc(
                             "A Kafka partition silent this long stops holding back the watermark"
                                     + " (FLINK-9183).");
+
+    private static final ValueType<EventTimeSettings.OutOfRange> OUT_OF_RANGE =
+            ValueType.of(
+                    "one of clamp, reject",
+                    EventTimeSettings.OutOfRange::parse,
+                    m -> m.name().toLowerCase(Locale.ROOT));
+
+    public static final Key<Duration> EVENT_TIME_PAST =
+            Key.of("decode.event-time.past", millis())
+                    .defaultValue(Duration.ofMinutes(5))
+                    .doc(
+                            "A flow may end at most this long before its datagram was received;"
+                                    + " earlier is an exporter clock or uptime error and is"
+                                    + " clamped or rejected (event-time.out-of-range). Keep it"
+                                    + " below flowhouse.rollup.allowed-lateness minus the finest"
+                                    + " resolution: a flow that ends earlier than that reaches"
+                                    + " flows but is late for the rollups.");
+
+    public static final Key<Duration> EVENT_TIME_FUTURE =
+            Key.of("decode.event-time.future", millis())
+                    .defaultValue(Duration.ofMinutes(5))
+                    .doc(
+                            "A flow may end at most this long after its datagram was received (a"
+                                    + " clock a little ahead); later is clamped or rejected.");
+
+    public static final Key<Duration> EVENT_TIME_MAX_FLOW_DURATION =
+            Key.of("decode.event-time.max-flow-duration", millis())
+                    .defaultValue(Duration.ofHours(1))
+                    .doc(
+                            "The longest a flow may last (exporters cut flows at their active"
+                                    + " timeout, at most an hour on common routers); an earlier"
+                                    + " start is moved to the end minus this, which bounds the"
+                                    + " rollup pieces of one flow.");
+
+    public static final Key<EventTimeSettings.OutOfRange> EVENT_TIME_OUT_OF_RANGE =
+            Key.of("decode.event-time.out-of-range", OUT_OF_RANGE)
+                    .defaultValue(EventTimeSettings.OutOfRange.CLAMP)
+                    .doc(
+                            "A flow that ends outside the window: clamp (its times are moved into"
+                                    + " the window and the exporter's kept in exported_flow_start"
+                                    + " / exported_flow_end) or reject (dropped; its datagram goes"
+                                    + " to the dead-letter topic, reason EVENT_TIME_OUT_OF_RANGE).");
+
+    public static final Key<Integer> DEDUP_MAX_STREAMS =
+            Key.of("decode.dedup.max-streams-per-exporter", Types.integer(1, Integer.MAX_VALUE))
+                    .defaultValue(16)
+                    .doc(
+                            "Agent streams (one per agent run, exporter and receive thread) whose"
+                                    + " seen datagrams each exporter key remembers, to drop"
+                                    + " re-sends; the least recently received is forgotten when"
+                                    + " another begins (dedup_streams_evicted_total).");
+
+    public static final Key<Integer> DEDUP_MAX_GAPS =
+            Key.of("decode.dedup.max-gaps-per-stream", Types.integer(1, Integer.MAX_VALUE))
+                    .defaultValue(64)
+                    .doc(
+                            "Runs of not yet seen datagrams a stream remembers (16 bytes each);"
+                                    + " beyond, the oldest is forgotten and a datagram below it is"
+                                    + " accepted unchecked (dedup_unverified_datagrams_total).");
 
     public static final Key<Duration> TEMPLATE_HOLD_TIME =
             Key.of("decode.template-hold-time", millis())
@@ -291,6 +352,12 @@ public final class JobKeys {
                     JOB_NAME,
                     MAX_OUT_OF_ORDERNESS,
                     IDLENESS,
+                    EVENT_TIME_PAST,
+                    EVENT_TIME_FUTURE,
+                    EVENT_TIME_MAX_FLOW_DURATION,
+                    EVENT_TIME_OUT_OF_RANGE,
+                    DEDUP_MAX_STREAMS,
+                    DEDUP_MAX_GAPS,
                     TEMPLATE_HOLD_TIME,
                     TEMPLATE_HOLD_MAX_DATAGRAMS,
                     TEMPLATE_SCOPE,

@@ -117,7 +117,15 @@ public record PipelineSettings(
                         new OptionsLimits(
                                 conf.get(JobKeys.OPTIONS_MAX_STRING_BYTES),
                                 conf.get(JobKeys.OPTIONS_MAX_ENTRIES_PER_SCOPE),
-                                conf.get(JobKeys.OPTIONS_MAX_BYTES_PER_SCOPE)));
+                                conf.get(JobKeys.OPTIONS_MAX_BYTES_PER_SCOPE)),
+                        new EventTimeSettings(
+                                conf.get(JobKeys.EVENT_TIME_PAST),
+                                conf.get(JobKeys.EVENT_TIME_FUTURE),
+                                conf.get(JobKeys.EVENT_TIME_MAX_FLOW_DURATION),
+                                conf.get(JobKeys.EVENT_TIME_OUT_OF_RANGE)),
+                        new DedupSettings(
+                                conf.get(JobKeys.DEDUP_MAX_STREAMS),
+                                conf.get(JobKeys.DEDUP_MAX_GAPS)));
         ClickHouseSettings ch =
                 new ClickHouseSettings(
                         ClickHouseSinkKeys.options(conf, env),

@@ -28,7 +28,11 @@ final class DatagramDecoder {
         DecodeResult r =
                 decoder.decode(
                         ByteBuffer.wrap(d.payload()).asReadOnlyBuffer(),
-                        new DecodeContext(d.exporter(), d.receivedMillis()),
+                        new DecodeContext(
+                                d.exporter(),
+                                d.receivedMillis(),
+                                d.streamId(),
+                                d.stamp() == null ? 0L : d.stamp().sequence()),
                         cache);
         return new DecodedDatagram(
                 r.records(),

@@ -54,11 +54,16 @@ public record DatagramObservation(
         /** Arrived and did not decode at all ({@code DecodeException}); dead-lettered. */
         UNDECODABLE,
         /** A held datagram released: decoded now, or expired (emitted in part, dead-lettered). */
-        RELEASED;
+        RELEASED,
+        /**
+         * Arrived again (a re-send of a datagram already seen, by its stamp): dropped before
+         * decoding; only counted. Version and domain are read from its header.
+         */
+        DUPLICATE;
 
         /** Whether the datagram arrived (is counted once, in the minute of its receive time). */
         public boolean arrival() {
-            return this != RELEASED;
+            return this != RELEASED && this != DUPLICATE;
         }
     }
 
@@ -117,6 +122,44 @@ public record DatagramObservation(
                 new int[] {1},
                 0,
                 true);
+    }
+
+    /** A datagram seen before: its scope from its header (version 0 when not NetFlow/IPFIX). */
+    static DatagramObservation duplicate(ExporterKey key, RawDatagram d) {
+        byte[] p = d.payload();
+        int version = p.length >= 2 ? ((p[0] & 0xff) << 8) | (p[1] & 0xff) : 0;
+        long domain;
+        if (version == 5 && p.length >= 22) {
+            domain = ((p[20] & 0xffL) << 8) | (p[21] & 0xffL);
+        } else if (version == 9 && p.length >= 20) {
+            domain = uint32(p, 16);
+        } else if (version == 10 && p.length >= 16) {
+            domain = uint32(p, 12);
+        } else {
+            version = 0;
+            domain = 0;
+        }
+        return new DatagramObservation(
+                key,
+                Kind.DUPLICATE,
+                d.receivedMillis(),
+                p.length,
+                version,
+                domain,
+                0L,
+                -1L,
+                0,
+                NO_PROBLEMS,
+                NO_COUNTS,
+                0,
+                false);
+    }
+
+    private static long uint32(byte[] b, int at) {
+        return ((b[at] & 0xffL) << 24)
+                | ((b[at + 1] & 0xffL) << 16)
+                | ((b[at + 2] & 0xffL) << 8)
+                | (b[at + 3] & 0xffL);
     }
 
     /** A held datagram released, with what it emitted. */

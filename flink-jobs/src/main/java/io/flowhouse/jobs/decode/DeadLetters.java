@@ -68,6 +68,23 @@ final class DeadLetters {
         return true;
     }
 
+    /** Reason of a datagram whose flows ended outside the event-time window (policy reject). */
+    static final String EVENT_TIME_OUT_OF_RANGE = "EVENT_TIME_OUT_OF_RANGE";
+
+    /** A datagram with flows dropped for ending outside the event-time window. */
+    void outOfRange(DecodeRawFlowFunction.Context ctx, RawDatagram d, int dropped, int emitted) {
+        reject(
+                ctx,
+                d,
+                EVENT_TIME_OUT_OF_RANGE,
+                dropped
+                        + " records ended outside the event-time window around the receive time "
+                        + d.receivedMillis()
+                        + " and were dropped; "
+                        + emitted
+                        + " records of this datagram were emitted");
+    }
+
     void reject(DecodeRawFlowFunction.Context ctx, RawDatagram d, String reason, String detail) {
         rejected.inc();
         ctx.output(DecodeOutputs.REJECTED, new RejectedDatagram(d, reason, detail));

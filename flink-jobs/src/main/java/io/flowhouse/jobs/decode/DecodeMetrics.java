@@ -13,6 +13,11 @@ final class DecodeMetrics {
     final Counter heldDecoded;
     final Counter templatesLearned;
     final Counter templatesRestored;
+    final Counter duplicates;
+    final Counter unverified;
+    final Counter streamsEvicted;
+    final Counter eventTimeClamped;
+    final Counter eventTimeRejected;
 
     DecodeMetrics(MetricGroup parent) {
         MetricGroup g = parent.addGroup("flowhouse").addGroup("decode");
@@ -23,5 +28,10 @@ final class DecodeMetrics {
         heldDecoded = g.counter("held_datagrams_decoded_total");
         templatesLearned = g.counter("templates_learned_total");
         templatesRestored = g.counter("templates_restored_total");
+        duplicates = g.counter("duplicate_datagrams_total");
+        unverified = g.counter("dedup_unverified_datagrams_total");
+        streamsEvicted = g.counter("dedup_streams_evicted_total");
+        eventTimeClamped = g.counter("event_time_clamped_total");
+        eventTimeRejected = g.counter("event_time_rejected_total");
     }
 }

@@ -26,6 +26,8 @@ import org.apache.flink.util.Collector;
  * checkpointed keyed state ({@link StateBackedTemplateCache}).
  *
  * <ul>
+ *   <li>A stamped datagram seen before (a re-send) is dropped first, before anything counts it
+ *       ({@link DuplicateFilter}); only the statistics count it, as a duplicate.
  *   <li>Input 1: datagrams from {@code flows.raw}. Input 2: templates restored from the compacted
  *       templates topic ({@link TemplateArchive}), so that a replay from any offset decodes data
  *       whose template came earlier.
@@ -34,7 +36,8 @@ import org.apache.flink.util.Collector;
  *       (processing time); then what decodes is emitted and the datagram goes to {@link
  *       DecodeOutputs#REJECTED} with reason {@code TEMPLATE_MISSING} ({@link DeadLetters}). A held
  *       datagram emits nothing until it is released, so no record is emitted twice.
- *   <li>Each flow carries the sampling rate that applies to it ({@link FlowEmitter}).
+ *   <li>Each flow carries the sampling rate that applies to it, and times within the event-time
+ *       window around its receive time ({@link FlowEmitter}, {@link EventTimeClamp}).
  *   <li>What each datagram showed (version, domain, sequence, problems, records, held or rejected)
  *       goes out as a {@link DatagramObservation} on {@link DecodeOutputs#OBSERVATIONS}; the
  *       exporter statistics are their own operator.
@@ -63,6 +66,7 @@ public final class DecodeRawFlowFunction
     private transient DeadLetters deadLetters;
     private transient TemplateArchive archive;
     private transient DecodeMetrics metrics;
+    private transient DuplicateFilter duplicates;
 
     public DecodeRawFlowFunction(DecodeSettings settings) {
         this.settings = settings;
@@ -82,7 +86,21 @@ public final class DecodeRawFlowFunction
                         settings.templateHold().toMillis(),
                         settings.maxHeldDatagrams());
         decoder = new DatagramDecoder(settings.optionsLimits());
-        emitter = new FlowEmitter(settings.sampling(), cache, metrics.flows);
+        emitter =
+                new FlowEmitter(
+                        settings.sampling(),
+                        cache,
+                        new EventTimeClamp(settings.eventTime()),
+                        metrics.flows,
+                        metrics.eventTimeClamped,
+                        metrics.eventTimeRejected);
+        duplicates =
+                new DuplicateFilter(
+                        getRuntimeContext().getMapState(DuplicateFilter.STREAMS),
+                        settings.dedup().maxStreams(),
+                        settings.dedup().maxGaps(),
+                        metrics.unverified,
+                        metrics.streamsEvicted);
         deadLetters = new DeadLetters(settings.templateHold(), metrics.rejected);
         archive = new TemplateArchive(cache, settings.archiveTemplates());
     }
@@ -92,6 +110,12 @@ public final class DecodeRawFlowFunction
             throws Exception {
         metrics.datagrams.inc();
         ExporterKey key = ctx.getCurrentKey();
+        if (duplicates.see(d) == StreamWindow.Verdict.DUPLICATE) {
+            // Seen before (a re-send): nothing of it counts again, anywhere.
+            metrics.duplicates.inc();
+            ctx.output(DecodeOutputs.OBSERVATIONS, DatagramObservation.duplicate(key, d));
+            return;
+        }
         cache.bind(key, d.receivedMillis());
         DecodedDatagram r;
         try {
@@ -110,6 +134,7 @@ public final class DecodeRawFlowFunction
         if (!hold) {
             emitted = emitter.emit(d, r, out);
             rejected = deadLetters.afterDecode(ctx, d, r);
+            rejected = outOfRange(ctx, d, emitted, rejected);
         }
         // Before any release below: the statistics count arrivals before what they release.
         ctx.output(
@@ -139,6 +164,16 @@ public final class DecodeRawFlowFunction
         if (held.fired(timestamp)) {
             releaseHeld(ctx, out, timestamp);
         }
+    }
+
+    /** Dead-letters a datagram whose flows were dropped for their times, unless it already was. */
+    private boolean outOfRange(Context ctx, RawDatagram d, int emitted, boolean rejected) {
+        int dropped = emitter.lastOutOfRange();
+        if (dropped == 0 || rejected) {
+            return rejected;
+        }
+        deadLetters.outOfRange(ctx, d, dropped, emitted);
+        return true;
     }
 
     private void releaseHeld(Context ctx, Collector<FlowRecord> out, long now) throws Exception {
@@ -175,6 +210,7 @@ public final class DecodeRawFlowFunction
             metrics.heldDecoded.inc();
             rejected = deadLetters.notProcessed(ctx, d, r);
         }
+        rejected = outOfRange(ctx, d, emitted, rejected);
         ctx.output(
                 DecodeOutputs.OBSERVATIONS,
                 DatagramObservation.released(key, d, r, emitted, rejected));

@@ -6,13 +6,13 @@ import org.apache.flink.api.common.eventtime.WatermarkGenerator;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
 
 /**
- * Bounded out-of-orderness for flow pieces that also emits on events: whenever the newest piece
- * moves the watermark by at least {@link #STEP_MILLIS} of event time, the watermark goes out at
- * once rather than at the next periodic tick. So which windows fire, and which pieces are late,
- * depends only on the order of the flows, not on processing speed (and costs at most one watermark
- * per second of event time per subtask).
+ * Bounded out-of-orderness that also emits on events: whenever the newest element moves the
+ * watermark by at least {@link #STEP_MILLIS} of event time, the watermark goes out at once rather
+ * than at the next periodic tick. So which windows fire, and which pieces are late, depends only on
+ * the order of the input, not on processing speed (and costs at most one watermark per second of
+ * event time per split or subtask). The raw source uses it per Kafka partition on receive times.
  */
-final class PieceWatermarks<T> implements WatermarkGenerator<T> {
+public final class PieceWatermarks<T> implements WatermarkGenerator<T> {
 
     /** Least event-time advance that emits a watermark on an event. */
     static final long STEP_MILLIS = 1_000L;
@@ -21,7 +21,7 @@ final class PieceWatermarks<T> implements WatermarkGenerator<T> {
     private long maxTimestamp;
     private long emitted = Long.MIN_VALUE;
 
-    PieceWatermarks(long delayMillis) {
+    public PieceWatermarks(long delayMillis) {
         this.delayMillis = delayMillis;
         this.maxTimestamp = Long.MIN_VALUE + delayMillis + 1;
     }

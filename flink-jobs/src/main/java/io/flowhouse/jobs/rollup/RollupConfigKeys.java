@@ -64,10 +64,11 @@ public final class RollupConfigKeys {
             Key.of("rollup.max-out-of-orderness", millis())
                     .defaultValue(Duration.ofMinutes(3))
                     .doc(
-                            "How far behind the newest flow piece a window waits before it fires:"
-                                    + " flows are exported at their end, so a flow's early pieces"
-                                    + " arrive up to its length late. Cover the exporters' active"
-                                    + " timeout.");
+                            "How far behind the flows' watermark (the receive time of their"
+                                    + " datagrams, per Kafka partition; packet time for packet"
+                                    + " flows) a window waits before it fires: a flow is exported"
+                                    + " after it ends, and its early pieces arrive up to its length"
+                                    + " late. Cover the exporters' inactive timeout.");
 
     public static final Key<Duration> ALLOWED_LATENESS =
             Key.of("rollup.allowed-lateness", millis())
@@ -82,7 +83,11 @@ public final class RollupConfigKeys {
     public static final Key<Duration> IDLENESS =
             Key.of("rollup.idleness", millis())
                     .defaultValue(Duration.ofMinutes(1))
-                    .doc("A silent input stops holding back the rollup watermark.");
+                    .doc(
+                            "Unused: the rollups take the watermark and idleness of the flows'"
+                                    + " sources (flowhouse.decode.idleness per Kafka partition,"
+                                    + " flowhouse.packets.idleness); kept so that configurations"
+                                    + " that set it still load.");
 
     public static final Key<List<String>> TTL_DAYS =
             Key.of("rollup.ttl-days", Types.list(Types.STRING))

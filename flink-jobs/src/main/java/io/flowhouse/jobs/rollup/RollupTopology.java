@@ -11,7 +11,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -27,7 +26,8 @@ import org.apache.flink.util.OutputTag;
  * one divides) is computed from the flows:
  *
  * <pre>
- * flows -> FlowSplitter (pieces per window, exact split) -> event time = piece's window
+ * flows -> FlowSplitter (pieces per window, exact split) -> event time = piece's window,
+ *   watermark = the flows' (receive time per partition) - max out-of-orderness ({@link PieceEventTime})
  *   -> PieceCombiner (pieces of a bucket summed in the subtask until the next watermark/checkpoint)
  *   -> bucket pieces: keyBy(bucket) -> tumbling window (allowed lateness; later pieces to a side
  *        output) .aggregate(SumCounters, EmitRollup)    interface / proto-port / AS-pair rows
@@ -217,19 +217,15 @@ public final class RollupTopology {
             OutputTag<RollupRow> deltas) {
         String label = RollupTables.label(resolution);
         long delay = s.maxOutOfOrderness().toMillis();
-        WatermarkStrategy<RollupRow> wm =
-                WatermarkStrategy.<RollupRow>forGenerator(ctx -> new PieceWatermarks<>(delay))
-                        .withTimestampAssigner((r, previous) -> r.windowStart());
-        if (!s.idleness().isZero()) {
-            wm = wm.withIdleness(s.idleness());
-        }
         DataStream<RollupRow> pieces =
                 flows.flatMap(new FlowSplitter(resolution.toMillis()), RollupRowTypeInfo.INSTANCE)
                         .uid("rollup-split-" + label)
                         .name("split " + label)
-                        .assignTimestampsAndWatermarks(wm)
-                        .uid("rollup-watermarks-" + label)
-                        .name("rollup event time " + label);
+                        .transform(
+                                "rollup event time " + label,
+                                RollupRowTypeInfo.INSTANCE,
+                                new PieceEventTime(delay))
+                        .uid("rollup-watermarks-" + label);
         if (s.combineBuckets() > 0) {
             // Chained (Flink's default chaining strategy): no shuffle before the sums.
             PieceCombiner combiner =

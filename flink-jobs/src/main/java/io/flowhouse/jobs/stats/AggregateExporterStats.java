@@ -19,6 +19,7 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.streaming.api.TimeDomain;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
@@ -30,8 +31,9 @@ import org.apache.flink.util.Collector;
  * and the decode problems by kind, as {@link ExporterStats} rows.
  *
  * <p>A minute is emitted every {@link #STATS_INTERVAL_MILLIS} (processing time) while it runs, and
- * complete when a datagram of a later minute arrives. Records of a held datagram released later
- * count in the minute its scope is in at that time.
+ * complete when a datagram of a later minute arrives or the watermark (receive time) passes its
+ * end: so the last minute of a bounded run (a reprocess, a test) is written too. Records of a held
+ * datagram released later count in the minute its scope is in at that time.
  */
 public final class AggregateExporterStats
         extends KeyedProcessFunction<ExporterKey, DatagramObservation, ExporterStats> {
@@ -75,8 +77,12 @@ public final class AggregateExporterStats
     public void processElement(DatagramObservation o, Context ctx, Collector<ExporterStats> out)
             throws Exception {
         ScopeKey scope = new ScopeKey(o.version(), o.observationDomainId());
+        if (o.kind() == DatagramObservation.Kind.DUPLICATE) {
+            duplicate(ctx, scope, o);
+            return;
+        }
         if (!o.kind().arrival()) {
-            released(scope, o);
+            released(ctx, scope, o);
             return;
         }
         ensureStatsTimer(ctx);
@@ -102,8 +108,25 @@ public final class AggregateExporterStats
         }
     }
 
+    /**
+     * A re-sent datagram counts in its scope's current minute as a duplicate only: not as a
+     * datagram, not in the sequence accounting (it would look like a reset and then a gap).
+     */
+    private void duplicate(Context ctx, ScopeKey scope, DatagramObservation o) throws Exception {
+        ScopeCounters c = counters.get(scope);
+        if (c == null) {
+            c = new ScopeCounters();
+            c.startMinute(Math.floorDiv(o.receivedMillis(), MINUTE_MILLIS) * MINUTE_MILLIS);
+            c.lastReceivedMillis = o.receivedMillis();
+        }
+        c.duplicateDatagrams++;
+        counters.put(scope, c);
+        // Written again once the watermark is past its minute (at once if it already is).
+        ctx.timerService().registerEventTimeTimer(c.minuteMillis + MINUTE_MILLIS);
+    }
+
     /** What a held datagram emitted when released counts in its scope's current minute. */
-    private void released(ScopeKey scope, DatagramObservation o) throws Exception {
+    private void released(Context ctx, ScopeKey scope, DatagramObservation o) throws Exception {
         ScopeCounters c = counters.get(scope);
         if (c == null || (o.records() == 0 && !o.rejected())) {
             return;
@@ -114,6 +137,7 @@ public final class AggregateExporterStats
             c.rejectedRecords++;
         }
         counters.put(scope, c);
+        ctx.timerService().registerEventTimeTimer(c.minuteMillis + MINUTE_MILLIS);
     }
 
     /**
@@ -128,12 +152,14 @@ public final class AggregateExporterStats
         if (c == null) {
             c = new ScopeCounters();
             c.startMinute(minute);
+            ctx.timerService().registerEventTimeTimer(minute + MINUTE_MILLIS);
         } else if (minute > c.minuteMillis) {
-            if (c.datagrams > 0) {
+            if (c.counted()) {
                 out.collect(stats(ctx.getCurrentKey(), scope, c));
             }
             c.startMinute(minute);
             clearProblems(scope);
+            ctx.timerService().registerEventTimeTimer(minute + MINUTE_MILLIS);
         }
         c.datagrams++;
         c.datagramBytes += o.bytes();
@@ -160,18 +186,29 @@ public final class AggregateExporterStats
         statsTimer.update(next);
     }
 
-    /** Emits the running minute of every scope of this exporter. */
+    /**
+     * Emits the running minute of every scope of this exporter: periodically (processing time), and
+     * when the watermark passes the end of a minute.
+     */
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<ExporterStats> out)
             throws Exception {
+        if (ctx.timeDomain() == TimeDomain.EVENT_TIME) {
+            emitRunning(ctx.getCurrentKey(), out);
+            return;
+        }
         Long t = statsTimer.value();
         if (t == null || t != timestamp) {
             return;
         }
         statsTimer.clear();
+        emitRunning(ctx.getCurrentKey(), out);
+    }
+
+    private void emitRunning(ExporterKey key, Collector<ExporterStats> out) throws Exception {
         for (Map.Entry<ScopeKey, ScopeCounters> e : counters.entries()) {
-            if (e.getValue().datagrams > 0) {
-                out.collect(stats(ctx.getCurrentKey(), e.getKey(), e.getValue()));
+            if (e.getValue().counted()) {
+                out.collect(stats(key, e.getKey(), e.getValue()));
             }
         }
     }

@@ -34,6 +34,8 @@ import java.util.TreeMap;
  * @param sequenceResets times the sequence went backwards (an exporter restart)
  * @param recordsBeforeTemplate data records that arrived before their template
  * @param rejectedRecords records sent to the dead-letter topic
+ * @param duplicateDatagrams datagrams that arrived again (re-sends, by their stamp): dropped before
+ *     decoding and counted only here
  * @param problemKinds decode problem kinds, sorted
  * @param problemCounts the count of each kind
  * @param updatedAtMillis when this value was computed; the version for ReplacingMergeTree
@@ -54,6 +56,7 @@ public record ExporterStats(
         long sequenceResets,
         long recordsBeforeTemplate,
         long rejectedRecords,
+        long duplicateDatagrams,
         String[] problemKinds,
         long[] problemCounts,
         long updatedAtMillis) {
@@ -94,6 +97,7 @@ public record ExporterStats(
             long sequenceResets,
             long recordsBeforeTemplate,
             long rejectedRecords,
+            long duplicateDatagrams,
             Map<String, Long> problems,
             long updatedAtMillis) {
         this(
@@ -112,6 +116,7 @@ public record ExporterStats(
                 sequenceResets,
                 recordsBeforeTemplate,
                 rejectedRecords,
+                duplicateDatagrams,
                 new TreeMap<>(problems).keySet().toArray(String[]::new),
                 new TreeMap<>(problems).values().stream().mapToLong(Long::longValue).toArray(),
                 updatedAtMillis);
@@ -153,6 +158,7 @@ public record ExporterStats(
                 && sequenceResets == s.sequenceResets
                 && recordsBeforeTemplate == s.recordsBeforeTemplate
                 && rejectedRecords == s.rejectedRecords
+                && duplicateDatagrams == s.duplicateDatagrams
                 && Arrays.equals(problemKinds, s.problemKinds)
                 && Arrays.equals(problemCounts, s.problemCounts)
                 && updatedAtMillis == s.updatedAtMillis;
@@ -198,6 +204,7 @@ public record ExporterStats(
                 + lostRecords
                 + ", resets "
                 + sequenceResets
+                + (duplicateDatagrams == 0 ? "" : ", duplicates " + duplicateDatagrams)
                 + ", problems "
                 + problems()
                 + ", updated "

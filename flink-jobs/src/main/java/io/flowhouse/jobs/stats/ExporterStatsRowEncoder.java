@@ -7,7 +7,9 @@ import io.flowhouse.sinks.clickhouse.ServerCapabilities;
 import java.util.Arrays;
 import java.util.List;
 
-/** {@link ExporterStats} to a row of {@code flowhouse.exporter_stats} (migrations V002, V005). */
+/**
+ * {@link ExporterStats} to a row of {@code flowhouse.exporter_stats} (migrations V002, V005, V006).
+ */
 public final class ExporterStatsRowEncoder implements ClickHouseRowEncoder<ExporterStats> {
 
     private static final long serialVersionUID = 1L;
@@ -29,6 +31,7 @@ public final class ExporterStatsRowEncoder implements ClickHouseRowEncoder<Expor
                     "sequence_resets",
                     "records_before_template",
                     "rejected_records",
+                    "duplicate_datagrams",
                     "problem_kinds",
                     "problem_counts",
                     "updated_at");
@@ -60,6 +63,7 @@ public final class ExporterStatsRowEncoder implements ClickHouseRowEncoder<Expor
         out.uint64(s.sequenceResets());
         out.uint64(s.recordsBeforeTemplate());
         out.uint64(s.rejectedRecords());
+        out.uint64(s.duplicateDatagrams());
         out.stringArray(Arrays.asList(s.problemKinds()));
         out.uint64Array(s.problemCounts());
         out.uint64(s.updatedAtMillis());

@@ -29,6 +29,9 @@ public final class ScopeCounters {
     public long recordsBeforeTemplate;
     public long rejectedRecords;
 
+    /** Datagrams that arrived again (re-sends, by their stamp) and were not counted above. */
+    public long duplicateDatagrams;
+
     /** Receive time of the latest datagram counted; the row version of the minute. */
     public long lastReceivedMillis;
 
@@ -47,6 +50,12 @@ public final class ScopeCounters {
         sequenceResets = 0;
         recordsBeforeTemplate = 0;
         rejectedRecords = 0;
+        duplicateDatagrams = 0;
+    }
+
+    /** Whether this minute has anything to report. */
+    public boolean counted() {
+        return datagrams > 0 || duplicateDatagrams > 0;
     }
 
     /**
@@ -97,6 +106,7 @@ public final class ScopeCounters {
                 sequenceResets,
                 recordsBeforeTemplate,
                 rejectedRecords,
+                duplicateDatagrams,
                 problems,
                 lastReceivedMillis);
     }
@@ -115,6 +125,7 @@ public final class ScopeCounters {
         c.sequenceResets = sequenceResets;
         c.recordsBeforeTemplate = recordsBeforeTemplate;
         c.rejectedRecords = rejectedRecords;
+        c.duplicateDatagrams = duplicateDatagrams;
         c.lastReceivedMillis = lastReceivedMillis;
         return c;
     }

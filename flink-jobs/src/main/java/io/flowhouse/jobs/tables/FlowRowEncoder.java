@@ -8,8 +8,11 @@ import io.flowhouse.sinks.clickhouse.ServerCapabilities;
 import java.util.List;
 
 /**
- * {@link FlowRecord} to a row of {@code flowhouse.flows} (migrations V001 and V003). Counters are
- * written as sent with the sampling rate beside them; {@code row_id} is {@link RowIds#of}.
+ * {@link FlowRecord} to a row of {@code flowhouse.flows} (migrations V001, V003 and V006). Counters
+ * are written as sent with the sampling rate beside them; {@code row_id} and {@code row_id_hi} are
+ * {@link RowIds#of} and {@link RowIds#high}; {@code exported_flow_start} and {@code
+ * exported_flow_end} are the exporter's times when the job moved the flow's into its event-time
+ * window (else 0).
  */
 public final class FlowRowEncoder implements ClickHouseRowEncoder<FlowRecord> {
 
@@ -54,7 +57,10 @@ public final class FlowRowEncoder implements ClickHouseRowEncoder<FlowRecord> {
                     "reverse_bytes",
                     "reverse_packets",
                     "direction",
-                    "flow_end_reason");
+                    "flow_end_reason",
+                    "row_id_hi",
+                    "exported_flow_start",
+                    "exported_flow_end");
 
     @Override
     public String table() {
@@ -106,6 +112,9 @@ public final class FlowRowEncoder implements ClickHouseRowEncoder<FlowRecord> {
         out.uint64(r.reversePackets());
         out.int8(r.direction());
         out.uint8(r.flowEndReason());
+        out.uint64(RowIds.high(r));
+        time(out, r.exportedFlowStartMillis(), ms);
+        time(out, r.exportedFlowEndMillis(), ms);
     }
 
     static void time(RowBinaryOutput out, long epochMillis, boolean dateTime64) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.jobs.FlowTimestamps;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,12 +64,15 @@ class RollupLatenessITCase {
         env.setParallelism(1);
         DataStream<FlowRecord> flows =
                 env.fromData(
-                        List.of(
-                                flow(T0 + 4 * MINUTE + 20_000, 100), // 12:04 bucket
-                                flow(T0 + 5 * MINUTE + 30_000, 10), // watermark past 12:04
-                                flow(T0 + 4 * MINUTE + 40_000, 50), // late, within 2 min
-                                flow(T0 + 10_000, 7)), // 12:00: past the allowance
-                        TypeInformation.of(FlowRecord.class));
+                                List.of(
+                                        flow(T0 + 4 * MINUTE + 20_000, 100), // 12:04 bucket
+                                        flow(T0 + 5 * MINUTE + 30_000, 10), // watermark past 12:04
+                                        flow(T0 + 4 * MINUTE + 40_000, 50), // late, within 2 min
+                                        flow(T0 + 10_000, 7)), // 12:00: past the allowance
+                                TypeInformation.of(FlowRecord.class))
+                        // The flows' watermark: their receive time, as the raw source gives it.
+                        .assignTimestampsAndWatermarks(
+                                FlowTimestamps.flows(Duration.ZERO, Duration.ZERO));
         RollupTopology.Streams st = RollupTopology.streams(flows, Duration.ofMinutes(1), s);
         DataStream<RollupRow> marked =
                 st.late()
@@ -154,12 +158,14 @@ class RollupLatenessITCase {
         env.setParallelism(1);
         DataStream<FlowRecord> flows =
                 env.fromData(
-                        List.of(
-                                flow(T0 + 4 * MINUTE + 20_000, 100), // 12:04 bucket
-                                flow(T0 + 6 * MINUTE + 30_000, 10), // 12:04-12:06 fire
-                                flow(T0 + 4 * MINUTE + 40_000, 50), // late, within 2 min
-                                flow(T0 + 10_000, 7)), // 12:00: past the 1 min allowance
-                        TypeInformation.of(FlowRecord.class));
+                                List.of(
+                                        flow(T0 + 4 * MINUTE + 20_000, 100), // 12:04 bucket
+                                        flow(T0 + 6 * MINUTE + 30_000, 10), // 12:04-12:06 fire
+                                        flow(T0 + 4 * MINUTE + 40_000, 50), // late, within 2 min
+                                        flow(T0 + 10_000, 7)), // 12:00: past the 1 min allowance
+                                TypeInformation.of(FlowRecord.class))
+                        .assignTimestampsAndWatermarks(
+                                FlowTimestamps.flows(Duration.ZERO, Duration.ZERO));
         List<RollupTopology.Streams> st = RollupTopology.streams(flows, s);
         DataStream<RollupRow> all =
                 marked(st.get(0).rows(), 0)
@@ -236,5 +242,79 @@ class RollupLatenessITCase {
                                 org.assertj.core.groups.Tuple.tuple(
                                         r.windowStart(), r.bytes(), r.flows()))
                 .toList();
+    }
+
+    /**
+     * A flow dated 2100 from one exporter beside good ones: the windows follow the flows' watermark
+     * (receive time), not the flows' own times, so the good exporters' later flows are still on
+     * time and every bucket is complete; the 2100 piece waits in its own window.
+     */
+    @Test
+    void aFutureDatedFlowMakesNoOtherFlowLate() throws Exception {
+        RollupSettings s =
+                new RollupSettings(
+                        true,
+                        List.of(Duration.ofMinutes(1)),
+                        5,
+                        Duration.ZERO,
+                        Duration.ZERO,
+                        Duration.ZERO,
+                        Map.of());
+        long year2100 = 4_102_444_800_000L;
+        FlowRecord future =
+                flow(year2100, 1_000).toBuilder()
+                        .exporterAddress(IpAddress.parse("192.0.2.66"))
+                        .timeReceivedMillis(T0 + 4 * MINUTE + 25_000)
+                        .build();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        DataStream<FlowRecord> flows =
+                env.fromData(
+                                List.of(
+                                        flow(T0 + 4 * MINUTE + 20_000, 100),
+                                        future,
+                                        flow(T0 + 4 * MINUTE + 40_000, 50),
+                                        flow(T0 + 5 * MINUTE + 30_000, 10)),
+                                TypeInformation.of(FlowRecord.class))
+                        .assignTimestampsAndWatermarks(
+                                FlowTimestamps.flows(Duration.ZERO, Duration.ZERO));
+        RollupTopology.Streams st = RollupTopology.streams(flows, Duration.ofMinutes(1), s);
+        List<RollupRow> out = new ArrayList<>();
+        CloseableIterator<RollupRow> it =
+                st.rows()
+                        .union(
+                                st.late()
+                                        .map(
+                                                r ->
+                                                        r.withCounters(
+                                                                LATE_MARK,
+                                                                r.windowStart(),
+                                                                0,
+                                                                r.bytes(),
+                                                                r.packets(),
+                                                                r.flows()))
+                                        .returns(RollupRowTypeInfo.INSTANCE))
+                        .executeAndCollect("future");
+        try {
+            it.forEachRemaining(out::add);
+        } finally {
+            it.close();
+        }
+        assertThat(out).noneMatch(r -> r.kind() == LATE_MARK);
+        assertThat(
+                        out.stream()
+                                .filter(
+                                        r ->
+                                                r.kind() == RollupKind.INTERFACE.code()
+                                                        && r.direction() == 0)
+                                .map(
+                                        r ->
+                                                org.assertj.core.groups.Tuple.tuple(
+                                                        r.windowStart(), r.bytes(), r.flows()))
+                                .toList())
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple(T0 + 4 * MINUTE, 150L, 2L),
+                        org.assertj.core.groups.Tuple.tuple(T0 + 5 * MINUTE, 10L, 1L),
+                        org.assertj.core.groups.Tuple.tuple(year2100, 1_000L, 1L));
     }
 }

@@ -8,11 +8,13 @@ import io.flowhouse.jobs.stats.ExporterStats;
 import io.flowhouse.jobs.stats.ExporterStatsRowEncoder;
 import io.flowhouse.sinks.clickhouse.ClickHouseConnection;
 import io.flowhouse.sinks.clickhouse.ClickHouseMigrator;
+import io.flowhouse.sinks.clickhouse.ClickHouseRowEncoder;
 import io.flowhouse.sinks.clickhouse.ClickHouseSchema;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkMetrics;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkWriter;
 import io.flowhouse.sinks.clickhouse.Migration;
+import io.flowhouse.sinks.clickhouse.RowBinaryOutput;
 import io.flowhouse.sinks.clickhouse.SchemaDialect;
 import io.flowhouse.sinks.clickhouse.ServerCapabilities;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
@@ -111,7 +113,7 @@ class MigrationsITCase {
             List<String> statements = v3.statements(dialect);
             conn.execute(statements.get(0));
             conn.execute(statements.get(1));
-            assertThat(migrator(conn, db, all).migrate().applied()).containsExactly(3, 4, 5);
+            assertThat(migrator(conn, db, all).migrate().applied()).containsExactly(3, 4, 5, 6);
             String fresh = ClickHouseTestSupport.freshDatabase("mig_half_ref");
             try (ClickHouseConnection ref = connection(fresh)) {
                 migrator(ref, fresh, all).migrate();
@@ -166,7 +168,8 @@ class MigrationsITCase {
             assertThat(statsFinal(db))
                     .as("V002 folds the v9 and IPFIX rows of one minute (the bug)")
                     .hasSize(2);
-            assertThat(migrator(conn, db, all).migrate().applied()).containsExactly(5);
+            assertThat(migrator(conn, db, all.subList(0, 5)).migrate().applied())
+                    .containsExactly(5);
             assertThat(statsFinal(db)).containsExactlyElementsOf(EXPECTED_AFTER_UPGRADE);
             assertGolden(ClickHouseMigrator.detect(conn), 5, snapshot(db));
             // Written after the upgrade: v9 and IPFIX stay apart.
@@ -177,6 +180,23 @@ class MigrationsITCase {
                             stats(2055, 10, MINUTE + 60_000, 6, 41)));
             assertThat(statsFinal(db)).contains("2055\t1\t9\t5\t40", "2055\t1\t10\t6\t41");
             assertDocumentedQueriesWork(db, ClickHouseMigrator.detect(conn));
+            // V006 adds duplicate_datagrams to the rows there are (0) and the queries still work;
+            // the job's encoder writes it.
+            assertThat(migrator(conn, db, all).migrate().applied()).containsExactly(6);
+            assertThat(statsFinal(db)).contains("2055\t1\t9\t5\t40", "2055\t1\t10\t6\t41");
+            assertDocumentedQueriesWork(db, ClickHouseMigrator.detect(conn));
+            writeStats(
+                    db,
+                    List.of(stats(2056, 9, MINUTE + 60_000, 7, 50)),
+                    new ExporterStatsRowEncoder());
+            assertThat(
+                            CLICKHOUSE
+                                    .service()
+                                    .query(
+                                            "SELECT sum(duplicate_datagrams), count() FROM "
+                                                    + db
+                                                    + ".exporter_stats FINAL"))
+                    .containsExactly("0\t6");
         }
     }
 
@@ -246,7 +266,8 @@ class MigrationsITCase {
                 for (String statement : v5Statements.subList(0, k)) {
                     conn.execute(statement);
                 }
-                assertThat(migrator(conn, db, all).migrate().applied()).containsExactly(5);
+                assertThat(migrator(conn, db, all.subList(0, 5)).migrate().applied())
+                        .containsExactly(5);
                 assertThat(statsFinal(db))
                         .as("rows after dying after statement %d of V005", k)
                         .containsExactlyElementsOf(EXPECTED_AFTER_UPGRADE);
@@ -273,7 +294,7 @@ class MigrationsITCase {
                 Callable<ClickHouseMigrator.Result> task =
                         () -> {
                             try (ClickHouseConnection conn = connection(db)) {
-                                return migrator(conn, db, all).migrate();
+                                return migrator(conn, db, all.subList(0, 5)).migrate();
                             }
                         };
                 results.add(pool.submit(task));
@@ -307,7 +328,11 @@ class MigrationsITCase {
                             + " now() AS acquired_at");
             ClickHouseMigrator m =
                     new ClickHouseMigrator(
-                            conn, db, JobSchema.ttls(30, 400), all, Duration.ofSeconds(1));
+                            conn,
+                            db,
+                            JobSchema.ttls(30, 400),
+                            all.subList(0, 5),
+                            Duration.ofSeconds(1));
             assertThat(m.migrate().applied()).containsExactly(5);
             assertGolden(ClickHouseMigrator.detect(conn), 5, snapshot(db));
         }
@@ -353,18 +378,66 @@ class MigrationsITCase {
                 0,
                 0,
                 0,
+                0,
                 Map.of("template_missing", datagrams),
                 updatedAt);
     }
 
-    /** Writes through the sink's writer without migrating (the table as it is). */
+    /** Writes rows as the job did up to V005 (before duplicate_datagrams), without migrating. */
     private static void writeStats(String db, List<ExporterStats> rows) throws Exception {
+        writeStats(db, rows, new V005StatsEncoder());
+    }
+
+    /** The exporter_stats columns up to V005: the job's encoder without duplicate_datagrams. */
+    private static final class V005StatsEncoder implements ClickHouseRowEncoder<ExporterStats> {
+        private static final long serialVersionUID = 1L;
+        private final ExporterStatsRowEncoder current = new ExporterStatsRowEncoder();
+
+        @Override
+        public String table() {
+            return current.table();
+        }
+
+        @Override
+        public List<String> columns(ServerCapabilities caps) {
+            return ExporterStatsRowEncoder.COLUMNS.stream()
+                    .filter(c -> !c.equals("duplicate_datagrams"))
+                    .toList();
+        }
+
+        @Override
+        public void encode(ExporterStats s, RowBinaryOutput out, ServerCapabilities caps) {
+            out.dateTime(s.minuteMillis());
+            out.ipv6(s.exporterAddress());
+            out.uint16(s.exporterPort());
+            out.uint32(s.observationDomainId());
+            out.uint8(s.version());
+            out.uint64(s.datagrams());
+            out.uint64(s.datagramBytes());
+            out.uint64(s.records());
+            out.uint64(s.templateRecords());
+            out.uint64(s.sequenceGaps());
+            out.uint64(s.lostDatagrams());
+            out.uint64(s.lostRecords());
+            out.uint64(s.sequenceResets());
+            out.uint64(s.recordsBeforeTemplate());
+            out.uint64(s.rejectedRecords());
+            out.stringArray(java.util.Arrays.asList(s.problemKinds()));
+            out.uint64Array(s.problemCounts());
+            out.uint64(s.updatedAtMillis());
+        }
+    }
+
+    /** Writes through the sink's writer without migrating (the table as it is). */
+    private static void writeStats(
+            String db, List<ExporterStats> rows, ClickHouseRowEncoder<ExporterStats> encoder)
+            throws Exception {
         ClickHouseSinkOptions options =
                 ClickHouseTestSupport.options(CLICKHOUSE.service(), db).migrate(false).build();
         try (ClickHouseSinkWriter<ExporterStats> w =
                 ClickHouseSinkWriter.open(
                         options,
-                        new ExporterStatsRowEncoder(),
+                        encoder,
                         ClickHouseSchema.NONE,
                         null,
                         new ClickHouseSinkMetrics(),

@@ -232,6 +232,7 @@ class RowBinaryRoundTripITCase {
                         1,
                         3,
                         3,
+                        2,
                         Map.of("template_missing", 3L, "odd_field_length", 1L),
                         1_705_320_123_000L);
         ExporterStats later =
@@ -251,6 +252,7 @@ class RowBinaryRoundTripITCase {
                         1,
                         3,
                         3,
+                        0,
                         Map.of(),
                         s.updatedAtMillis() + 1);
         RowBinaryOutput out = new RowBinaryOutput(256);

@@ -178,4 +178,48 @@ class RowIdsTest {
         assertThat(RowIds.of(once.records().get(2)))
                 .isEqualTo(RowIds.of(once.records().get(2).toBuilder().recordIndex(2).build()));
     }
+
+    @Test
+    void stampedIdsComeFromTheStreamTheSequenceAndThePositionOnly() {
+        FlowRecord base = ClickHouseTestSupport.flow(42).toBuilder().stream(0x1234L, 77L).build();
+        long lo = RowIds.of(base);
+        long hi = RowIds.high(base);
+        assertThat(hi).isNotZero().isNotEqualTo(lo);
+        // The exporter's own sequence number (which repeats after a restart) plays no part.
+        FlowRecord restarted = base.toBuilder().sequenceNumber(0).build();
+        assertThat(RowIds.of(restarted)).isEqualTo(lo);
+        assertThat(RowIds.high(restarted)).isEqualTo(hi);
+        for (FlowRecord other :
+                List.of(
+                        base.toBuilder().stream(0x1235L, 77L).build(),
+                        base.toBuilder().stream(0x1234L, 78L).build(),
+                        base.toBuilder().position(0, 1).build())) {
+            assertThat(RowIds.of(other)).isNotEqualTo(lo);
+            assertThat(RowIds.high(other)).isNotEqualTo(hi);
+        }
+        // Unstamped records keep their old id, and a zero high word.
+        FlowRecord old = ClickHouseTestSupport.flow(42);
+        assertThat(RowIds.high(old)).isZero();
+        assertThat(RowIds.of(old)).isNotEqualTo(lo);
+    }
+
+    @Test
+    void noCollisionsInAMillionStampedRecordsOfOneExporterRestartingOften() {
+        Set<Long> lows = new HashSet<>();
+        FlowRecord.Builder b = ClickHouseTestSupport.flow(0).toBuilder();
+        int n = 0;
+        for (long stream = 1; stream <= 100; stream++) {
+            long streamId = io.flowhouse.codec.envelope.DatagramStamp.streamId("edge", 1, stream);
+            for (long seq = 0; seq < 1_000; seq++) {
+                for (int rec = 0; rec < 10; rec++) {
+                    // Every stream reuses the exporter's sequence numbers from 0.
+                    FlowRecord f =
+                            b.stream(streamId, seq).sequenceNumber(seq).position(0, rec).build();
+                    lows.add(RowIds.of(f));
+                    n++;
+                }
+            }
+        }
+        assertThat(lows).hasSize(n);
+    }
 }

@@ -17,24 +17,71 @@ import java.util.Objects;
  * @param receivedMillis receive time at the agent, UNIX epoch milliseconds
  * @param agentId identity of the receiving agent
  * @param payload the UDP payload, untouched
+ * @param stamp where the datagram entered the pipeline ({@link DatagramStamp}), or null for an
+ *     envelope without one (schema version 1)
  */
 public record RawDatagram(
         int schemaVersion,
         ExporterKey exporter,
         long receivedMillis,
         String agentId,
-        byte[] payload) {
+        byte[] payload,
+        DatagramStamp stamp) {
 
-    /** The envelope layout this code writes. */
+    /** The envelope layout of a datagram without a stamp. */
     public static final int SCHEMA_VERSION = 1;
+
+    /**
+     * The envelope layout this code writes for a stamped datagram: {@link #SCHEMA_VERSION} + stamp.
+     */
+    public static final int SCHEMA_VERSION_STAMPED = 2;
 
     public RawDatagram {
         Objects.requireNonNull(exporter, "exporter");
         Objects.requireNonNull(agentId, "agentId");
         Objects.requireNonNull(payload, "payload");
+        if ((stamp != null) != (schemaVersion >= SCHEMA_VERSION_STAMPED)) {
+            throw new IllegalArgumentException(
+                    "schema version "
+                            + schemaVersion
+                            + (stamp == null ? " without a stamp" : " with a stamp")
+                            + " (a stamp comes with version "
+                            + SCHEMA_VERSION_STAMPED
+                            + " and later)");
+        }
     }
 
-    /** A datagram in the current schema version. */
+    /** A datagram without a stamp (schema version 1). */
+    public RawDatagram(
+            int schemaVersion,
+            ExporterKey exporter,
+            long receivedMillis,
+            String agentId,
+            byte[] payload) {
+        this(schemaVersion, exporter, receivedMillis, agentId, payload, null);
+    }
+
+    /** A stamped datagram in the current schema version. */
+    public static RawDatagram stamped(
+            ExporterKey exporter,
+            long receivedMillis,
+            String agentId,
+            byte[] payload,
+            DatagramStamp stamp) {
+        Objects.requireNonNull(stamp, "stamp");
+        return new RawDatagram(
+                SCHEMA_VERSION_STAMPED, exporter, receivedMillis, agentId, payload, stamp);
+    }
+
+    /**
+     * The 64-bit name of the agent stream that carried this datagram ({@link
+     * DatagramStamp#streamId}), or 0 when it has no stamp.
+     */
+    public long streamId() {
+        return stamp == null ? 0L : stamp.streamId(agentId);
+    }
+
+    /** A datagram without a stamp. */
     public static RawDatagram of(
             IpAddress exporterAddress,
             int exporterPort,
@@ -44,7 +91,7 @@ public record RawDatagram(
         return of(new ExporterKey(exporterAddress, exporterPort), receivedMillis, agentId, payload);
     }
 
-    /** A datagram in the current schema version. */
+    /** A datagram without a stamp. */
     public static RawDatagram of(
             ExporterKey exporter, long receivedMillis, String agentId, byte[] payload) {
         return new RawDatagram(SCHEMA_VERSION, exporter, receivedMillis, agentId, payload);
@@ -77,12 +124,13 @@ public record RawDatagram(
                 && receivedMillis == other.receivedMillis
                 && exporter.equals(other.exporter)
                 && agentId.equals(other.agentId)
+                && Objects.equals(stamp, other.stamp)
                 && Arrays.equals(payload, other.payload);
     }
 
     @Override
     public int hashCode() {
-        int h = Objects.hash(schemaVersion, exporter, receivedMillis, agentId);
+        int h = Objects.hash(schemaVersion, exporter, receivedMillis, agentId, stamp);
         return 31 * h + Arrays.hashCode(payload);
     }
 
@@ -96,6 +144,14 @@ public record RawDatagram(
                 + receivedMillis
                 + " agent "
                 + agentId
+                + (stamp == null
+                        ? ""
+                        : " stream "
+                                + stamp.epoch()
+                                + "/"
+                                + stamp.stream()
+                                + " #"
+                                + stamp.sequence())
                 + ", "
                 + payload.length
                 + " bytes]";

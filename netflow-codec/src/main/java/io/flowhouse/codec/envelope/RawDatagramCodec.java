@@ -22,6 +22,9 @@ public final class RawDatagramCodec {
     static final int F_RECEIVED_MILLIS = 4;
     static final int F_AGENT_ID = 5;
     static final int F_PAYLOAD = 6;
+    static final int F_STAMP_EPOCH = 7;
+    static final int F_STAMP_STREAM = 8;
+    static final int F_STAMP_SEQUENCE = 9;
     static final int F_REJECT_REASON = 14;
     static final int F_REJECT_DETAIL = 15;
 
@@ -35,6 +38,7 @@ public final class RawDatagramCodec {
     /** Encodes a datagram as a {@code RawDatagram} message. */
     public static byte[] encode(RawDatagram d) {
         ByteBuffer payload = ByteBuffer.wrap(d.payload());
+        DatagramStamp s = d.stamp();
         return encode(
                 d.schemaVersion(),
                 d.exporterAddress(),
@@ -42,15 +46,36 @@ public final class RawDatagramCodec {
                 d.receivedMillis(),
                 utf8(d.agentId()),
                 payload,
+                s,
                 null,
                 null);
     }
 
     /**
-     * Encodes a datagram straight from a receive buffer, without building a {@link RawDatagram}
-     * first: the agent's hot path. Copies the payload's remaining bytes; the buffer's position is
-     * not changed.
+     * Encodes a stamped datagram straight from a receive buffer, without building a {@link
+     * RawDatagram} first: the agent's hot path. Copies the payload's remaining bytes; the buffer's
+     * position is not changed.
      */
+    public static byte[] encode(
+            IpAddress exporterAddress,
+            int exporterPort,
+            long receivedMillis,
+            byte[] agentIdUtf8,
+            ByteBuffer payload,
+            DatagramStamp stamp) {
+        return encode(
+                RawDatagram.SCHEMA_VERSION_STAMPED,
+                exporterAddress,
+                exporterPort,
+                receivedMillis,
+                agentIdUtf8,
+                payload,
+                stamp,
+                null,
+                null);
+    }
+
+    /** Encodes a datagram without a stamp straight from a receive buffer (schema version 1). */
     public static byte[] encode(
             IpAddress exporterAddress,
             int exporterPort,
@@ -65,6 +90,7 @@ public final class RawDatagramCodec {
                 agentIdUtf8,
                 payload,
                 null,
+                null,
                 null);
     }
 
@@ -78,6 +104,7 @@ public final class RawDatagramCodec {
                 d.receivedMillis(),
                 utf8(d.agentId()),
                 ByteBuffer.wrap(d.payload()),
+                d.stamp(),
                 utf8(r.reason()),
                 utf8(r.detail()));
     }
@@ -98,6 +125,7 @@ public final class RawDatagramCodec {
                 receivedMillis,
                 agentIdUtf8,
                 payload,
+                null,
                 utf8(reason),
                 utf8(detail));
     }
@@ -109,6 +137,7 @@ public final class RawDatagramCodec {
             long millis,
             byte[] agentId,
             ByteBuffer payload,
+            DatagramStamp stamp,
             byte[] reason,
             byte[] detail) {
         int payloadLen = payload.remaining();
@@ -124,6 +153,13 @@ public final class RawDatagramCodec {
                         + varintSize(millis)
                         + lenFieldSize(agentId.length)
                         + lenFieldSize(payloadLen);
+        if (stamp != null) {
+            // Zeros left out, as proto3 writers do: schema version 2 says a stamp is there.
+            size +=
+                    varintFieldSize(stamp.epoch())
+                            + varintFieldSize(stamp.stream())
+                            + varintFieldSize(stamp.sequence());
+        }
         if (reason != null) {
             size += lenFieldSize(reason.length) + lenFieldSize(detail.length);
         }
@@ -145,6 +181,11 @@ public final class RawDatagramCodec {
             p = writeVarint(out, p, payloadLen);
             payload.duplicate().get(out, p, payloadLen);
             p += payloadLen;
+        }
+        if (stamp != null) {
+            p = writeVarintField(out, p, F_STAMP_EPOCH, stamp.epoch());
+            p = writeVarintField(out, p, F_STAMP_STREAM, stamp.stream());
+            p = writeVarintField(out, p, F_STAMP_SEQUENCE, stamp.sequence());
         }
         if (reason != null) {
             p = writeBytesField(out, p, F_REJECT_REASON, reason);
@@ -188,6 +229,9 @@ public final class RawDatagramCodec {
         byte[] payload = new byte[0];
         String reason = "";
         String detail = "";
+        long epoch = 0;
+        long stream = 0;
+        long sequence = 0;
         while (in.hasRemaining()) {
             long tag = readVarint(in);
             int field = (int) (tag >>> 3);
@@ -209,14 +253,27 @@ public final class RawDatagramCodec {
                 case F_RECEIVED_MILLIS -> millis = expectVarint(in, field, wireType);
                 case F_AGENT_ID -> agentId = string(readBytes(in, field, wireType));
                 case F_PAYLOAD -> payload = readBytes(in, field, wireType);
+                case F_STAMP_EPOCH -> epoch = expectVarint(in, field, wireType);
+                case F_STAMP_STREAM -> stream = expectVarint(in, field, wireType);
+                case F_STAMP_SEQUENCE -> sequence = expectVarint(in, field, wireType);
                 case F_REJECT_REASON -> reason = string(readBytes(in, field, wireType));
                 case F_REJECT_DETAIL -> detail = string(readBytes(in, field, wireType));
                 default -> skip(in, field, wireType);
             }
         }
+        // The stamp is read from schema version 2 on (a reader never guesses one from defaults).
+        DatagramStamp stamp =
+                schemaVersion >= RawDatagram.SCHEMA_VERSION_STAMPED
+                        ? new DatagramStamp(epoch, stream, sequence)
+                        : null;
         RawDatagram d =
                 new RawDatagram(
-                        schemaVersion, new ExporterKey(address, port), millis, agentId, payload);
+                        schemaVersion,
+                        new ExporterKey(address, port),
+                        millis,
+                        agentId,
+                        payload,
+                        stamp);
         return new RejectedDatagram(d, reason, detail);
     }
 
@@ -316,6 +373,18 @@ public final class RawDatagramCodec {
             n++;
         }
         return n;
+    }
+
+    private static int varintFieldSize(long v) {
+        return v == 0 ? 0 : 1 + varintSize(v);
+    }
+
+    private static int writeVarintField(byte[] out, int p, int field, long v) {
+        if (v == 0) {
+            return p;
+        }
+        p = writeTag(out, p, field, WT_VARINT);
+        return writeVarint(out, p, v);
     }
 
     private static int lenFieldSize(int len) {

@@ -56,6 +56,16 @@ package io.flowhouse.codec.flow;
  *     unknown; counters are not scaled by it.
  * @param sflow The sFlow v5 facts of a flow sample (agent, sequences, data source); null for
  *     NetFlow, IPFIX and packet flows.
+ * @param streamId The agent stream whose datagram carried the record: the 64-bit name of the
+ *     envelope's stamp ({@code DatagramStamp.streamId}); 0 when the envelope had no stamp (and for
+ *     packet flows). With {@link #streamSequence()} and {@link #recordIndex()} it names the record
+ *     wherever the datagram goes (spool re-send, replay, reprocess).
+ * @param streamSequence The datagram's position in that stream (the stamp's sequence); 0 without a
+ *     stamp.
+ * @param exportedFlowStartMillis The flow start as the exporter sent it, when the collector moved
+ *     {@link #flowStartMillis()} into its event-time window; 0 when it did not.
+ * @param exportedFlowEndMillis The flow end as the exporter sent it, when the collector moved
+ *     {@link #flowEndMillis()}; 0 when it did not.
  */
 public record FlowRecord(
         int version,
@@ -94,7 +104,11 @@ public record FlowRecord(
         int direction,
         int flowEndReason,
         long samplingRate,
-        SflowFields sflow) {
+        SflowFields sflow,
+        long streamId,
+        long streamSequence,
+        long exportedFlowStartMillis,
+        long exportedFlowEndMillis) {
 
     /** {@link #version()} of flows decoded from sFlow v5 (NetFlow v5 has 5). */
     public static final int VERSION_SFLOW5 = 105;
@@ -174,7 +188,94 @@ public record FlowRecord(
                 direction,
                 flowEndReason,
                 samplingRate,
-                null);
+                null,
+                0L,
+                0L,
+                0L,
+                0L);
+    }
+
+    /** A record without a stream identity and as the exporter timed it (the codec's own tests). */
+    public FlowRecord(
+            int version,
+            IpAddress exporterAddress,
+            int exporterPort,
+            long observationDomainId,
+            long sequenceNumber,
+            int recordIndex,
+            long exportTimeMillis,
+            long timeReceivedMillis,
+            long flowStartMillis,
+            long flowEndMillis,
+            int ipVersion,
+            IpAddress srcAddr,
+            IpAddress dstAddr,
+            IpAddress nextHop,
+            int srcPrefixLen,
+            int dstPrefixLen,
+            int srcPort,
+            int dstPort,
+            int protocol,
+            int tcpFlags,
+            int tos,
+            long bytes,
+            long packets,
+            long reverseBytes,
+            long reversePackets,
+            long inputInterface,
+            long outputInterface,
+            int vlanId,
+            int postVlanId,
+            long srcMac,
+            long dstMac,
+            long srcAs,
+            long dstAs,
+            int direction,
+            int flowEndReason,
+            long samplingRate,
+            SflowFields sflow) {
+        this(
+                version,
+                exporterAddress,
+                exporterPort,
+                observationDomainId,
+                sequenceNumber,
+                recordIndex,
+                exportTimeMillis,
+                timeReceivedMillis,
+                flowStartMillis,
+                flowEndMillis,
+                ipVersion,
+                srcAddr,
+                dstAddr,
+                nextHop,
+                srcPrefixLen,
+                dstPrefixLen,
+                srcPort,
+                dstPort,
+                protocol,
+                tcpFlags,
+                tos,
+                bytes,
+                packets,
+                reverseBytes,
+                reversePackets,
+                inputInterface,
+                outputInterface,
+                vlanId,
+                postVlanId,
+                srcMac,
+                dstMac,
+                srcAs,
+                dstAs,
+                direction,
+                flowEndReason,
+                samplingRate,
+                sflow,
+                0L,
+                0L,
+                0L,
+                0L);
     }
 
     /**
@@ -256,6 +357,10 @@ public record FlowRecord(
         b.flowEndReason = flowEndReason;
         b.samplingRate = samplingRate;
         b.sflow = sflow;
+        b.streamId = streamId;
+        b.streamSequence = streamSequence;
+        b.exportedFlowStartMillis = exportedFlowStartMillis;
+        b.exportedFlowEndMillis = exportedFlowEndMillis;
         return b;
     }
 
@@ -298,6 +403,10 @@ public record FlowRecord(
         private int flowEndReason = 0;
         private long samplingRate = 1L;
         private SflowFields sflow = null;
+        private long streamId = 0L;
+        private long streamSequence = 0L;
+        private long exportedFlowStartMillis = 0L;
+        private long exportedFlowEndMillis = 0L;
 
         private Builder() {}
 
@@ -640,6 +749,36 @@ public record FlowRecord(
             return sflow;
         }
 
+        /** Sets {@link FlowRecord#streamId()} and {@link FlowRecord#streamSequence()}. */
+        public Builder stream(long id, long sequence) {
+            this.streamId = id;
+            this.streamSequence = sequence;
+            return this;
+        }
+
+        public long streamId() {
+            return streamId;
+        }
+
+        public long streamSequence() {
+            return streamSequence;
+        }
+
+        /** Sets the times as the exporter sent them (0: not moved). */
+        public Builder exportedTimes(long startMillis, long endMillis) {
+            this.exportedFlowStartMillis = startMillis;
+            this.exportedFlowEndMillis = endMillis;
+            return this;
+        }
+
+        public long exportedFlowStartMillis() {
+            return exportedFlowStartMillis;
+        }
+
+        public long exportedFlowEndMillis() {
+            return exportedFlowEndMillis;
+        }
+
         public FlowRecord build() {
             return new FlowRecord(
                     version,
@@ -678,7 +817,11 @@ public record FlowRecord(
                     direction,
                     flowEndReason,
                     samplingRate,
-                    sflow);
+                    sflow,
+                    streamId,
+                    streamSequence,
+                    exportedFlowStartMillis,
+                    exportedFlowEndMillis);
         }
     }
 }

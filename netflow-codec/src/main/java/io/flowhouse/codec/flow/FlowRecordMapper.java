@@ -535,7 +535,12 @@ public final class FlowRecordMapper {
                 get(v, p, S_DST_AS, 0),
                 direction == 0 || direction == 1 ? (int) direction : -1,
                 (int) get(v, p, S_END_REASON, 0),
-                c.samplingRate(v, p));
+                c.samplingRate(v, p),
+                null,
+                c.streamId,
+                c.streamSequence,
+                0L,
+                0L);
     }
 
     private static long get(long[] v, long p, int slot, long dflt) {

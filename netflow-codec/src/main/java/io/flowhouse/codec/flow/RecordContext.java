@@ -19,6 +19,8 @@ public final class RecordContext {
     long sequenceNumber;
     long exportTimeMillis;
     long receivedMillis;
+    long streamId;
+    long streamSequence;
     long sysUptimeMillis = -1L;
     // The scope's options data as this message has changed it so far.
     final OptionsEditor options = new OptionsEditor();
@@ -53,6 +55,14 @@ public final class RecordContext {
         this.options.reset(OptionsData.EMPTY, OptionsLimits.defaults());
         this.defaultRate = 1L;
         this.timeBaseMissing = 0;
+        this.streamId = 0L;
+        this.streamSequence = 0L;
+    }
+
+    /** Sets the agent stream of the message (after {@link #reset}), copied into every record. */
+    public void stream(long id, long sequence) {
+        this.streamId = id;
+        this.streamSequence = sequence;
     }
 
     /** Starts the message with its scope's options data, to be edited under {@code limits}. */

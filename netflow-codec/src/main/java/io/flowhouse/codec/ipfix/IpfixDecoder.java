@@ -104,6 +104,7 @@ public final class IpfixDecoder {
                         exportMillis,
                         ctx.receivedMillis(),
                         -1L);
+        data.context().stream(ctx.streamId(), ctx.streamSequence());
         data.begin(cache.options(scope));
         int limit = start + length;
         if (length < available) {

@@ -204,6 +204,10 @@ final class FlowSampleState {
                 -1, // direction: not given
                 0, // flowEndReason: not given
                 samplingRate == 0 ? 1L : samplingRate,
-                sflow);
+                sflow,
+                d.streamId,
+                d.streamSequence,
+                0L,
+                0L);
     }
 }

@@ -58,6 +58,8 @@ public final class SflowDecoder {
         final IpAddress exporterAddress;
         final int exporterPort;
         final long receivedMillis;
+        final long streamId;
+        final long streamSequence;
 
         DatagramFacts(
                 IpAddress agentAddress,
@@ -72,6 +74,8 @@ public final class SflowDecoder {
             this.exporterAddress = ctx.exporter().address();
             this.exporterPort = ctx.exporter().port();
             this.receivedMillis = ctx.receivedMillis();
+            this.streamId = ctx.streamId();
+            this.streamSequence = ctx.streamSequence();
         }
     }
 

@@ -122,7 +122,12 @@ public final class V5Decoder {
                             b.getShort(p + 42) & 0xffff,
                             -1,
                             0,
-                            rate));
+                            rate,
+                            null,
+                            ctx.streamId(),
+                            ctx.streamSequence(),
+                            0L,
+                            0L));
         }
         return out.build();
     }

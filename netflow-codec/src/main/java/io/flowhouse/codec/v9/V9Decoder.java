@@ -89,6 +89,7 @@ public final class V9Decoder {
                         exportMillis,
                         ctx.receivedMillis(),
                         sysUptime);
+        data.context().stream(ctx.streamId(), ctx.streamSequence());
         data.begin(cache.options(scope));
         int templateRecords =
                 FLOWSETS.walk(b, start, start + HEADER_SIZE, limit, data, scope, cache, out);

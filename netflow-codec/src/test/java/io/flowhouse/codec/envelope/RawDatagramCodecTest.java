@@ -131,4 +131,69 @@ class RawDatagramCodecTest {
         assertThatThrownBy(() -> ExporterPartitionKey.decode(new byte[3]))
                 .isInstanceOf(MalformedEnvelopeException.class);
     }
+
+    @Test
+    void stampRoundTripsAfterThePayloadWithoutZeros() {
+        DatagramStamp stamp = new DatagramStamp(1_700_000_000_000L, 3, 0);
+        ExporterKey k = new ExporterKey(IpAddress.parse("192.0.2.7"), 50123);
+        RawDatagram d = RawDatagram.stamped(k, 1_700_000_000_123L, "edge-1", PAYLOAD, stamp);
+        byte[] bytes = RawDatagramCodec.encode(d);
+        assertThat(RawDatagramCodec.decode(bytes)).isEqualTo(d);
+        assertThat(RawDatagramCodec.decode(bytes).schemaVersion()).isEqualTo(2);
+        String hex = HexFormat.of().formatHex(bytes);
+        // Fields 7 and 8; the zero sequence is left out, as protobuf writers leave out zeros.
+        assertThat(hex).endsWith("38" + "80d095ffbc31" + "4003");
+        ByteBuffer buf = ByteBuffer.wrap(PAYLOAD);
+        assertThat(
+                        RawDatagramCodec.encode(
+                                k.address(),
+                                k.port(),
+                                1_700_000_000_123L,
+                                "edge-1".getBytes(StandardCharsets.UTF_8),
+                                buf,
+                                stamp))
+                .isEqualTo(bytes);
+        assertThat(buf.position()).isZero();
+    }
+
+    @Test
+    void aVersionOneEnvelopeHasNoStampEvenWithStampFields() {
+        RawDatagram d = RawDatagram.of(IpAddress.parse("::1"), 4739, 7L, "agent", PAYLOAD);
+        byte[] known = RawDatagramCodec.encode(d);
+        byte[] stampFields = HexFormat.of().parseHex("3801" + "4002" + "4803");
+        byte[] both = Arrays.copyOf(known, known.length + stampFields.length);
+        System.arraycopy(stampFields, 0, both, known.length, stampFields.length);
+        assertThat(RawDatagramCodec.decode(both).stamp()).isNull();
+        assertThat(RawDatagramCodec.decode(both).streamId()).isZero();
+    }
+
+    @Test
+    void streamIdsSeparateAgentsEpochsAndStreams() {
+        long a = DatagramStamp.streamId("edge-1", 5, 1);
+        assertThat(a).isNotZero().isEqualTo(DatagramStamp.streamId("edge-1", 5, 1));
+        assertThat(DatagramStamp.streamId("edge-2", 5, 1)).isNotEqualTo(a);
+        assertThat(DatagramStamp.streamId("edge-1", 6, 1)).isNotEqualTo(a);
+        assertThat(DatagramStamp.streamId("edge-1", 5, 2)).isNotEqualTo(a);
+        assertThat(DatagramStamp.streamId("", 0, 0)).isNotZero();
+        // Ids of 8 bytes and more go through the word loop.
+        assertThat(DatagramStamp.streamId("collector-a", 1, 1))
+                .isNotEqualTo(DatagramStamp.streamId("collector-b", 1, 1));
+        RawDatagram d =
+                RawDatagram.stamped(
+                        new ExporterKey(IpAddress.parse("::1"), 1),
+                        0L,
+                        "edge-1",
+                        PAYLOAD,
+                        new DatagramStamp(5, 1, 99));
+        assertThat(d.streamId()).isEqualTo(a);
+        assertThatThrownBy(
+                        () ->
+                                new RawDatagram(
+                                        2,
+                                        new ExporterKey(IpAddress.parse("::1"), 1),
+                                        0L,
+                                        "a",
+                                        PAYLOAD))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.rollup;
+
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+/**
+ * Event time of flow pieces: each piece's timestamp is the start of its window, and the watermark
+ * is the flows' own (receive time, per Kafka partition, from the source; packet time for packet
+ * flows) held back by {@code delayMillis}, so a flow that ends up to that long before its datagram
+ * arrived is on time. Unlike a timestamp assigner, which makes its own watermark from what it sees,
+ * this passes on the watermark and idleness of its input: a flow's time (an exporter's clock) moves
+ * no watermark, and a quiet partition does not hold the others back.
+ */
+final class PieceEventTime extends AbstractStreamOperator<RollupRow>
+        implements OneInputStreamOperator<RollupRow, RollupRow> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final long delayMillis;
+    private long emitted = Long.MIN_VALUE;
+
+    PieceEventTime(long delayMillis) {
+        if (delayMillis < 0) {
+            throw new IllegalArgumentException("delay " + delayMillis + " ms (expected: >= 0)");
+        }
+        this.delayMillis = delayMillis;
+    }
+
+    @Override
+    public void processElement(StreamRecord<RollupRow> element) {
+        output.collect(element.replace(element.getValue(), element.getValue().windowStart()));
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        long t = mark.getTimestamp();
+        long w =
+                t == Long.MAX_VALUE
+                        ? Long.MAX_VALUE
+                        : (t < Long.MIN_VALUE + delayMillis ? Long.MIN_VALUE : t - delayMillis);
+        if (w > emitted) {
+            emitted = w;
+            super.processWatermark(new Watermark(w));
+        }
+    }
+}
