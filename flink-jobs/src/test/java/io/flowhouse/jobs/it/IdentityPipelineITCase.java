@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -197,8 +196,7 @@ class IdentityPipelineITCase {
         List<String> all = new ArrayList<>(List.of(reprocess));
         all.addAll(settingsArgs(ch));
         ReprocessArgs a = ReprocessArgs.parse(all.toArray(String[]::new));
-        Configuration conf = ReprocessJob.configuration(a);
-        PipelineSettings rs = ReprocessJob.settings(conf);
+        PipelineSettings rs = ReprocessJob.settings(a.job());
         StreamExecutionEnvironment env = PipelineHarness.environment(rs);
         ReprocessJob.build(env, rs, a, PipelineHarness.tables(rs, ch));
         env.execute("identity reprocess");

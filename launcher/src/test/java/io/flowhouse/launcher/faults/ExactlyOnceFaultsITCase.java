@@ -9,7 +9,7 @@ import io.flowhouse.codec.envelope.RawDatagramCodec;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
-import io.flowhouse.jobs.config.JobConfigLoader;
+import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
@@ -364,7 +364,7 @@ class ExactlyOnceFaultsITCase {
             "--clickhouse.flush-interval", "500 ms",
             "--clickhouse.max-retries", "30"
         };
-        return PipelineSettings.from(JobConfigLoader.load(args), Map.of());
+        return PipelineSettings.from(JobArgs.resolve(Map.of(), args), Map.of());
     }
 
     private static StreamExecutionEnvironment environment(PipelineSettings s, LocalClickHouse ch)
