@@ -17,6 +17,8 @@ import java.time.Duration;
  * @param archiveTemplates whether learned templates go to the side output for the templates topic
  * @param templateLimits templates, fields and template bytes an exporter and a scope may hold
  * @param optionsLimits string length, entries and bytes of a scope's options data
+ * @param stateLimits bytes, scopes and lifetimes of the decode and statistics state, and the
+ *     largest archive record
  */
 public record DecodeSettings(
         Duration templateHold,
@@ -25,7 +27,8 @@ public record DecodeSettings(
         SamplingPolicy sampling,
         boolean archiveTemplates,
         TemplateLimits templateLimits,
-        OptionsLimits optionsLimits)
+        OptionsLimits optionsLimits,
+        DecodeStateLimits stateLimits)
         implements Serializable {
 
     /** Without explicit limits: the codec's defaults. */
@@ -42,7 +45,8 @@ public record DecodeSettings(
                 sampling,
                 archiveTemplates,
                 TemplateLimits.defaults(),
-                OptionsLimits.defaults());
+                OptionsLimits.defaults(),
+                DecodeStateLimits.defaults());
     }
 
     public DecodeSettings {
@@ -73,7 +77,8 @@ public record DecodeSettings(
                 sampling,
                 archiveTemplates,
                 templateLimits,
-                optionsLimits);
+                optionsLimits,
+                stateLimits);
     }
 
     public DecodeSettings withScopeMode(TemplateScopeMode mode) {
@@ -84,7 +89,8 @@ public record DecodeSettings(
                 sampling,
                 archiveTemplates,
                 templateLimits,
-                optionsLimits);
+                optionsLimits,
+                stateLimits);
     }
 
     public DecodeSettings withSampling(SamplingPolicy policy) {
@@ -95,7 +101,8 @@ public record DecodeSettings(
                 policy,
                 archiveTemplates,
                 templateLimits,
-                optionsLimits);
+                optionsLimits,
+                stateLimits);
     }
 
     public DecodeSettings withLimits(TemplateLimits templates, OptionsLimits options) {
@@ -106,6 +113,19 @@ public record DecodeSettings(
                 sampling,
                 archiveTemplates,
                 templates,
-                options);
+                options,
+                stateLimits);
+    }
+
+    public DecodeSettings withStateLimits(DecodeStateLimits limits) {
+        return new DecodeSettings(
+                templateHold,
+                maxHeldDatagrams,
+                scopeMode,
+                sampling,
+                archiveTemplates,
+                templateLimits,
+                optionsLimits,
+                limits);
     }
 }

@@ -202,6 +202,92 @@ public final class JobOptions {
                                     + " options records growing it beyond are refused and counted"
                                     + " as OPTIONS_LIMIT.");
 
+    public static final ConfigOption<Long> STATE_MAX_BYTES_PER_EXPORTER =
+            ConfigOptions.key("flowhouse.decode.state.max-bytes-per-exporter")
+                    .longType()
+                    .defaultValue(DecodeStateLimits.DEFAULT_MAX_BYTES_PER_EXPORTER)
+                    .withDescription(
+                            "Decode state one exporter key may hold, in bytes as stored:"
+                                    + " templates, options data and held datagrams. A template"
+                                    + " beyond it is refused (TEMPLATE_FLOOD), options data keeps"
+                                    + " its last value, a datagram is not held (dead-lettered"
+                                    + " as TEMPLATE_MISSING); each is counted in"
+                                    + " state_refused_total.");
+
+    public static final ConfigOption<Long> STATE_MAX_BYTES =
+            ConfigOptions.key("flowhouse.decode.state.max-bytes")
+                    .longType()
+                    .defaultValue(DecodeStateLimits.DEFAULT_MAX_BYTES)
+                    .withDescription(
+                            "Decode state of all exporters of one parallel decode instance, in"
+                                    + " bytes as stored; beyond it new state is refused as for"
+                                    + " one exporter.");
+
+    public static final ConfigOption<Integer> STATE_MAX_SCOPES_PER_EXPORTER =
+            ConfigOptions.key("flowhouse.decode.state.max-scopes-per-exporter")
+                    .intType()
+                    .defaultValue(DecodeStateLimits.DEFAULT_MAX_SCOPES_PER_EXPORTER)
+                    .withDescription(
+                            "Observation domains / source ids one exporter key may keep"
+                                    + " templates or options data for; templates and options of"
+                                    + " further domains are refused.");
+
+    public static final ConfigOption<Long> TEMPLATE_HOLD_MAX_BYTES =
+            ConfigOptions.key("flowhouse.decode.template-hold-max-bytes")
+                    .longType()
+                    .defaultValue(DecodeStateLimits.DEFAULT_MAX_HELD_BYTES)
+                    .withDescription(
+                            "Bytes of datagrams held per exporter key; the oldest is released"
+                                    + " (dead-lettered as TEMPLATE_MISSING) when more arrive.");
+
+    public static final ConfigOption<Duration> TEMPLATE_LIFETIME =
+            ConfigOptions.key("flowhouse.decode.template-lifetime")
+                    .durationType()
+                    .defaultValue(DecodeStateLimits.DEFAULT_TEMPLATE_LIFETIME)
+                    .withDescription(
+                            "A template not sent again within this much receive time expires"
+                                    + " (RFC 7011 section 8.4, UDP): data using it is then held"
+                                    + " and dead-lettered as TEMPLATE_MISSING, and the expiry is"
+                                    + " archived. Every re-send refreshes it.");
+
+    public static final ConfigOption<Duration> EXPORTER_IDLE_TIMEOUT =
+            ConfigOptions.key("flowhouse.decode.exporter-idle-timeout")
+                    .durationType()
+                    .defaultValue(DecodeStateLimits.DEFAULT_EXPORTER_IDLE_TIMEOUT)
+                    .withDescription(
+                            "An exporter key that sends nothing for this long (processing"
+                                    + " time) loses all its decode state: templates (their"
+                                    + " expiry archived), options data, held datagrams.");
+
+    public static final ConfigOption<Integer> TEMPLATES_ARCHIVE_MAX_RECORD_BYTES =
+            ConfigOptions.key("flowhouse.templates.archive.max-record-bytes")
+                    .intType()
+                    .defaultValue(DecodeStateLimits.DEFAULT_ARCHIVE_MAX_RECORD_BYTES)
+                    .withDescription(
+                            "Largest templates-topic record written (below Kafka's 1 MiB"
+                                    + " message limit); larger templates or options data are"
+                                    + " not archived and counted in"
+                                    + " templates_archive_skipped_total.");
+
+    public static final ConfigOption<Duration> STATS_SCOPE_IDLE_TIMEOUT =
+            ConfigOptions.key("flowhouse.decode.stats.scope-idle-timeout")
+                    .durationType()
+                    .defaultValue(DecodeStateLimits.DEFAULT_STATS_SCOPE_IDLE_TIMEOUT)
+                    .withDescription(
+                            "The exporter statistics forget a domain that sent nothing for this"
+                                    + " long (processing time): its last minute has been"
+                                    + " written, and its sequence state is dropped (the next"
+                                    + " datagram resynchronises).");
+
+    public static final ConfigOption<Integer> STATS_MAX_SCOPES_PER_EXPORTER =
+            ConfigOptions.key("flowhouse.decode.stats.max-scopes-per-exporter")
+                    .intType()
+                    .defaultValue(DecodeStateLimits.DEFAULT_STATS_MAX_SCOPES_PER_EXPORTER)
+                    .withDescription(
+                            "Domains one exporter key has exporter_stats rows for at a time;"
+                                    + " datagrams of further domains are counted in one row"
+                                    + " per version with observation_domain 4294967295.");
+
     public static final ConfigOption<String> TEMPLATE_SCOPE =
             ConfigOptions.key("flowhouse.decode.template-scope")
                     .stringType()

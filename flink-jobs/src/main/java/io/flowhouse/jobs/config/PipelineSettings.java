@@ -118,7 +118,17 @@ public record PipelineSettings(
                         new OptionsLimits(
                                 conf.get(JobOptions.OPTIONS_MAX_STRING_BYTES),
                                 conf.get(JobOptions.OPTIONS_MAX_ENTRIES_PER_SCOPE),
-                                conf.get(JobOptions.OPTIONS_MAX_BYTES_PER_SCOPE)));
+                                conf.get(JobOptions.OPTIONS_MAX_BYTES_PER_SCOPE)),
+                        new DecodeStateLimits(
+                                conf.get(JobOptions.STATE_MAX_BYTES_PER_EXPORTER),
+                                conf.get(JobOptions.STATE_MAX_BYTES),
+                                conf.get(JobOptions.STATE_MAX_SCOPES_PER_EXPORTER),
+                                conf.get(JobOptions.TEMPLATE_HOLD_MAX_BYTES),
+                                conf.get(JobOptions.TEMPLATE_LIFETIME),
+                                conf.get(JobOptions.EXPORTER_IDLE_TIMEOUT),
+                                conf.get(JobOptions.TEMPLATES_ARCHIVE_MAX_RECORD_BYTES),
+                                conf.get(JobOptions.STATS_SCOPE_IDLE_TIMEOUT),
+                                conf.get(JobOptions.STATS_MAX_SCOPES_PER_EXPORTER)));
         String user = env.getOrDefault("FLOWHOUSE_CLICKHOUSE_USER", "");
         if (user.isEmpty()) {
             user = conf.get(JobOptions.CLICKHOUSE_USER);

@@ -32,6 +32,12 @@ public final class ScopeCounters {
     /** Receive time of the latest datagram counted; the row version of the minute. */
     public long lastReceivedMillis;
 
+    /** Whether the counts changed since the minute's row was last emitted. */
+    public boolean changed;
+
+    /** Processing time of the latest datagram counted: the scope is forgotten when idle. */
+    public long lastActiveMillis;
+
     public ScopeCounters() {}
 
     /** Starts a new minute: keeps the sequence state, zeroes the counts. */
@@ -116,6 +122,8 @@ public final class ScopeCounters {
         c.recordsBeforeTemplate = recordsBeforeTemplate;
         c.rejectedRecords = rejectedRecords;
         c.lastReceivedMillis = lastReceivedMillis;
+        c.changed = changed;
+        c.lastActiveMillis = lastActiveMillis;
         return c;
     }
 }

@@ -38,6 +38,6 @@ class ArchivedTemplateCodecTest {
                 .hasMessageContaining("expected: equal");
         v[0] = 9;
         assertThatThrownBy(() -> ArchivedTemplateCodec.decode(v))
-                .hasMessageContaining("format 9 (expected: 1)");
+                .hasMessageContaining("format 9 (expected: 1 or 2)");
     }
 }
