@@ -12,6 +12,9 @@ final class DecodeMetrics {
     final Counter rejected;
     final Counter held;
     final Counter heldDecoded;
+
+    /** Held datagrams decoded again (a template they wait for came, or their deadline passed). */
+    final Counter heldRedecoded;
     final Counter templatesLearned;
     final Counter templatesRestored;
 
@@ -45,6 +48,7 @@ final class DecodeMetrics {
         rejected = g.counter("rejected_datagrams_total");
         held = g.counter("held_datagrams_total");
         heldDecoded = g.counter("held_datagrams_decoded_total");
+        heldRedecoded = g.counter("held_datagrams_redecoded_total");
         templatesLearned = g.counter("templates_learned_total");
         templatesRestored = g.counter("templates_restored_total");
         refusedTemplates = g.counter("state_refused_templates_total");

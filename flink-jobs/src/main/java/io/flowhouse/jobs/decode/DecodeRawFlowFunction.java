@@ -124,6 +124,10 @@ public final class DecodeRawFlowFunction
                         metrics);
     }
 
+    DecodeMetrics metrics() {
+        return metrics;
+    }
+
     /** The instance's state total, for {@link DecodeOperator} to restore. */
     DecodeStateLedger ledger() {
         return ledger;
@@ -267,6 +271,7 @@ public final class DecodeRawFlowFunction
             throws Exception {
         RawDatagram d = h.datagram();
         ExporterKey key = ctx.getCurrentKey();
+        metrics.heldRedecoded.inc();
         cache.bindReadOnly(key, d.receivedMillis());
         DecodedDatagram r;
         try {

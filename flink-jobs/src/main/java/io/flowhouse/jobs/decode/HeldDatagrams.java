@@ -2,7 +2,6 @@
 package io.flowhouse.jobs.decode;
 
 import io.flowhouse.codec.envelope.RawDatagram;
-import io.flowhouse.jobs.config.DecodeStateLimits;
 import io.flowhouse.jobs.model.ExporterFootprint;
 import io.flowhouse.jobs.model.HeldDatagram;
 import io.flowhouse.jobs.model.TemplateStateKey;
@@ -49,10 +48,13 @@ final class HeldDatagrams {
     static final MapStateDescriptor<WaitSlot, Long> WAITS =
             new MapStateDescriptor<>("held-waits", WaitSlotTypeInfo.INSTANCE, Types.LONG);
 
-    /** Bytes a held datagram counts for beyond its payload, and per template it waits for. */
-    static final int OVERHEAD = 2 * DecodeStateLimits.ENTRY_OVERHEAD;
+    /**
+     * Bytes a held datagram counts for beyond its payload and agent id (its entry measures some
+     * 120), and per template it waits for (a queue place and head, some 113).
+     */
+    static final int OVERHEAD = 256;
 
-    static final int WAIT_BYTES = 2 * DecodeStateLimits.ENTRY_OVERHEAD;
+    static final int WAIT_BYTES = 128;
 
     /** Decides what becomes of one held datagram. */
     @FunctionalInterface
@@ -93,7 +95,10 @@ final class HeldDatagrams {
 
     /** Bytes a datagram would count for held. */
     static long cost(RawDatagram d, int waiting) {
-        return d.payload().length + OVERHEAD + (long) waiting * WAIT_BYTES;
+        return d.payload().length
+                + 3L * d.agentId().length()
+                + OVERHEAD
+                + (long) waiting * WAIT_BYTES;
     }
 
     /**

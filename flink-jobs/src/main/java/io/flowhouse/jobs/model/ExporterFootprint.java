@@ -11,7 +11,7 @@ package io.flowhouse.jobs.model;
 public final class ExporterFootprint {
 
     /** Bytes counted for this record itself. */
-    public static final int OWN_BYTES = 96;
+    public static final int OWN_BYTES = 128;
 
     /** Bytes of decode state of this key, as counted (this record included). */
     public long bytes;

@@ -220,6 +220,9 @@ public final class AggregateExporterStats
                 it.remove();
             }
         }
+        if (problems.isEmpty()) {
+            problems.clear(); // the heap backend keeps an emptied map otherwise
+        }
     }
 
     private void ensureStatsTimer(Context ctx) throws Exception {
