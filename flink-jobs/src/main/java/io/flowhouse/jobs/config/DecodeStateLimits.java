@@ -63,8 +63,8 @@ public record DecodeStateLimits(
     public static final int DEFAULT_STATS_MAX_SCOPES_PER_EXPORTER = 256;
 
     /**
-     * What a state entry counts for beyond its wire bytes: the Flink key and key group before it
-     * in RocksDB (20), its map key (up to 16) and the serialized fields of its value (up to 44; a
+     * What a state entry counts for beyond its wire bytes: the Flink key and key group before it in
+     * RocksDB (20), its map key (up to 16) and the serialized fields of its value (up to 44; a
      * template entry measures 80). {@code DecodeStateBoundsTest} checks that the counts cover what
      * state serializes to.
      */

@@ -15,6 +15,7 @@ final class DecodeMetrics {
 
     /** Held datagrams decoded again (a template they wait for came, or their deadline passed). */
     final Counter heldRedecoded;
+
     final Counter templatesLearned;
     final Counter templatesRestored;
 

@@ -181,8 +181,8 @@ public final class DecodeRawFlowFunction
     }
 
     /**
-     * Whether a datagram that misses templates can be held: it names every template it misses
-     * (the codec lists a bounded number), has a scope, and fits the hold and state bounds.
+     * Whether a datagram that misses templates can be held: it names every template it misses (the
+     * codec lists a bounded number), has a scope, and fits the hold and state bounds.
      */
     private boolean holdable(RawDatagram d, DecodedDatagram r) throws Exception {
         int missing = r.missingTemplateIds().size();

@@ -48,8 +48,8 @@ final class ExporterBudget {
     }
 
     /**
-     * Starts one element of the current key at processing time {@code now}; {@code received} is
-     * the datagram's receive time ({@code Long.MIN_VALUE} for none).
+     * Starts one element of the current key at processing time {@code now}; {@code received} is the
+     * datagram's receive time ({@code Long.MIN_VALUE} for none).
      */
     void begin(long now, long received) {
         this.now = now;
@@ -73,7 +73,9 @@ final class ExporterBudget {
         return fp;
     }
 
-    /** Records that a datagram arrived (coarsely: the footprint is rewritten about once a second). */
+    /**
+     * Records that a datagram arrived (coarsely: the footprint is rewritten about once a second).
+     */
     void touch() throws Exception {
         ExporterFootprint f = peek();
         if (f != null
@@ -168,7 +170,9 @@ final class ExporterBudget {
         created = false;
     }
 
-    /** Forgets the key's footprint (its state is gone): bytes back to the ledger, timers deleted. */
+    /**
+     * Forgets the key's footprint (its state is gone): bytes back to the ledger, timers deleted.
+     */
     void remove(TimerService timers) throws Exception {
         ExporterFootprint f = peek();
         if (f == null) {

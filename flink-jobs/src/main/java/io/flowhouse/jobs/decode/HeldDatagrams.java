@@ -18,12 +18,12 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.TimerService;
 
 /**
- * The datagrams of the current exporter that wait for templates, in keyed state, each on its own:
- * a {@code MapState} entry under its arrival number, so holding one is O(1) whatever is held
- * already. Each held datagram is in the wait queue of every template it waits for (a queue per
- * template, as map entries under (template, ordinal)), so a template that comes releases exactly
- * the datagrams that wait for it. Deadlines follow arrival order (processing time), so the oldest
- * is the next to expire: one timer at its deadline, and expiry walks from the oldest.
+ * The datagrams of the current exporter that wait for templates, in keyed state, each on its own: a
+ * {@code MapState} entry under its arrival number, so holding one is O(1) whatever is held already.
+ * Each held datagram is in the wait queue of every template it waits for (a queue per template, as
+ * map entries under (template, ordinal)), so a template that comes releases exactly the datagrams
+ * that wait for it. Deadlines follow arrival order (processing time), so the oldest is the next to
+ * expire: one timer at its deadline, and expiry walks from the oldest.
  *
  * <p>A held datagram waits for the templates missing when it arrived (at most {@link
  * io.flowhouse.codec.DecodeResult#MAX_MISSING_TEMPLATE_IDS} - 1; one missing more is not held).
@@ -254,7 +254,9 @@ final class HeldDatagrams {
         expire(Long.MAX_VALUE, timers, release);
     }
 
-    /** Forgets every held datagram and queue without releasing them (their bytes go with the key). */
+    /**
+     * Forgets every held datagram and queue without releasing them (their bytes go with the key).
+     */
     void clear() {
         held.clear();
         heads.clear();

@@ -20,7 +20,6 @@ import io.flowhouse.jobs.model.TemplateStateKey;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -293,8 +292,16 @@ public final class StateBackedTemplateCache implements TemplateCache {
      * @return null when stored
      */
     private TemplateStatus store(
-            TemplateStateKey k, byte[] wire, StoredTemplate old, boolean isOptions, boolean stream) {
-        StoredTemplate s = StoredTemplate.seen(wire, receivedMillis, receivedMillis);
+            TemplateStateKey k,
+            byte[] wire,
+            StoredTemplate old,
+            boolean isOptions,
+            boolean stream) {
+        // Archived below as learned now: the next refresh goes to the archive a quarter lifetime
+        // on.
+        StoredTemplate s =
+                StoredTemplate.seen(wire, receivedMillis, receivedMillis)
+                        .withArchived(receivedMillis);
         return storeAs(k, s, old, isOptions, stream);
     }
 
@@ -378,7 +385,8 @@ public final class StateBackedTemplateCache implements TemplateCache {
     private boolean restoreTemplate(ScopeKey scope, ArchivedTemplate t) {
         TemplateStateKey k = scope.template(t.templateId());
         if (t.wire().length > TemplateWire.encodedTemplateSize(limits.maxFieldsPerTemplate())) {
-            return false; // more fields than the stream may teach: not restored either
+            metrics.refusedRestores.inc(); // more fields than the stream may teach
+            return false;
         }
         StoredTemplate old = get(k);
         if (old != null
@@ -512,7 +520,9 @@ public final class StateBackedTemplateCache implements TemplateCache {
         } catch (Exception e) {
             throw new IllegalStateException("template state of " + k, e);
         }
-        (end == ArchivedTemplate.End.WITHDRAWN ? metrics.templatesWithdrawn : metrics.templatesExpired)
+        (end == ArchivedTemplate.End.WITHDRAWN
+                        ? metrics.templatesWithdrawn
+                        : metrics.templatesExpired)
                 .inc();
         if (!s.endArchived()) {
             long at =

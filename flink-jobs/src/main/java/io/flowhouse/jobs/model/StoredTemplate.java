@@ -30,8 +30,7 @@ public record StoredTemplate(
 
     /** A template just seen in the stream. */
     public static StoredTemplate seen(byte[] wire, long validFromMillis, long receivedMillis) {
-        return new StoredTemplate(
-                wire, validFromMillis, receivedMillis, Long.MAX_VALUE, 0L, false);
+        return new StoredTemplate(wire, validFromMillis, receivedMillis, Long.MAX_VALUE, 0L, false);
     }
 
     /** Whether it ended (withdrawn or expired) by the time {@code receivedMillis}. */
@@ -58,7 +57,12 @@ public record StoredTemplate(
 
     public StoredTemplate withArchived(long lastSeenArchived) {
         return new StoredTemplate(
-                wire, validFromMillis, lastSeenMillis, validUntilMillis, lastSeenArchived, archived);
+                wire,
+                validFromMillis,
+                lastSeenMillis,
+                validUntilMillis,
+                lastSeenArchived,
+                archived);
     }
 
     @Override

@@ -43,8 +43,7 @@ public final class WaitSlotTypeInfo extends FixedLayoutTypeInfo<WaitSlot> {
     }
 
     /** The fixed-layout serializer; stateless. */
-    public static final class Serializer
-            extends FixedLayoutTypeInfo.ImmutableSerializer<WaitSlot> {
+    public static final class Serializer extends FixedLayoutTypeInfo.ImmutableSerializer<WaitSlot> {
 
         private static final long serialVersionUID = 1L;
 

@@ -232,16 +232,15 @@ public final class AggregateExporterStats
         schedule(ctx.timerService().currentProcessingTime(), ctx.timerService());
     }
 
-    private void schedule(long now, TimerService timers)
-            throws Exception {
+    private void schedule(long now, TimerService timers) throws Exception {
         long next = (Math.floorDiv(now, STATS_INTERVAL_MILLIS) + 1) * STATS_INTERVAL_MILLIS;
         timers.registerProcessingTimeTimer(next);
         statsTimer.update(next);
     }
 
     /**
-     * Emits the running minute of every scope of this exporter that changed since its last row,
-     * and forgets the scopes that have been idle for the idle timeout.
+     * Emits the running minute of every scope of this exporter that changed since its last row, and
+     * forgets the scopes that have been idle for the idle timeout.
      */
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<ExporterStats> out)

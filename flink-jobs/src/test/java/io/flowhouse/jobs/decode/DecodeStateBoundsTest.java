@@ -219,7 +219,11 @@ class DecodeStateBoundsTest {
         int n = 2_000;
         for (int i = 0; i < n; i++) {
             long sourceId = random.nextInt() & 0xffff_ffffL;
-            send(R1, 2055, T0 + i, payload(i, sourceId, List.of(LAYOUT_A), LAYOUT_A, flows(1, 1, 1)));
+            send(
+                    R1,
+                    2055,
+                    T0 + i,
+                    payload(i, sourceId, List.of(LAYOUT_A), LAYOUT_A, flows(1, 1, 1)));
         }
         // A good exporter beside it decodes everything.
         int before = h.extractOutputValues().size();
@@ -273,7 +277,8 @@ class DecodeStateBoundsTest {
         assertThat(ledger().bytes()).isZero();
         List<ArchivedTemplate> ends = archived().stream().filter(ArchivedTemplate::ended).toList();
         assertThat(ends).hasSize(rounds * 50);
-        assertThat(ends).allSatisfy(a -> assertThat(a.end()).isEqualTo(ArchivedTemplate.End.WITHDRAWN));
+        assertThat(ends)
+                .allSatisfy(a -> assertThat(a.end()).isEqualTo(ArchivedTemplate.End.WITHDRAWN));
         assertThat(ends.get(0).endedMillis()).isEqualTo(T0 + 1);
         assertThat(metrics().templatesWithdrawn.getCount()).isEqualTo(rounds * 50L);
     }
@@ -342,10 +347,18 @@ class DecodeStateBoundsTest {
         // A re-send renews it.
         long resent = T0 + lifetime - MINUTE;
         send(R1, 2055, resent, payload(3, 0, List.of(LAYOUT_A), null, List.of()));
-        send(R1, 2055, resent + lifetime - 1_000, payload(4, 0, List.of(), LAYOUT_A, flows(1, 1, 1)));
+        send(
+                R1,
+                2055,
+                resent + lifetime - 1_000,
+                payload(4, 0, List.of(), LAYOUT_A, flows(1, 1, 1)));
         assertThat(h.extractOutputValues()).hasSize(3);
         // A lifetime after the last re-send it is gone: held, then dead-lettered.
-        send(R1, 2055, resent + lifetime + 1_000, payload(5, 0, List.of(), LAYOUT_A, flows(1, 1, 1)));
+        send(
+                R1,
+                2055,
+                resent + lifetime + 1_000,
+                payload(5, 0, List.of(), LAYOUT_A, flows(1, 1, 1)));
         assertThat(h.extractOutputValues()).hasSize(3);
         assertThat(metrics().templatesExpired.getCount()).isEqualTo(1);
         List<ArchivedTemplate> ends = archived().stream().filter(ArchivedTemplate::ended).toList();
@@ -354,7 +367,9 @@ class DecodeStateBoundsTest {
         assertThat(ends.get(0).endedMillis()).isEqualTo(resent + lifetime);
         assertThat(ends.get(0).learnedMillis()).isEqualTo(T0);
         h.setProcessingTime(1_000L + 31_000L);
-        assertThat(rejected()).extracting(RejectedDatagram::reason).containsExactly("TEMPLATE_MISSING");
+        assertThat(rejected())
+                .extracting(RejectedDatagram::reason)
+                .containsExactly("TEMPLATE_MISSING");
     }
 
     @Test
@@ -366,23 +381,39 @@ class DecodeStateBoundsTest {
         h.processElement2(
                 new StreamRecord<>(
                         new ArchivedTemplate(
-                                r1, 2055, 9, 0, 256, wire, T0, T0 + 10 * MINUTE, Long.MAX_VALUE,
+                                r1,
+                                2055,
+                                9,
+                                0,
+                                256,
+                                wire,
+                                T0,
+                                T0 + 10 * MINUTE,
+                                Long.MAX_VALUE,
                                 ArchivedTemplate.End.LIVE)));
         h.processElement2(
                 new StreamRecord<>(
                         new ArchivedTemplate(
-                                r1, 2055, 9, 0, 256, wire, T0, T0 + 10 * MINUTE, T0 + 20 * MINUTE,
+                                r1,
+                                2055,
+                                9,
+                                0,
+                                256,
+                                wire,
+                                T0,
+                                T0 + 10 * MINUTE,
+                                T0 + 20 * MINUTE,
                                 ArchivedTemplate.End.WITHDRAWN)));
         // A later live entry of an older learning does not bring it back.
-        h.processElement2(
-                new StreamRecord<>(
-                        new ArchivedTemplate(r1, 2055, 9, 0, 256, wire, T0)));
+        h.processElement2(new StreamRecord<>(new ArchivedTemplate(r1, 2055, 9, 0, 256, wire, T0)));
         send(R1, 2055, T0 + 15 * MINUTE, payload(1, 0, List.of(), LAYOUT_A, flows(2, 1, 1)));
         assertThat(h.extractOutputValues()).hasSize(2);
         send(R1, 2055, T0 + 25 * MINUTE, payload(2, 0, List.of(), LAYOUT_A, flows(3, 1, 1)));
         assertThat(h.extractOutputValues()).hasSize(2);
         h.setProcessingTime(1_000L + 31_000L);
-        assertThat(rejected()).extracting(RejectedDatagram::reason).containsExactly("TEMPLATE_MISSING");
+        assertThat(rejected())
+                .extracting(RejectedDatagram::reason)
+                .containsExactly("TEMPLATE_MISSING");
         // Restores write nothing back to the archive.
         assertThat(archived()).isEmpty();
     }
@@ -392,8 +423,7 @@ class DecodeStateBoundsTest {
         DecodeSettings s =
                 DecodeSettings.defaults()
                         .withLimits(
-                                TemplateLimits.defaults(),
-                                new OptionsLimits(2_000, 4_096, 1 << 20))
+                                TemplateLimits.defaults(), new OptionsLimits(2_000, 4_096, 1 << 20))
                         .withStateLimits(
                                 DecodeStateLimits.defaults().withArchiveMaxRecordBytes(4_096));
         open(s, false);
