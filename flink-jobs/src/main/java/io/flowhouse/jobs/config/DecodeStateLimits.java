@@ -87,7 +87,11 @@ public record DecodeStateLimits(
         positive("max bytes", maxBytes);
         positive("max scopes per exporter", maxScopesPerExporter);
         positive("max held bytes", maxHeldBytes);
-        positive("template lifetime", templateLifetime.toMillis());
+        if (templateLifetime.compareTo(Duration.ofSeconds(1)) < 0) {
+            // A re-send moves a template's last-seen time in steps of a second.
+            throw new IllegalArgumentException(
+                    "template lifetime " + templateLifetime + " (expected: >= 1 s)");
+        }
         positive("exporter idle timeout", exporterIdleTimeout.toMillis());
         positive("stats scope idle timeout", statsScopeIdleTimeout.toMillis());
         positive("stats max scopes per exporter", statsMaxScopesPerExporter);

@@ -80,7 +80,9 @@ final class ExporterBudget {
         ExporterFootprint f = peek();
         if (f != null
                 && (now - f.lastActiveMillis >= touchMillis
-                        || received - f.lastReceivedMillis >= touchMillis)) {
+                        || (received != Long.MIN_VALUE
+                                && (f.lastReceivedMillis == Long.MIN_VALUE
+                                        || received - f.lastReceivedMillis >= touchMillis)))) {
             f.lastActiveMillis = Math.max(f.lastActiveMillis, now);
             f.lastReceivedMillis = Math.max(f.lastReceivedMillis, received);
             dirty = true;

@@ -129,6 +129,8 @@ final class HeldDatagrams {
             ids[i] = waitIds.get(i);
         }
         long cost = cost(d, ids.length);
+        long deadline = budget.now() + holdMillis;
+        HeldDatagram h = new HeldDatagram(d, deadline, version, domain, ids, cost);
         while (true) {
             ExporterFootprint fp = budget.peek();
             boolean room =
@@ -140,14 +142,15 @@ final class HeldDatagrams {
                 break;
             }
             if (fp == null || fp.held == 0 || !evictOldest(timers, release)) {
-                throw new IllegalStateException("no room to hold " + cost + " bytes");
+                // Not expected after canHold; if it happens anyway, the datagram is not held.
+                metrics.refusedHeld.inc();
+                release.release(h, true);
+                return;
             }
             metrics.heldEvicted.inc();
         }
         ExporterFootprint fp = budget.edit();
         long seq = fp.nextHeld++;
-        long deadline = budget.now() + holdMillis;
-        HeldDatagram h = new HeldDatagram(d, deadline, version, domain, ids, cost);
         held.put(seq, h);
         for (int i = 0; i < ids.length; i++) {
             append(h.wait(i), seq);
