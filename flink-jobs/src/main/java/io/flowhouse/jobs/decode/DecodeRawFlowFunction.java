@@ -217,6 +217,15 @@ public final class DecodeRawFlowFunction
         if (fp == null) {
             return;
         }
+        if (timers.currentWatermark() == Long.MAX_VALUE) {
+            // This key's input has ended (BATCH mode fires its timers at the end of each key,
+            // where no new timer can be set): release what is held, keep nothing.
+            held.releaseAll(timers, (h, expired) -> release(ctx, h, out, expired));
+            held.clear();
+            cache.clear();
+            budget.remove(timers);
+            return;
+        }
         if (held.fired(timestamp)) {
             held.expire(timestamp, timers, (h, expired) -> release(ctx, h, out, expired));
         }

@@ -161,7 +161,7 @@ final class ExporterBudget {
             return;
         }
         if (f.idleTimer == 0) {
-            f.idleTimer = Math.max(f.lastActiveMillis, now - idleMillis) + idleMillis;
+            f.idleTimer = saturatedAdd(f.lastActiveMillis, idleMillis);
             timers.registerProcessingTimeTimer(f.idleTimer);
             dirty = true;
         }
@@ -197,6 +197,10 @@ final class ExporterBudget {
     /** Whether the key has been idle for the idle timeout at {@code now}. */
     boolean idle() throws Exception {
         ExporterFootprint f = peek();
-        return f != null && now - f.lastActiveMillis >= idleMillis;
+        return f != null && now >= saturatedAdd(f.lastActiveMillis, idleMillis);
+    }
+
+    private static long saturatedAdd(long a, long b) {
+        return a > Long.MAX_VALUE - b ? Long.MAX_VALUE : a + b;
     }
 }

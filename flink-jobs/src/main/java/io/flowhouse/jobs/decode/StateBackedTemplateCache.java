@@ -607,6 +607,11 @@ public final class StateBackedTemplateCache implements TemplateCache {
                                 ArchivedTemplate.End.EXPIRED));
             }
         }
+        clear();
+    }
+
+    /** Forgets everything this key holds, archiving nothing (its input has ended). */
+    void clear() {
         templates.clear();
         options.clear();
         scopes.clear();

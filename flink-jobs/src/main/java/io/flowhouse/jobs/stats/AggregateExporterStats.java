@@ -273,6 +273,9 @@ public final class AggregateExporterStats
             scopesExpired.inc();
         }
         int left = scopeCount() - idle.size();
+        if (ctx.timerService().currentWatermark() == Long.MAX_VALUE) {
+            return; // the input of this key has ended (BATCH mode): no timer can be set
+        }
         if (counters.isEmpty()) {
             scopeCount.clear();
         } else {
