@@ -211,8 +211,8 @@ public final class JobOptions {
                                     + " templates, options data and held datagrams. A template"
                                     + " beyond it is refused (TEMPLATE_FLOOD), options data keeps"
                                     + " its last value, a datagram is not held (dead-lettered"
-                                    + " as TEMPLATE_MISSING); each is counted in"
-                                    + " state_refused_total.");
+                                    + " as TEMPLATE_MISSING); counted in"
+                                    + " state_refused_{templates,options,held}_total.");
 
     public static final ConfigOption<Long> STATE_MAX_BYTES =
             ConfigOptions.key("flowhouse.decode.state.max-bytes")
