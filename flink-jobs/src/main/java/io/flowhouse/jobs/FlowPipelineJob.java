@@ -8,8 +8,8 @@ import io.flowhouse.config.Config;
 import io.flowhouse.jobs.ageing.PacketFlowTopology;
 import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
+import io.flowhouse.jobs.decode.DecodeOperator;
 import io.flowhouse.jobs.decode.DecodeOutputs;
-import io.flowhouse.jobs.decode.DecodeRawFlowFunction;
 import io.flowhouse.jobs.decode.ExporterKeys;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.model.ExporterKeyTypeInfo;
@@ -178,9 +178,10 @@ public final class FlowPipelineJob {
                                 new ExporterKeys.OfDatagram(s.decode().scopeMode()),
                                 new ExporterKeys.OfArchived(s.decode().scopeMode()),
                                 ExporterKeyTypeInfo.INSTANCE)
-                        .process(
-                                new DecodeRawFlowFunction(s.decode()),
-                                TypeInformation.of(FlowRecord.class))
+                        .transform(
+                                "decode",
+                                TypeInformation.of(FlowRecord.class),
+                                new DecodeOperator(s.decode()))
                         .uid(UID_DECODE)
                         .name("decode");
         SingleOutputStreamOperator<FlowRecord> flows = decoded;
@@ -202,7 +203,9 @@ public final class FlowPipelineJob {
                             decoded.getSideOutput(DecodeOutputs.OBSERVATIONS),
                             new ExporterKeys.OfObservation(),
                             ExporterKeyTypeInfo.INSTANCE)
-                    .process(new AggregateExporterStats(), TypeInformation.of(ExporterStats.class))
+                    .process(
+                            new AggregateExporterStats(s.decode().stateLimits()),
+                            TypeInformation.of(ExporterStats.class))
                     .uid(UID_EXPORTER_STATS)
                     .name("exporter stats")
                     .sinkTo(sinks.stats())

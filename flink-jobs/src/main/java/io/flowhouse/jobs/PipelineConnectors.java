@@ -10,7 +10,7 @@ import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.rollup.RollupSettings;
 import io.flowhouse.jobs.serde.ArchivedTemplateDeserializationSchema;
-import io.flowhouse.jobs.serde.ArchivedTemplateSerializationSchema;
+import io.flowhouse.jobs.serde.ArchivedTemplateRecords;
 import io.flowhouse.jobs.serde.RawDatagramDeserializationSchema;
 import io.flowhouse.jobs.serde.RejectedDatagramSerializationSchema;
 import io.flowhouse.jobs.tables.JobTables;
@@ -124,14 +124,16 @@ public final class PipelineConnectors {
                 .build();
     }
 
-    /** Learned templates, at least once (compaction keeps the last value per key anyway). */
-    public static KafkaSink<ArchivedTemplate> templatesSink(PipelineSettings s) {
-        return KafkaSink.<ArchivedTemplate>builder()
-                .setBootstrapServers(s.bootstrapServers())
-                .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
-                .setRecordSerializer(new ArchivedTemplateSerializationSchema(s.templatesTopic()))
-                .setProperty("enable.idempotence", "true")
-                .setKafkaProducerConfig(s.kafkaClientProperties())
-                .build();
+    /**
+     * Learned templates and the ends of templates, best effort: at least once while Kafka takes
+     * them, skipped and counted when it does not ({@link BestEffortKafkaSink}); compaction keeps
+     * the last value per key.
+     */
+    public static BestEffortKafkaSink<ArchivedTemplate> templatesSink(PipelineSettings s) {
+        return new BestEffortKafkaSink<>(
+                s.bootstrapServers(),
+                s.kafkaClientProperties(),
+                new ArchivedTemplateRecords(s.templatesTopic()),
+                "templates_archive");
     }
 }

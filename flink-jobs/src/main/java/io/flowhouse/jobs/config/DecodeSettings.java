@@ -17,6 +17,8 @@ import java.time.Duration;
  * @param archiveTemplates whether learned templates go to the side output for the templates topic
  * @param templateLimits templates, fields and template bytes an exporter and a scope may hold
  * @param optionsLimits string length, entries and bytes of a scope's options data
+ * @param stateLimits bytes, scopes and lifetimes of the decode and statistics state, and the
+ *     largest archive record
  * @param eventTime the window around the receive time a flow's times must lie in
  * @param dedup bounds of the duplicate check of stamped datagrams
  */
@@ -28,6 +30,7 @@ public record DecodeSettings(
         boolean archiveTemplates,
         TemplateLimits templateLimits,
         OptionsLimits optionsLimits,
+        DecodeStateLimits stateLimits,
         EventTimeSettings eventTime,
         DedupSettings dedup)
         implements Serializable {
@@ -49,7 +52,7 @@ public record DecodeSettings(
                 OptionsLimits.defaults());
     }
 
-    /** Without event-time and duplicate settings: their defaults. */
+    /** Without state bounds, event-time and duplicate settings: their defaults. */
     public DecodeSettings(
             Duration templateHold,
             int maxHeldDatagrams,
@@ -66,6 +69,28 @@ public record DecodeSettings(
                 archiveTemplates,
                 templateLimits,
                 optionsLimits,
+                DecodeStateLimits.defaults());
+    }
+
+    /** Without event-time and duplicate settings: their defaults. */
+    public DecodeSettings(
+            Duration templateHold,
+            int maxHeldDatagrams,
+            TemplateScopeMode scopeMode,
+            SamplingPolicy sampling,
+            boolean archiveTemplates,
+            TemplateLimits templateLimits,
+            OptionsLimits optionsLimits,
+            DecodeStateLimits stateLimits) {
+        this(
+                templateHold,
+                maxHeldDatagrams,
+                scopeMode,
+                sampling,
+                archiveTemplates,
+                templateLimits,
+                optionsLimits,
+                stateLimits,
                 EventTimeSettings.defaults(),
                 DedupSettings.defaults());
     }
@@ -99,6 +124,7 @@ public record DecodeSettings(
                 archiveTemplates,
                 templateLimits,
                 optionsLimits,
+                stateLimits,
                 eventTime,
                 dedup);
     }
@@ -112,6 +138,7 @@ public record DecodeSettings(
                 archiveTemplates,
                 templateLimits,
                 optionsLimits,
+                stateLimits,
                 eventTime,
                 dedup);
     }
@@ -125,6 +152,7 @@ public record DecodeSettings(
                 archiveTemplates,
                 templateLimits,
                 optionsLimits,
+                stateLimits,
                 eventTime,
                 dedup);
     }
@@ -138,6 +166,21 @@ public record DecodeSettings(
                 archiveTemplates,
                 templates,
                 options,
+                stateLimits,
+                eventTime,
+                dedup);
+    }
+
+    public DecodeSettings withStateLimits(DecodeStateLimits limits) {
+        return new DecodeSettings(
+                templateHold,
+                maxHeldDatagrams,
+                scopeMode,
+                sampling,
+                archiveTemplates,
+                templateLimits,
+                optionsLimits,
+                limits,
                 eventTime,
                 dedup);
     }
@@ -151,6 +194,7 @@ public record DecodeSettings(
                 archiveTemplates,
                 templateLimits,
                 optionsLimits,
+                stateLimits,
                 e,
                 dedup);
     }
@@ -164,6 +208,7 @@ public record DecodeSettings(
                 archiveTemplates,
                 templateLimits,
                 optionsLimits,
+                stateLimits,
                 eventTime,
                 d);
     }

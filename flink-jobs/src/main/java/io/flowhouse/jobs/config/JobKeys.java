@@ -299,6 +299,83 @@ public final class JobKeys {
                                     + " records growing it beyond are refused and counted as"
                                     + " OPTIONS_LIMIT.");
 
+    public static final Key<Long> STATE_MAX_BYTES_PER_EXPORTER =
+            Key.of("decode.state.max-bytes-per-exporter", Types.size(0, Long.MAX_VALUE))
+                    .defaultValue(DecodeStateLimits.DEFAULT_MAX_BYTES_PER_EXPORTER)
+                    .doc(
+                            "Decode state one exporter key may hold, in bytes as stored:"
+                                    + " templates, options data and held datagrams. A template"
+                                    + " beyond it is refused (TEMPLATE_FLOOD), options data keeps"
+                                    + " its last value, a datagram is not held (dead-lettered"
+                                    + " as TEMPLATE_MISSING); counted in"
+                                    + " state_refused_{templates,options,held}_total.");
+
+    public static final Key<Long> STATE_MAX_BYTES =
+            Key.of("decode.state.max-bytes", Types.size(0, Long.MAX_VALUE))
+                    .defaultValue(DecodeStateLimits.DEFAULT_MAX_BYTES)
+                    .doc(
+                            "Decode state of all exporters of one parallel decode instance, in"
+                                    + " bytes as stored; beyond it new state is refused as for"
+                                    + " one exporter.");
+
+    public static final Key<Integer> STATE_MAX_SCOPES_PER_EXPORTER =
+            Key.of("decode.state.max-scopes-per-exporter", Types.integer(1, Integer.MAX_VALUE))
+                    .defaultValue(DecodeStateLimits.DEFAULT_MAX_SCOPES_PER_EXPORTER)
+                    .doc(
+                            "Observation domains / source ids one exporter key may keep"
+                                    + " templates or options data for; templates and options of"
+                                    + " further domains are refused.");
+
+    public static final Key<Long> TEMPLATE_HOLD_MAX_BYTES =
+            Key.of("decode.template-hold-max-bytes", Types.size(0, Long.MAX_VALUE))
+                    .defaultValue(DecodeStateLimits.DEFAULT_MAX_HELD_BYTES)
+                    .doc(
+                            "Bytes of datagrams held per exporter key; the oldest is released"
+                                    + " (dead-lettered as TEMPLATE_MISSING) when more arrive.");
+
+    public static final Key<Duration> TEMPLATE_LIFETIME =
+            Key.of("decode.template-lifetime", millis())
+                    .defaultValue(DecodeStateLimits.DEFAULT_TEMPLATE_LIFETIME)
+                    .doc(
+                            "A template not sent again within this much receive time expires"
+                                    + " (RFC 7011 section 8.4, UDP): data using it is then held"
+                                    + " and dead-lettered as TEMPLATE_MISSING, and the expiry is"
+                                    + " archived. Every re-send refreshes it.");
+
+    public static final Key<Duration> EXPORTER_IDLE_TIMEOUT =
+            Key.of("decode.exporter-idle-timeout", millis())
+                    .defaultValue(DecodeStateLimits.DEFAULT_EXPORTER_IDLE_TIMEOUT)
+                    .doc(
+                            "An exporter key that sends nothing for this long (processing"
+                                    + " time) loses all its decode state: templates (their"
+                                    + " expiry archived), options data, held datagrams.");
+
+    public static final Key<Integer> TEMPLATES_ARCHIVE_MAX_RECORD_BYTES =
+            Key.of("templates.archive.max-record-bytes", Types.integer(1024, Integer.MAX_VALUE))
+                    .defaultValue(DecodeStateLimits.DEFAULT_ARCHIVE_MAX_RECORD_BYTES)
+                    .doc(
+                            "Largest templates-topic record written (below Kafka's 1 MiB"
+                                    + " message limit); larger templates or options data are"
+                                    + " not archived and counted in"
+                                    + " templates_archive_skipped_total.");
+
+    public static final Key<Duration> STATS_SCOPE_IDLE_TIMEOUT =
+            Key.of("decode.stats.scope-idle-timeout", millis())
+                    .defaultValue(DecodeStateLimits.DEFAULT_STATS_SCOPE_IDLE_TIMEOUT)
+                    .doc(
+                            "The exporter statistics forget a domain that sent nothing for this"
+                                    + " long (processing time): its last minute has been"
+                                    + " written, and its sequence state is dropped (the next"
+                                    + " datagram resynchronises).");
+
+    public static final Key<Integer> STATS_MAX_SCOPES_PER_EXPORTER =
+            Key.of("decode.stats.max-scopes-per-exporter", Types.integer(1, Integer.MAX_VALUE))
+                    .defaultValue(DecodeStateLimits.DEFAULT_STATS_MAX_SCOPES_PER_EXPORTER)
+                    .doc(
+                            "Domains one exporter key has exporter_stats rows for at a time;"
+                                    + " datagrams of further domains are counted in one row"
+                                    + " per version with observation_domain 4294967295.");
+
     public static final Key<Long> SAMPLING_DEFAULT =
             Key.of("decode.sampling.default-rate", Types.longRange(1, Long.MAX_VALUE))
                     .defaultValue(1L)
@@ -367,6 +444,15 @@ public final class JobKeys {
                     OPTIONS_MAX_STRING_BYTES,
                     OPTIONS_MAX_ENTRIES_PER_SCOPE,
                     OPTIONS_MAX_BYTES_PER_SCOPE,
+                    STATE_MAX_BYTES_PER_EXPORTER,
+                    STATE_MAX_BYTES,
+                    STATE_MAX_SCOPES_PER_EXPORTER,
+                    TEMPLATE_HOLD_MAX_BYTES,
+                    TEMPLATE_LIFETIME,
+                    EXPORTER_IDLE_TIMEOUT,
+                    TEMPLATES_ARCHIVE_MAX_RECORD_BYTES,
+                    STATS_SCOPE_IDLE_TIMEOUT,
+                    STATS_MAX_SCOPES_PER_EXPORTER,
                     SAMPLING_DEFAULT,
                     SAMPLING_OVERRIDES,
                     CLICKHOUSE_FLOWS_TTL_DAYS);

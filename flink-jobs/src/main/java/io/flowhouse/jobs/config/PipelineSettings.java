@@ -118,6 +118,16 @@ public record PipelineSettings(
                                 conf.get(JobKeys.OPTIONS_MAX_STRING_BYTES),
                                 conf.get(JobKeys.OPTIONS_MAX_ENTRIES_PER_SCOPE),
                                 conf.get(JobKeys.OPTIONS_MAX_BYTES_PER_SCOPE)),
+                        new DecodeStateLimits(
+                                conf.get(JobKeys.STATE_MAX_BYTES_PER_EXPORTER),
+                                conf.get(JobKeys.STATE_MAX_BYTES),
+                                conf.get(JobKeys.STATE_MAX_SCOPES_PER_EXPORTER),
+                                conf.get(JobKeys.TEMPLATE_HOLD_MAX_BYTES),
+                                conf.get(JobKeys.TEMPLATE_LIFETIME),
+                                conf.get(JobKeys.EXPORTER_IDLE_TIMEOUT),
+                                conf.get(JobKeys.TEMPLATES_ARCHIVE_MAX_RECORD_BYTES),
+                                conf.get(JobKeys.STATS_SCOPE_IDLE_TIMEOUT),
+                                conf.get(JobKeys.STATS_MAX_SCOPES_PER_EXPORTER)),
                         new EventTimeSettings(
                                 conf.get(JobKeys.EVENT_TIME_PAST),
                                 conf.get(JobKeys.EVENT_TIME_FUTURE),

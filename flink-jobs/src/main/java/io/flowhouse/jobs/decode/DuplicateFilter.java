@@ -22,7 +22,8 @@ import org.apache.flink.metrics.Counter;
  *
  * <p>Bounded: at most {@code maxStreams} streams per key (the least recently received is forgotten
  * when another begins; its later re-sends can then no longer be recognised) and {@code maxGaps}
- * gaps per stream. Datagrams without a stamp (envelope schema 1) are never checked.
+ * gaps per stream, and forgotten with the rest of the key's state when it goes idle. Datagrams
+ * without a stamp (envelope schema 1) are never checked.
  */
 final class DuplicateFilter {
 
@@ -81,6 +82,11 @@ final class DuplicateFilter {
             streams.put(id, out[0]);
         }
         return v;
+    }
+
+    /** Forgets every stream of the key (the key went idle, or its input ended). */
+    void clear() {
+        streams.clear();
     }
 
     private long streamId(String agent, DatagramStamp s) {

@@ -10,13 +10,16 @@ import io.flowhouse.codec.template.TemplateLimits;
 import io.flowhouse.codec.template.TemplateScope;
 import io.flowhouse.codec.template.TemplateStatus;
 import io.flowhouse.codec.template.TemplateWire;
+import io.flowhouse.jobs.config.DecodeStateLimits;
+import io.flowhouse.jobs.model.ArchivedTemplate;
+import io.flowhouse.jobs.model.ExporterFootprint;
 import io.flowhouse.jobs.model.ScopeKey;
+import io.flowhouse.jobs.model.ScopeUsage;
 import io.flowhouse.jobs.model.StoredTemplate;
 import io.flowhouse.jobs.model.TemplateStateKey;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,11 +27,19 @@ import org.apache.flink.api.common.state.MapState;
 
 /**
  * The codec's {@link TemplateCache} over Flink keyed state: templates in a {@code
- * MapState<TemplateStateKey, StoredTemplate>} and options data in a {@code MapState<ScopeKey,
- * byte[]>}, both in {@link TemplateWire} form, under the current key. This is where the template
- * scope rule applies: the key is the exporter that owns the template space ({@code
- * TemplateScopeMode#owner}), so a {@link TemplateScope} is stored by version and observation domain
- * only, and one exporter's observation domains stay apart.
+ * MapState<TemplateStateKey, StoredTemplate>}, options data in a {@code MapState<ScopeKey,
+ * byte[]>}, both in {@link TemplateWire} form, and what each scope holds in a {@code
+ * MapState<ScopeKey, ScopeUsage>}, under the current key. This is where the template scope rule
+ * applies: the key is the exporter that owns the template space ({@code TemplateScopeMode#owner}),
+ * so a {@link TemplateScope} is stored by version and observation domain only, and one exporter's
+ * observation domains stay apart.
+ *
+ * <p>Bounds: every byte stored is reserved in the key's {@link ExporterBudget} first (per exporter
+ * and per instance), templates and scopes are counted in its footprint, and a scope's template
+ * bytes in its {@link ScopeUsage}, so each check is O(1). Lifetimes: a template expires when a
+ * datagram is received more than the template lifetime after its last re-send (receive time, RFC
+ * 7011 section 8.4); an expired or withdrawn template leaves state and goes to the archive as an
+ * ended entry ({@link #toArchive}).
  *
  * <p>Before each decode the caller {@link #bind binds} the datagram's receive time. In {@link
  * #bindReadOnly read-only} mode (re-decoding a held datagram) what the datagram teaches goes to a
@@ -49,12 +60,21 @@ public final class StateBackedTemplateCache implements TemplateCache {
     /** Decoded options data kept per function instance, in stored bytes. */
     private static final int DECODED_OPTIONS_MAX_BYTES = 16 << 20;
 
-    /** A template or options data that this datagram taught (new or changed), for the archive. */
+    /** A re-send is written to state when it moves the last-seen time by this much. */
+    private static final long LAST_SEEN_GRANULE_MILLIS = 1_000L;
+
+    /** A template or options data that this datagram taught (new or changed). */
     public record Learned(TemplateScope scope, int templateId, byte[] wire, boolean options) {}
 
     private final MapState<TemplateStateKey, StoredTemplate> templates;
     private final MapState<ScopeKey, byte[]> options;
+    private final MapState<ScopeKey, ScopeUsage> scopes;
     private final TemplateLimits limits;
+    private final int maxScopes;
+    private final long lifetimeMillis;
+    private final long archiveRefreshMillis;
+    private final ExporterBudget budget;
+    private final DecodeMetrics metrics;
 
     /** Parsed templates by wire bytes: parsing is skipped when the stored bytes are the same. */
     private final Map<ParsedKey, ParsedTemplate> parsed = new HashMap<>();
@@ -70,6 +90,8 @@ public final class StateBackedTemplateCache implements TemplateCache {
     private long decodedOptionsBytes;
 
     private final List<Learned> learned = new ArrayList<>();
+    private final List<ArchivedTemplate> toArchive = new ArrayList<>();
+    private final List<TemplateStateKey> installed = new ArrayList<>();
     private final Map<TemplateStateKey, StoredTemplate> overlay = new HashMap<>();
     private final Map<ScopeKey, OptionsData> optionsOverlay = new HashMap<>();
     private boolean readOnly;
@@ -88,14 +110,31 @@ public final class StateBackedTemplateCache implements TemplateCache {
      * @param limits templates per exporter (this cache holds one exporter key), fields per template
      *     and template bytes per scope; what they refuse is counted by the decoder ({@code
      *     TEMPLATE_FLOOD}, {@code TEMPLATE_TOO_LARGE})
+     * @param stateLimits scopes per exporter and the template lifetime
+     * @param budget the bytes of the current key
      */
-    public StateBackedTemplateCache(
+    StateBackedTemplateCache(
             MapState<TemplateStateKey, StoredTemplate> templates,
             MapState<ScopeKey, byte[]> options,
-            TemplateLimits limits) {
+            MapState<ScopeKey, ScopeUsage> scopes,
+            TemplateLimits limits,
+            DecodeStateLimits stateLimits,
+            ExporterBudget budget,
+            DecodeMetrics metrics) {
         this.templates = templates;
         this.options = options;
+        this.scopes = scopes;
         this.limits = limits;
+        this.maxScopes = stateLimits.maxScopesPerExporter();
+        this.lifetimeMillis = stateLimits.templateLifetime().toMillis();
+        this.archiveRefreshMillis = Math.max(1, lifetimeMillis / 4);
+        this.budget = budget;
+        this.metrics = metrics;
+    }
+
+    /** Bytes a template or options entry counts for in the exporter's state. */
+    static long cost(byte[] wire) {
+        return wire.length + DecodeStateLimits.ENTRY_OVERHEAD;
     }
 
     /**
@@ -107,6 +146,8 @@ public final class StateBackedTemplateCache implements TemplateCache {
         this.receivedMillis = receivedMillis;
         this.readOnly = false;
         learned.clear();
+        toArchive.clear();
+        installed.clear();
         overlay.clear();
         optionsOverlay.clear();
     }
@@ -122,6 +163,20 @@ public final class StateBackedTemplateCache implements TemplateCache {
         return learned;
     }
 
+    /**
+     * What the templates topic should be told since the last bind: templates and options data
+     * learned, re-sends of templates the archive last heard of a quarter lifetime ago, and
+     * templates that ended (withdrawn, expired) with the layout they had.
+     */
+    List<ArchivedTemplate> toArchive() {
+        return toArchive;
+    }
+
+    /** Templates that became usable since the last bind: held datagrams may wait for them. */
+    List<TemplateStateKey> installed() {
+        return installed;
+    }
+
     static TemplateStateKey templateKey(TemplateKey key) {
         return new TemplateStateKey(
                 key.scope().version(), key.scope().observationDomainId(), key.templateId());
@@ -131,15 +186,25 @@ public final class StateBackedTemplateCache implements TemplateCache {
         return new ScopeKey(scope.version(), scope.observationDomainId());
     }
 
+    private static ScopeKey scopeOf(TemplateStateKey k) {
+        return new ScopeKey(k.version(), k.observationDomainId());
+    }
+
     @Override
     public Optional<Template> find(TemplateKey key) {
         TemplateStateKey k = templateKey(key);
         StoredTemplate s = overlay.get(k);
         if (s == null) {
             s = get(k);
-        }
-        if (s == null || (s.archived() && receivedMillis < s.validFromMillis())) {
-            return Optional.empty();
+            if (s == null) {
+                return Optional.empty();
+            }
+            if (!s.usableAt(receivedMillis, lifetimeMillis)) {
+                if (!readOnly && s.endedBy(receivedMillis, lifetimeMillis)) {
+                    drop(k, s, ArchivedTemplate.End.EXPIRED);
+                }
+                return Optional.empty();
+            }
         }
         return Optional.of(parse(k, s.wire()));
     }
@@ -165,73 +230,202 @@ public final class StateBackedTemplateCache implements TemplateCache {
     public TemplateStatus put(TemplateKey key, Template template) {
         TemplateStateKey k = templateKey(key);
         byte[] wire = TemplateWire.encode(template);
-        StoredTemplate old = overlay.get(k);
-        if (old == null) {
-            old = get(k);
-        }
-        TemplateStatus status;
-        boolean same = old != null && Arrays.equals(old.wire(), wire);
-        if (!same) {
-            TemplateStatus refused = refused(key, template, old);
-            if (refused != null) {
-                return refused;
-            }
-        }
-        if (old == null) {
-            status = TemplateStatus.NEW;
-        } else if (same) {
-            status = TemplateStatus.REFRESHED;
-            if (!old.archived()) {
-                return status;
-            }
-        } else {
-            status = TemplateStatus.REPLACED;
-        }
-        long validFrom =
-                status == TemplateStatus.REFRESHED
-                        ? Math.min(old.validFromMillis(), receivedMillis)
-                        : receivedMillis;
-        StoredTemplate s = new StoredTemplate(wire, validFrom, false);
         if (readOnly) {
-            overlay.put(k, s);
-        } else {
-            set(k, s);
-            if (status != TemplateStatus.REFRESHED) {
-                learned.add(new Learned(key.scope(), key.templateId(), wire, false));
+            if (template.fields().size() > limits.maxFieldsPerTemplate()) {
+                return TemplateStatus.REJECTED_TOO_LARGE;
             }
+            StoredTemplate old = overlay.get(k);
+            overlay.put(k, StoredTemplate.seen(wire, receivedMillis, receivedMillis));
+            return old == null ? TemplateStatus.NEW : TemplateStatus.REPLACED;
         }
-        return status;
+        StoredTemplate old = get(k);
+        if (old != null && old.endedBy(receivedMillis, lifetimeMillis)) {
+            drop(k, old, ArchivedTemplate.End.EXPIRED);
+            old = null;
+        }
+        if (old != null && Arrays.equals(old.wire(), wire)) {
+            return refresh(k, key, old);
+        }
+        if (template.fields().size() > limits.maxFieldsPerTemplate()) {
+            return TemplateStatus.REJECTED_TOO_LARGE;
+        }
+        TemplateStatus refused = store(k, wire, old, template.isOptions(), true);
+        if (refused != null) {
+            return refused;
+        }
+        learned.add(new Learned(key.scope(), key.templateId(), wire, false));
+        archive(k, StoredTemplate.seen(wire, receivedMillis, receivedMillis), null);
+        installed.add(k);
+        return old == null ? TemplateStatus.NEW : TemplateStatus.REPLACED;
+    }
+
+    /** The same layout again: lifetime renewed; an archived template becomes the stream's. */
+    private TemplateStatus refresh(TemplateStateKey k, TemplateKey key, StoredTemplate old) {
+        StoredTemplate s = old;
+        if (old.archived()) {
+            s =
+                    new StoredTemplate(
+                            old.wire(),
+                            Math.min(old.validFromMillis(), receivedMillis),
+                            receivedMillis,
+                            Long.MAX_VALUE,
+                            0L,
+                            false);
+            installed.add(k);
+        } else if (receivedMillis - old.lastSeenMillis() >= LAST_SEEN_GRANULE_MILLIS) {
+            s = old.withLastSeen(receivedMillis);
+        }
+        if (receivedMillis - s.archivedMillis() >= archiveRefreshMillis) {
+            s = s.withArchived(receivedMillis);
+            archive(k, s, null);
+        }
+        if (s != old) {
+            set(k, s);
+        }
+        return TemplateStatus.REFRESHED;
     }
 
     /**
-     * Installs a template from the templates topic unless the stream already taught this key a
-     * layout (stream templates always win: they are what the exporter says now).
+     * Stores a new or changed template within every bound, or says which refused it.
+     *
+     * @param stream whether it comes from the stream (else from the archive: counted apart)
+     * @return null when stored
+     */
+    private TemplateStatus store(
+            TemplateStateKey k,
+            byte[] wire,
+            StoredTemplate old,
+            boolean isOptions,
+            boolean stream) {
+        // Archived below as learned now: the next refresh goes to the archive a quarter lifetime
+        // on.
+        StoredTemplate s =
+                StoredTemplate.seen(wire, receivedMillis, receivedMillis)
+                        .withArchived(receivedMillis);
+        return storeAs(k, s, old, isOptions, stream);
+    }
+
+    private TemplateStatus storeAs(
+            TemplateStateKey k,
+            StoredTemplate s,
+            StoredTemplate old,
+            boolean isOptions,
+            boolean stream) {
+        try {
+            ExporterFootprint fp = budget.peek();
+            if (old == null && fp != null && fp.templates >= limits.maxTemplatesPerExporter()) {
+                return limitRefused(stream);
+            }
+            ScopeKey sk = scopeOf(k);
+            ScopeUsage su = scopes.get(sk);
+            boolean newScope = su == null;
+            if (newScope && fp != null && fp.scopes >= maxScopes) {
+                refused(stream);
+                return TemplateStatus.REJECTED_LIMIT;
+            }
+            ScopeUsage u = newScope ? ScopeUsage.EMPTY : su;
+            long oldBytes = old == null ? 0 : old.wire().length;
+            long after = u.templateBytes() - oldBytes + s.wire().length;
+            if (after > limits.maxBytesPerScope() && after > u.templateBytes()) {
+                return limitRefused(stream);
+            }
+            long delta =
+                    cost(s.wire())
+                            - (old == null ? 0 : cost(old.wire()))
+                            + (newScope ? DecodeStateLimits.ENTRY_OVERHEAD : 0);
+            if (!budget.reserve(delta)) {
+                refused(stream);
+                return TemplateStatus.REJECTED_LIMIT;
+            }
+            fp = budget.edit();
+            if (old != null) {
+                u = u.withTemplate(TemplateWire.isOptionsTemplate(old.wire()), oldBytes, -1);
+            } else {
+                fp.templates++;
+            }
+            if (newScope) {
+                fp.scopes++;
+            }
+            scopes.put(sk, u.withTemplate(isOptions, s.wire().length, 1));
+            templates.put(k, s);
+            return null;
+        } catch (Exception e) {
+            throw new IllegalStateException("template state of " + k, e);
+        }
+    }
+
+    /** A state bound (bytes, scopes) refused a template: counted here. */
+    private void refused(boolean stream) {
+        (stream ? metrics.refusedTemplates : metrics.refusedRestores).inc();
+    }
+
+    /**
+     * A {@link TemplateLimits} bound refused a template: the decoder counts the stream's ({@code
+     * TEMPLATE_FLOOD}), restores are counted here.
+     */
+    private TemplateStatus limitRefused(boolean stream) {
+        if (!stream) {
+            metrics.refusedRestores.inc();
+        }
+        return TemplateStatus.REJECTED_LIMIT;
+    }
+
+    /**
+     * Installs a template or options data from the templates topic: an entry the stream has not
+     * superseded, within the same bounds as the stream's. A template's archived end (withdrawn,
+     * expired) comes with it, so data received after that end does not decode with it.
      *
      * @return true if state changed
      */
-    public boolean restore(TemplateStateKey k, byte[] wire, long learnedMillis) {
-        if (wire.length > TemplateWire.encodedTemplateSize(limits.maxFieldsPerTemplate())) {
-            return false; // more fields than the stream may teach: not restored either
-        }
-        StoredTemplate old = get(k);
-        if (old != null && (!old.archived() || old.validFromMillis() >= learnedMillis)) {
+    public boolean restore(ArchivedTemplate t) {
+        ScopeKey scope = new ScopeKey(t.version(), t.observationDomainId());
+        return t.isOptionsData() ? restoreOptions(scope, t.wire()) : restoreTemplate(scope, t);
+    }
+
+    private boolean restoreTemplate(ScopeKey scope, ArchivedTemplate t) {
+        TemplateStateKey k = scope.template(t.templateId());
+        if (t.wire().length > TemplateWire.encodedTemplateSize(limits.maxFieldsPerTemplate())) {
+            metrics.refusedRestores.inc(); // more fields than the stream may teach
             return false;
         }
-        set(k, new StoredTemplate(wire, learnedMillis, true));
+        StoredTemplate old = get(k);
+        if (old != null
+                && (!old.archived()
+                        || old.validFromMillis() > t.learnedMillis()
+                        || (old.validFromMillis() == t.learnedMillis()
+                                && old.validUntilMillis() <= t.endedMillis()))) {
+            return false;
+        }
+        // The archive hears of re-sends a quarter lifetime apart: the last one may be that late.
+        long lastSeen =
+                t.lastSeenMillis() > Long.MAX_VALUE - archiveRefreshMillis
+                        ? Long.MAX_VALUE
+                        : t.lastSeenMillis() + archiveRefreshMillis;
+        StoredTemplate s =
+                new StoredTemplate(
+                        t.wire(),
+                        t.learnedMillis(),
+                        lastSeen,
+                        t.endedMillis(),
+                        t.lastSeenMillis(),
+                        true);
+        if (storeAs(k, s, old, TemplateWire.isOptionsTemplate(t.wire()), false) != null) {
+            return false;
+        }
+        installed.add(k);
         return true;
     }
 
     /** Installs options data from the templates topic when the scope has none yet. */
-    public boolean restoreOptions(ScopeKey k, byte[] wire) {
+    private boolean restoreOptions(ScopeKey k, byte[] wire) {
         try {
             if (options.contains(k)) {
                 return false;
             }
-            options.put(k, wire);
+            return storeOptions(k, wire, null, false);
         } catch (Exception e) {
             throw new IllegalStateException("options state of " + k, e);
         }
-        return true;
     }
 
     @Override
@@ -240,15 +434,12 @@ public final class StateBackedTemplateCache implements TemplateCache {
         if (readOnly) {
             return overlay.remove(k) != null;
         }
-        boolean known = get(k) != null;
-        if (known) {
-            try {
-                templates.remove(k);
-            } catch (Exception e) {
-                throw new IllegalStateException("template state of " + k, e);
-            }
+        StoredTemplate s = get(k);
+        if (s == null) {
+            return false;
         }
-        return known;
+        drop(k, s, ArchivedTemplate.End.WITHDRAWN);
+        return true;
     }
 
     @Override
@@ -257,22 +448,26 @@ public final class StateBackedTemplateCache implements TemplateCache {
             return 0;
         }
         ScopeKey sk = scopeKey(scope);
-        int n = 0;
         try {
-            Iterator<Map.Entry<TemplateStateKey, StoredTemplate>> it = templates.iterator();
-            while (it.hasNext()) {
-                Map.Entry<TemplateStateKey, StoredTemplate> e = it.next();
+            ScopeUsage su = scopes.get(sk);
+            if (su == null || su.templates(optionsTemplates) == 0) {
+                return 0; // nothing to walk: a flood of withdraw-alls costs one read each
+            }
+            List<Map.Entry<TemplateStateKey, StoredTemplate>> gone = new ArrayList<>();
+            for (Map.Entry<TemplateStateKey, StoredTemplate> e : templates.entries()) {
                 if (e.getKey().in(sk)
                         && TemplateWire.isOptionsTemplate(e.getValue().wire())
                                 == optionsTemplates) {
-                    it.remove();
-                    n++;
+                    gone.add(Map.entry(e.getKey(), e.getValue()));
                 }
             }
+            for (Map.Entry<TemplateStateKey, StoredTemplate> e : gone) {
+                drop(e.getKey(), e.getValue(), ArchivedTemplate.End.WITHDRAWN);
+            }
+            return gone.size();
         } catch (Exception e) {
             throw new IllegalStateException("template state of scope " + sk, e);
         }
-        return n;
     }
 
     @Override
@@ -282,16 +477,144 @@ public final class StateBackedTemplateCache implements TemplateCache {
         }
         ScopeKey sk = scopeKey(scope);
         try {
-            Iterator<Map.Entry<TemplateStateKey, StoredTemplate>> it = templates.iterator();
-            while (it.hasNext()) {
-                if (it.next().getKey().in(sk)) {
-                    it.remove();
+            List<Map.Entry<TemplateStateKey, StoredTemplate>> gone = new ArrayList<>();
+            for (Map.Entry<TemplateStateKey, StoredTemplate> e : templates.entries()) {
+                if (e.getKey().in(sk)) {
+                    gone.add(Map.entry(e.getKey(), e.getValue()));
                 }
             }
-            options.remove(sk);
+            for (Map.Entry<TemplateStateKey, StoredTemplate> e : gone) {
+                drop(e.getKey(), e.getValue(), ArchivedTemplate.End.WITHDRAWN);
+            }
+            byte[] o = options.get(sk);
+            if (o != null) {
+                options.remove(sk);
+                budget.release(cost(o));
+                updateScope(sk, scopes.get(sk).withOptionsBytes(0));
+            }
         } catch (Exception e) {
             throw new IllegalStateException("template state of scope " + sk, e);
         }
+    }
+
+    /**
+     * Removes an ended template from state, gives its bytes back and archives its end (unless the
+     * archive told us of it).
+     */
+    private void drop(TemplateStateKey k, StoredTemplate s, ArchivedTemplate.End end) {
+        try {
+            templates.remove(k);
+            budget.release(cost(s.wire()));
+            ExporterFootprint fp = budget.edit();
+            if (fp != null) {
+                fp.templates = Math.max(0, fp.templates - 1);
+            }
+            ScopeKey sk = scopeOf(k);
+            ScopeUsage su = scopes.get(sk);
+            if (su != null) {
+                updateScope(
+                        sk,
+                        su.withTemplate(
+                                TemplateWire.isOptionsTemplate(s.wire()), s.wire().length, -1));
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("template state of " + k, e);
+        }
+        (end == ArchivedTemplate.End.WITHDRAWN
+                        ? metrics.templatesWithdrawn
+                        : metrics.templatesExpired)
+                .inc();
+        if (!s.endArchived()) {
+            long at =
+                    end == ArchivedTemplate.End.WITHDRAWN
+                            ? receivedMillis
+                            : saturatedAdd(s.lastSeenMillis(), lifetimeMillis);
+            archive(k, s, new Ended(Math.max(at, s.validFromMillis()), end));
+        }
+    }
+
+    private record Ended(long atMillis, ArchivedTemplate.End end) {}
+
+    private static long saturatedAdd(long a, long b) {
+        return a > Long.MAX_VALUE - b ? Long.MAX_VALUE - 1 : a + b;
+    }
+
+    /** Writes a scope's usage back, or removes it (and counts the scope gone) when empty. */
+    private void updateScope(ScopeKey sk, ScopeUsage u) throws Exception {
+        if (u.empty()) {
+            scopes.remove(sk);
+            budget.release(DecodeStateLimits.ENTRY_OVERHEAD);
+            ExporterFootprint fp = budget.edit();
+            if (fp != null) {
+                fp.scopes = Math.max(0, fp.scopes - 1);
+            }
+        } else {
+            scopes.put(sk, u);
+        }
+    }
+
+    private void archive(TemplateStateKey k, StoredTemplate s, Ended ended) {
+        toArchive.add(
+                new ArchivedTemplate(
+                        owner.address(),
+                        owner.port(),
+                        k.version(),
+                        k.observationDomainId(),
+                        k.templateId(),
+                        s.wire(),
+                        s.validFromMillis(),
+                        s.lastSeenMillis(),
+                        ended == null ? Long.MAX_VALUE : ended.atMillis(),
+                        ended == null ? ArchivedTemplate.End.LIVE : ended.end()));
+    }
+
+    /**
+     * Removes the templates of this key that expired by receive time {@code lastReceivedMillis}
+     * (the key's latest datagram), archiving their ends; returns how many. Walks the key's
+     * templates: called once per idle timeout of a key, not per datagram.
+     */
+    int sweepExpired(ExporterKey owner, long lastReceivedMillis) throws Exception {
+        bind(owner, lastReceivedMillis);
+        List<Map.Entry<TemplateStateKey, StoredTemplate>> gone = new ArrayList<>();
+        for (Map.Entry<TemplateStateKey, StoredTemplate> e : templates.entries()) {
+            if (e.getValue().endedBy(lastReceivedMillis, lifetimeMillis)) {
+                gone.add(Map.entry(e.getKey(), e.getValue()));
+            }
+        }
+        for (Map.Entry<TemplateStateKey, StoredTemplate> e : gone) {
+            drop(e.getKey(), e.getValue(), ArchivedTemplate.End.EXPIRED);
+        }
+        return gone.size();
+    }
+
+    /**
+     * Forgets everything this key holds (it has been idle), archiving the end of each template the
+     * stream taught: it expired a lifetime after its last re-send.
+     */
+    void clearIdle(ExporterKey owner) throws Exception {
+        bind(owner, Long.MIN_VALUE);
+        for (Map.Entry<TemplateStateKey, StoredTemplate> e : templates.entries()) {
+            StoredTemplate s = e.getValue();
+            if (!s.endArchived() && !s.archived()) {
+                metrics.templatesExpired.inc();
+                archive(
+                        e.getKey(),
+                        s,
+                        new Ended(
+                                Math.max(
+                                        saturatedAdd(s.lastSeenMillis(), lifetimeMillis),
+                                        s.validFromMillis()),
+                                ArchivedTemplate.End.EXPIRED));
+            }
+        }
+        clear();
+    }
+
+    /** Forgets everything this key holds, archiving nothing (its input has ended). */
+    void clear() {
+        templates.clear();
+        options.clear();
+        scopes.clear();
     }
 
     @Override
@@ -343,44 +666,46 @@ public final class StateBackedTemplateCache implements TemplateCache {
             if (old != null && Arrays.equals(old, wire)) {
                 return;
             }
-            options.put(k, wire);
+            if (!storeOptions(k, wire, old, true)) {
+                return; // the scope keeps what it had
+            }
         } catch (Exception e) {
             throw new IllegalStateException("options state of " + k, e);
         }
         rememberOptions(new OwnedScope(owner, k), wire, data);
         learned.add(new Learned(scope, -1, wire, true));
+        toArchive.add(
+                new ArchivedTemplate(
+                        owner.address(),
+                        owner.port(),
+                        k.version(),
+                        k.observationDomainId(),
+                        ArchivedTemplate.OPTIONS_DATA,
+                        wire,
+                        receivedMillis));
     }
 
-    /**
-     * What {@link TemplateLimits} say about a new or changed template, or null if it may be stored.
-     * The counts come from one pass over this exporter's templates, on new and changed templates
-     * only (a refresh costs nothing). A read-only decode (its changes are dropped) is bounded by
-     * its datagram and checked for the field count only.
-     */
-    private TemplateStatus refused(TemplateKey key, Template template, StoredTemplate old) {
-        if (template.fields().size() > limits.maxFieldsPerTemplate()) {
-            return TemplateStatus.REJECTED_TOO_LARGE;
+    /** Stores a scope's options data within the bounds; false (counted) when refused. */
+    private boolean storeOptions(ScopeKey k, byte[] wire, byte[] old, boolean stream)
+            throws Exception {
+        ScopeUsage su = scopes.get(k);
+        boolean newScope = su == null;
+        ExporterFootprint fp = budget.peek();
+        long delta =
+                cost(wire)
+                        - (old == null ? 0 : cost(old))
+                        + (newScope ? DecodeStateLimits.ENTRY_OVERHEAD : 0);
+        if ((newScope && fp != null && fp.scopes >= maxScopes) || !budget.reserve(delta)) {
+            (stream ? metrics.refusedOptions : metrics.refusedRestores).inc();
+            return false;
         }
-        if (readOnly) {
-            return null;
+        fp = budget.edit();
+        if (newScope) {
+            fp.scopes++;
         }
-        ScopeKey sk = scopeKey(key.scope());
-        int count = 0;
-        long scopeBytes = 0;
-        try {
-            for (Map.Entry<TemplateStateKey, StoredTemplate> e : templates.entries()) {
-                count++;
-                if (e.getKey().in(sk)) {
-                    scopeBytes += e.getValue().wire().length;
-                }
-            }
-        } catch (Exception e) {
-            throw new IllegalStateException("template state", e);
-        }
-        if (old == null && count >= limits.maxTemplatesPerExporter()) {
-            return TemplateStatus.REJECTED_LIMIT;
-        }
-        return limits.check(template, scopeBytes, old == null ? 0 : old.wire().length);
+        options.put(k, wire);
+        scopes.put(k, (newScope ? ScopeUsage.EMPTY : su).withOptionsBytes(wire.length));
+        return true;
     }
 
     private StoredTemplate get(TemplateStateKey k) {

@@ -3,21 +3,23 @@ package io.flowhouse.jobs.serde;
 
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Reads the templates topic back. Tombstones and values in an unknown format are skipped (logged):
- * a lost archive entry only means that data is held until the exporter resends its template.
+ * Reads the templates topic back. Kafka tombstones (null values) are skipped; values in an unknown
+ * format are counted ({@code flowhouse_templates_archive_malformed_total}), logged at most once a
+ * minute and skipped: a lost archive entry only means that data is held until the exporter resends
+ * its template.
  */
 public final class ArchivedTemplateDeserializationSchema
-        implements KafkaRecordDeserializationSchema<ArchivedTemplate> {
+        extends SkippingDeserializationSchema<ArchivedTemplate> {
 
-    private static final Logger LOG =
-            LoggerFactory.getLogger(ArchivedTemplateDeserializationSchema.class);
+    private static final long serialVersionUID = 1L;
+
+    public ArchivedTemplateDeserializationSchema() {
+        super("templates_archive_malformed_total", "archived template");
+    }
 
     @Override
     public void deserialize(
@@ -28,12 +30,7 @@ public final class ArchivedTemplateDeserializationSchema
         try {
             out.collect(ArchivedTemplateCodec.decode(record.value()));
         } catch (IllegalArgumentException e) {
-            LOG.warn(
-                    "skipping archived template at {}-{} offset {}: {}",
-                    record.topic(),
-                    record.partition(),
-                    record.offset(),
-                    e.getMessage());
+            skip(record, e);
         }
     }
 

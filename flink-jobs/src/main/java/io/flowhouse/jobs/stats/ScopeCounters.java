@@ -35,6 +35,12 @@ public final class ScopeCounters {
     /** Receive time of the latest datagram counted; the row version of the minute. */
     public long lastReceivedMillis;
 
+    /** Whether the counts changed since the minute's row was last emitted. */
+    public boolean changed;
+
+    /** Processing time of the latest datagram counted: the scope is forgotten when idle. */
+    public long lastActiveMillis;
+
     public ScopeCounters() {}
 
     /** Starts a new minute: keeps the sequence state, zeroes the counts. */
@@ -127,6 +133,8 @@ public final class ScopeCounters {
         c.rejectedRecords = rejectedRecords;
         c.duplicateDatagrams = duplicateDatagrams;
         c.lastReceivedMillis = lastReceivedMillis;
+        c.changed = changed;
+        c.lastActiveMillis = lastActiveMillis;
         return c;
     }
 }

@@ -11,6 +11,8 @@ import io.flowhouse.jobs.stats.AggregateExporterStats;
 import io.flowhouse.jobs.stats.ExporterStats;
 import java.util.List;
 import java.util.Queue;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
@@ -30,18 +32,38 @@ final class DecodeAndStatsHarness {
     private final KeyedOneInputStreamOperatorTestHarness<
                     ExporterKey, DatagramObservation, ExporterStats>
             stats;
+    private final DecodeOperator operator;
+    private final boolean rocksDb;
     private int forwarded;
 
     DecodeAndStatsHarness(DecodeSettings settings) throws Exception {
+        this(settings, false, null);
+    }
+
+    /**
+     * @param rocksDb whether the decode operator keeps its state in RocksDB (serialized copies)
+     * @param restore a snapshot of a decode operator to start from, or null
+     */
+    DecodeAndStatsHarness(DecodeSettings settings, boolean rocksDb, OperatorSubtaskState restore)
+            throws Exception {
+        this.rocksDb = rocksDb;
+        operator = new DecodeOperator(settings);
         decode =
-                ProcessFunctionTestHarnesses.forKeyedCoProcessFunction(
-                        new DecodeRawFlowFunction(settings),
+                new KeyedTwoInputStreamOperatorTestHarness<>(
+                        operator,
                         new ExporterKeys.OfDatagram(settings.scopeMode()),
                         new ExporterKeys.OfArchived(settings.scopeMode()),
                         ExporterKeyTypeInfo.INSTANCE);
+        if (rocksDb) {
+            decode.setStateBackend(new EmbeddedRocksDBStateBackend());
+        }
+        if (restore != null) {
+            decode.initializeState(restore);
+        }
+        decode.open();
         stats =
                 ProcessFunctionTestHarnesses.forKeyedProcessFunction(
-                        new AggregateExporterStats(),
+                        new AggregateExporterStats(settings.stateLimits()),
                         new ExporterKeys.OfObservation(),
                         ExporterKeyTypeInfo.INSTANCE);
     }
@@ -82,8 +104,47 @@ final class DecodeAndStatsHarness {
         return q == null ? List.of() : q.stream().map(StreamRecord::getValue).toList();
     }
 
-    int numKeyedStateEntries() {
-        return decode.numKeyedStateEntries() + stats.numKeyedStateEntries();
+    DecodeOperator operator() {
+        return operator;
+    }
+
+    /** The decode function, for its metrics and its instance's state total. */
+    DecodeRawFlowFunction function() {
+        return (DecodeRawFlowFunction) operator.getUserFunction();
+    }
+
+    KeyedTwoInputStreamOperatorTestHarness<ExporterKey, RawDatagram, ArchivedTemplate, FlowRecord>
+            decodeHarness() {
+        return decode;
+    }
+
+    /** Keyed state entries of the decode operator (map entries counted one by one on RocksDB). */
+    int decodeStateEntries() throws Exception {
+        if (rocksDb) {
+            return (int) DecodeStateBytes.of(operator).entries();
+        }
+        return decode.numKeyedStateEntries();
+    }
+
+    int decodeTimers() {
+        return decode.numProcessingTimeTimers();
+    }
+
+    int statsStateEntries() {
+        return stats.numKeyedStateEntries();
+    }
+
+    int statsTimers() {
+        return stats.numProcessingTimeTimers();
+    }
+
+    /** A snapshot of the decode operator. */
+    OperatorSubtaskState snapshotDecode() throws Exception {
+        return decode.snapshot(1L, 1L);
+    }
+
+    int numKeyedStateEntries() throws Exception {
+        return decodeStateEntries() + stats.numKeyedStateEntries();
     }
 
     int numProcessingTimeTimers() {

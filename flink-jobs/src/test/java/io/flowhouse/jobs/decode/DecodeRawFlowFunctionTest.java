@@ -181,13 +181,17 @@ class DecodeRawFlowFunctionTest {
         send(R1, 2055, 10, payload(1, 0, List.of(LAYOUT_A), LAYOUT_A, flows(1, 1, 1)));
         harness.setProcessingTime(AggregateExporterStats.STATS_INTERVAL_MILLIS);
         int baseline = harness.numKeyedStateEntries();
-        assertThat(harness.numProcessingTimeTimers()).isZero();
+        int decodeBaseline = harness.decodeStateEntries();
+        // Idle timers only: the exporter's state (decode) and its scopes (stats) expire.
+        assertThat(harness.decodeTimers()).isEqualTo(1);
+        assertThat(harness.statsTimers()).isEqualTo(1);
+        int idleTimers = harness.numProcessingTimeTimers();
 
         harness.setProcessingTime(70_000L);
         byte[] orphan = payload(2, 7, List.of(), LAYOUT_A, flows(4, 1, 1));
         send(R1, 2055, 11, orphan);
         assertThat(harness.numKeyedStateEntries()).isGreaterThan(baseline);
-        assertThat(harness.numProcessingTimeTimers()).isEqualTo(2); // hold + stats
+        assertThat(harness.numProcessingTimeTimers()).isEqualTo(idleTimers + 1); // + hold
 
         harness.setProcessingTime(75_000L);
         assertThat(out()).hasSize(1);
@@ -198,14 +202,19 @@ class DecodeRawFlowFunctionTest {
         assertThat(r.datagram().payload()).isEqualTo(orphan);
 
         harness.setProcessingTime(2 * AggregateExporterStats.STATS_INTERVAL_MILLIS);
-        assertThat(harness.numProcessingTimeTimers()).isZero();
-        // The held datagram and both timers are gone; the templates and counters remain, and
-        // the problem counts of the minute (TEMPLATE_MISSING in domain 7) came in.
-        assertThat(harness.numKeyedStateEntries()).isEqualTo(baseline + 1);
+        assertThat(harness.numProcessingTimeTimers()).isEqualTo(idleTimers);
+        // The held datagram and its timer are gone; the templates remain, and the statistics
+        // got the counters and problem counts of domain 7 (TEMPLATE_MISSING).
+        assertThat(harness.decodeStateEntries()).isEqualTo(decodeBaseline);
         ExporterStats s7 =
                 stats().stream().filter(s -> s.observationDomainId() == 7).findFirst().get();
         assertThat(s7.rejectedRecords()).isEqualTo(1);
         assertThat(s7.problems()).containsEntry("TEMPLATE_MISSING", 1L);
+
+        // Idle for the idle timeouts: nothing is left of the exporter, in state or timers.
+        harness.setProcessingTime(70_000L + Duration.ofHours(1).toMillis());
+        assertThat(harness.numKeyedStateEntries()).isZero();
+        assertThat(harness.numProcessingTimeTimers()).isZero();
     }
 
     @Test

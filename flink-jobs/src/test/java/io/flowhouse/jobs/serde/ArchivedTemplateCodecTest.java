@@ -38,6 +38,41 @@ class ArchivedTemplateCodecTest {
                 .hasMessageContaining("expected: equal");
         v[0] = 9;
         assertThatThrownBy(() -> ArchivedTemplateCodec.decode(v))
-                .hasMessageContaining("format 9 (expected: 1)");
+                .hasMessageContaining("format 9 (expected: 1 or 2)");
+    }
+
+    @Test
+    void endsRoundTripAndVersionOneReadsAsLiveWithUnknownLastSeen() {
+        ArchivedTemplate ended =
+                new ArchivedTemplate(
+                        IpAddress.parse("192.0.2.9"),
+                        4739,
+                        10,
+                        7,
+                        300,
+                        new byte[] {9, 8, 7},
+                        1_000L,
+                        2_000L,
+                        3_000L,
+                        ArchivedTemplate.End.WITHDRAWN);
+        byte[] v = ArchivedTemplateCodec.encode(ended);
+        assertThat(v).hasSize(ArchivedTemplateCodec.valueSize(ended));
+        assertThat(ArchivedTemplateCodec.decode(v)).isEqualTo(ended);
+
+        // Version 1, as written before: no last-seen, end or end time.
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1 + 16 + 2 + 1 + 4 + 4 + 8 + 4 + 2);
+        b.put((byte) 1).putLong(0).putLong(0xffff_c000_0209L).putShort((short) 2055).put((byte) 9);
+        b.putInt(0).putInt(256).putLong(5_000L).putInt(2).put(new byte[] {1, 2});
+        ArchivedTemplate old = ArchivedTemplateCodec.decode(b.array());
+        assertThat(old.end()).isEqualTo(ArchivedTemplate.End.LIVE);
+        assertThat(old.lastSeenMillis()).isEqualTo(Long.MAX_VALUE);
+        assertThat(old.learnedMillis()).isEqualTo(5_000L);
+        assertThat(old.exporterAddress()).isEqualTo(IpAddress.parse("192.0.2.9"));
+
+        // An end that contradicts its time is malformed (skipped by the reader).
+        byte[] bad = ArchivedTemplateCodec.encode(ended);
+        bad[1 + 16 + 2 + 1 + 4 + 4 + 8 + 8 + 8] = 0;
+        assertThatThrownBy(() -> ArchivedTemplateCodec.decode(bad))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }
