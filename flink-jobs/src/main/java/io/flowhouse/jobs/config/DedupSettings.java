@@ -22,7 +22,6 @@ public record DedupSettings(int maxStreams, int maxGaps) implements Serializable
 
     public static DedupSettings defaults() {
         return new DedupSettings(
-                JobKeys.DEDUP_MAX_STREAMS.defaultValue(),
-                JobKeys.DEDUP_MAX_GAPS.defaultValue());
+                JobKeys.DEDUP_MAX_STREAMS.defaultValue(), JobKeys.DEDUP_MAX_GAPS.defaultValue());
     }
 }

@@ -351,7 +351,7 @@ public final class JobKeys {
                                     + " expiry archived), options data, held datagrams.");
 
     public static final Key<Integer> TEMPLATES_ARCHIVE_MAX_RECORD_BYTES =
-            Key.of("templates.archive.max-record-bytes", Types.integer(1024, Integer.MAX_VALUE))
+            Key.of("templates.archive-max-record-bytes", Types.integer(1024, Integer.MAX_VALUE))
                     .defaultValue(DecodeStateLimits.DEFAULT_ARCHIVE_MAX_RECORD_BYTES)
                     .doc(
                             "Largest templates-topic record written (below Kafka's 1 MiB"

@@ -61,7 +61,7 @@ final class TemplateArchive {
         if (now - lastLogMillis >= LOG_INTERVAL_MILLIS) {
             lastLogMillis = now;
             LOG.warn(
-                    "not archiving {}: {} bytes (flowhouse.templates.archive.max-record-bytes {});"
+                    "not archiving {}: {} bytes (flowhouse.templates.archive-max-record-bytes {});"
                             + " a replay will hold its data until the exporter sends it again",
                     t,
                     size,

@@ -179,21 +179,20 @@ class JobConfigTest {
     @Test
     void decodeStateBoundsParseAndAreChecked() {
         DecodeStateLimits d =
-                PipelineSettings.from(JobArgs.resolve(Map.of()), Map.of())
-                        .decode()
-                        .stateLimits();
+                PipelineSettings.from(JobArgs.resolve(Map.of()), Map.of()).decode().stateLimits();
         assertThat(d).isEqualTo(DecodeStateLimits.defaults());
         DecodeStateLimits s =
                 PipelineSettings.from(
                                 JobArgs.resolve(
- Map.of(), new String[] {
+                                        Map.of(),
+                                        new String[] {
                                             "--decode.state.max-bytes-per-exporter", "65536",
                                             "--decode.state.max-bytes", "1048576",
                                             "--decode.state.max-scopes-per-exporter", "8",
                                             "--decode.template-hold-max-bytes", "32768",
                                             "--decode.template-lifetime", "10 min",
                                             "--decode.exporter-idle-timeout", "20 min",
-                                            "--templates.archive.max-record-bytes", "100000",
+                                            "--templates.archive-max-record-bytes", "100000",
                                             "--decode.stats.scope-idle-timeout", "5 min",
                                             "--decode.stats.max-scopes-per-exporter", "4"
                                         }),
@@ -216,14 +215,16 @@ class JobConfigTest {
                         () ->
                                 PipelineSettings.from(
                                         JobArgs.resolve(
- Map.of(), new String[] {"--decode.state.max-bytes", "1024"}),
+                                                Map.of(),
+                                                new String[] {"--decode.state.max-bytes", "1024"}),
                                         Map.of()))
                 .hasMessageContaining("expected: >= max bytes per exporter");
         assertThatThrownBy(
                         () ->
                                 PipelineSettings.from(
                                         JobArgs.resolve(
- Map.of(), new String[] {
+                                                Map.of(),
+                                                new String[] {
                                                     "--decode.template-lifetime", "10 ms"
                                                 }),
                                         Map.of()))

@@ -98,7 +98,8 @@ class TemplateArchiveITCase {
                                 "--job.checkpoint-interval",
                                 "1 s"));
         args.addAll(List.of(extra));
-        return PipelineSettings.from(JobArgs.resolve(Map.of(), args.toArray(String[]::new)), Map.of());
+        return PipelineSettings.from(
+                JobArgs.resolve(Map.of(), args.toArray(String[]::new)), Map.of());
     }
 
     /** The production graph; flows counted under {@code flows}; no restart on any failure. */
@@ -316,7 +317,7 @@ class TemplateArchiveITCase {
                         "--decode.state.max-bytes-per-exporter",
                         "16777216",
                         // Let the record through the job and the producer: the broker refuses it.
-                        "--templates.archive.max-record-bytes",
+                        "--templates.archive-max-record-bytes",
                         "16777216",
                         "--kafka.properties.max.request.size",
                         "16777216");
