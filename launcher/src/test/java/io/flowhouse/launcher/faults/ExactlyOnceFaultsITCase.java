@@ -69,26 +69,7 @@ class ExactlyOnceFaultsITCase {
             PipelineSettings s = settings(kafka.bootstrapServers(), ch);
             int udpPort = FaultSupport.freeUdpPort();
             int metricsPort = FaultSupport.freeTcpPort();
-            Path yaml = dir.resolve("agent.yaml");
-            Files.writeString(
-                    yaml,
-                    String.join(
-                            "\n",
-                            "agent:",
-                            "  id: exactly-once-faults",
-                            "udp:",
-                            "  listen: ['127.0.0.1:" + udpPort + "']",
-                            "  sockets-per-listener: 1",
-                            "kafka:",
-                            "  bootstrap-servers: '" + kafka.bootstrapServers() + "'",
-                            "  delivery-timeout-ms: 5000",
-                            "spool:",
-                            "  directory: '" + dir.resolve("spool") + "'",
-                            "metrics:",
-                            "  host: 127.0.0.1",
-                            "  port: " + metricsPort,
-                            ""),
-                    StandardCharsets.UTF_8);
+            Path yaml = agentYaml(kafka.bootstrapServers(), udpPort, metricsPort);
             JobClient job = environment(s, ch).executeAsync("exactly once faults");
             long kills = 0;
             long began = System.nanoTime();
@@ -158,40 +139,7 @@ class ExactlyOnceFaultsITCase {
                                 Long.toString(e.flows()));
                 long plain = Long.parseLong(ch.queryScalar("SELECT count() FROM " + DB + ".flows"));
 
-                // Rollups: every closed window, per exporter, equals the raw flows of that window.
-                String closed = "window_start < toDateTime(" + lastMinute + ")";
-                String rawByWindow =
-                        "SELECT exporter, toStartOfMinute(flow_end) AS w, count(), sum(packets),"
-                                + " sum(bytes) FROM "
-                                + DB
-                                + ".flows FINAL WHERE flow_end < toDateTime("
-                                + lastMinute
-                                + ") GROUP BY exporter, w ORDER BY exporter, w";
-                String oneMinute =
-                        "SELECT exporter, window_start, sum(flows), sum(packets), sum(bytes) FROM "
-                                + DB
-                                + ".flows_1m FINAL WHERE kind = 'interface' AND direction = 0 AND "
-                                + closed
-                                + " GROUP BY exporter, window_start ORDER BY exporter, window_start";
-                awaitRows(ch, oneMinute, ch.queryRows(rawByWindow));
-                assertThat(ch.queryRows(oneMinute))
-                        .as("flows_1m")
-                        .isEqualTo(ch.queryRows(rawByWindow));
-                String talkers =
-                        "SELECT exporter, window_start, sum(bytes) FROM "
-                                + DB
-                                + ".flows_1m FINAL WHERE kind = 'top_talker' AND "
-                                + closed
-                                + " GROUP BY exporter, window_start ORDER BY exporter, window_start";
-                String buckets =
-                        "SELECT exporter, window_start, sum(bytes) FROM "
-                                + DB
-                                + ".flows_1m FINAL WHERE kind = 'interface' AND direction = 0 AND "
-                                + closed
-                                + " GROUP BY exporter, window_start ORDER BY exporter, window_start";
-                assertThat(ch.queryRows(talkers))
-                        .as("top talkers")
-                        .isEqualTo(ch.queryRows(buckets));
+                assertRollupsExact(ch, lastMinute);
 
                 // Exporter statistics: every datagram in Kafka once, the re-sends apart, the two
                 // restarts the only resets.
@@ -243,6 +191,63 @@ class ExactlyOnceFaultsITCase {
                 }
             }
         }
+    }
+
+    /** Every closed rollup window, per exporter, equals the raw flows of that window. */
+    private static void assertRollupsExact(LocalClickHouse ch, long lastMinute) throws Exception {
+        String closed = "window_start < toDateTime(" + lastMinute + ")";
+        String rawByWindow =
+                "SELECT exporter, toStartOfMinute(flow_end) AS w, count(), sum(packets),"
+                        + " sum(bytes) FROM "
+                        + DB
+                        + ".flows FINAL WHERE flow_end < toDateTime("
+                        + lastMinute
+                        + ") GROUP BY exporter, w ORDER BY exporter, w";
+        String oneMinute =
+                "SELECT exporter, window_start, sum(flows), sum(packets), sum(bytes) FROM "
+                        + DB
+                        + ".flows_1m FINAL WHERE kind = 'interface' AND direction = 0 AND "
+                        + closed
+                        + " GROUP BY exporter, window_start ORDER BY exporter, window_start";
+        awaitRows(ch, oneMinute, ch.queryRows(rawByWindow));
+        assertThat(ch.queryRows(oneMinute)).as("flows_1m").isEqualTo(ch.queryRows(rawByWindow));
+        String talkers =
+                "SELECT exporter, window_start, sum(bytes) FROM "
+                        + DB
+                        + ".flows_1m FINAL WHERE kind = 'top_talker' AND "
+                        + closed
+                        + " GROUP BY exporter, window_start ORDER BY exporter, window_start";
+        String buckets =
+                "SELECT exporter, window_start, sum(bytes) FROM "
+                        + DB
+                        + ".flows_1m FINAL WHERE kind = 'interface' AND direction = 0 AND "
+                        + closed
+                        + " GROUP BY exporter, window_start ORDER BY exporter, window_start";
+        assertThat(ch.queryRows(talkers)).as("top talkers").isEqualTo(ch.queryRows(buckets));
+    }
+
+    private Path agentYaml(String bootstrap, int udpPort, int metricsPort) throws Exception {
+        Path yaml = dir.resolve("agent.yaml");
+        Files.writeString(
+                yaml,
+                String.join(
+                        "\n",
+                        "agent:",
+                        "  id: exactly-once-faults",
+                        "udp:",
+                        "  listen: ['127.0.0.1:" + udpPort + "']",
+                        "  sockets-per-listener: 1",
+                        "kafka:",
+                        "  bootstrap-servers: '" + bootstrap + "'",
+                        "  delivery-timeout-ms: 5000",
+                        "spool:",
+                        "  directory: '" + dir.resolve("spool") + "'",
+                        "metrics:",
+                        "  host: 127.0.0.1",
+                        "  port: " + metricsPort,
+                        ""),
+                StandardCharsets.UTF_8);
+        return yaml;
     }
 
     /** What reached Kafka: distinct datagrams (by stamp) and their totals, and the duplicates. */

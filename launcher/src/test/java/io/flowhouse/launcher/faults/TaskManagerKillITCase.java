@@ -163,41 +163,7 @@ class TaskManagerKillITCase {
                 assertThat(Long.parseLong(row[2])).as("bytes").isEqualTo(sender.bytes());
                 assertThat(rowIds).as("row ids").isEqualTo(stored);
 
-                // The rollups the killed TaskManager was computing: once the receive time has
-                // passed the next minute (a last round then), every window has closed, and the
-                // 1-minute and 1-hour buckets add up to the raw table exactly.
-                long minute = 60_000L;
-                long next = (System.currentTimeMillis() / minute + 1) * minute;
-                Thread.sleep(next - System.currentTimeMillis() + 8_000);
-                sender.send(RATE, RATE);
-                awaitScalar(
-                        config, "SELECT sum(packets) FROM " + table + " FINAL", sender.packets());
-                String rawTotals =
-                        query(
-                                config,
-                                "SELECT count(), sum(packets), sum(bytes) FROM "
-                                        + table
-                                        + " FINAL");
-                assertThat(rawTotals)
-                        .isEqualTo(
-                                sender.flows() + "\t" + sender.packets() + "\t" + sender.bytes());
-                for (String rollup : List.of("flows_1m", "flows_1h")) {
-                    String sql =
-                            "SELECT sum(flows), sum(packets), sum(bytes) FROM "
-                                    + DATABASE
-                                    + "."
-                                    + rollup
-                                    + " FINAL WHERE kind = 'interface' AND direction = 0";
-                    awaitScalar(
-                            config,
-                            "SELECT sum(packets) FROM "
-                                    + DATABASE
-                                    + "."
-                                    + rollup
-                                    + " FINAL WHERE kind = 'interface' AND direction = 0",
-                            sender.packets());
-                    assertThat(query(config, sql)).as(rollup).isEqualTo(rawTotals);
-                }
+                String rawTotals = rollupsAfterTheKill(config, table, sender);
                 long storedAll = Long.parseLong(rawTotals.split("\t")[0]);
                 System.out.printf(
                         java.util.Locale.ROOT,
@@ -414,5 +380,41 @@ class TaskManagerKillITCase {
                 socket.close();
             }
         }
+    }
+
+    /**
+     * The rollups the killed TaskManager was computing: once the receive time has passed the next
+     * minute (a last round then), every window has closed, and the 1-minute and 1-hour buckets add
+     * up to the raw table exactly. Returns the raw totals (flows, packets, bytes).
+     */
+    private String rollupsAfterTheKill(ServicesConfig config, String table, SteadySender sender)
+            throws Exception {
+        long minute = 60_000L;
+        long next = (System.currentTimeMillis() / minute + 1) * minute;
+        Thread.sleep(next - System.currentTimeMillis() + 8_000);
+        sender.send(RATE, RATE);
+        awaitScalar(config, "SELECT sum(packets) FROM " + table + " FINAL", sender.packets());
+        String rawTotals =
+                query(config, "SELECT count(), sum(packets), sum(bytes) FROM " + table + " FINAL");
+        assertThat(rawTotals)
+                .isEqualTo(sender.flows() + "\t" + sender.packets() + "\t" + sender.bytes());
+        for (String rollup : List.of("flows_1m", "flows_1h")) {
+            String sql =
+                    "SELECT sum(flows), sum(packets), sum(bytes) FROM "
+                            + DATABASE
+                            + "."
+                            + rollup
+                            + " FINAL WHERE kind = 'interface' AND direction = 0";
+            awaitScalar(
+                    config,
+                    "SELECT sum(packets) FROM "
+                            + DATABASE
+                            + "."
+                            + rollup
+                            + " FINAL WHERE kind = 'interface' AND direction = 0",
+                    sender.packets());
+            assertThat(query(config, sql)).as(rollup).isEqualTo(rawTotals);
+        }
+        return rawTotals;
     }
 }

@@ -47,7 +47,6 @@ public final class RawDatagramCodec {
                 utf8(d.agentId()),
                 payload,
                 s,
-                null,
                 null);
     }
 
@@ -71,7 +70,6 @@ public final class RawDatagramCodec {
                 agentIdUtf8,
                 payload,
                 stamp,
-                null,
                 null);
     }
 
@@ -90,7 +88,6 @@ public final class RawDatagramCodec {
                 agentIdUtf8,
                 payload,
                 null,
-                null,
                 null);
     }
 
@@ -105,8 +102,7 @@ public final class RawDatagramCodec {
                 utf8(d.agentId()),
                 ByteBuffer.wrap(d.payload()),
                 d.stamp(),
-                utf8(r.reason()),
-                utf8(r.detail()));
+                new Rejection(utf8(r.reason()), utf8(r.detail())));
     }
 
     /** Encodes a rejected datagram straight from a receive buffer (see the hot-path encode). */
@@ -126,9 +122,11 @@ public final class RawDatagramCodec {
                 agentIdUtf8,
                 payload,
                 null,
-                utf8(reason),
-                utf8(detail));
+                new Rejection(utf8(reason), utf8(detail)));
     }
+
+    /** The reject reason and detail of a {@code RejectedDatagram}, UTF-8. */
+    private record Rejection(byte[] reason, byte[] detail) {}
 
     private static byte[] encode(
             int schemaVersion,
@@ -138,8 +136,7 @@ public final class RawDatagramCodec {
             byte[] agentId,
             ByteBuffer payload,
             DatagramStamp stamp,
-            byte[] reason,
-            byte[] detail) {
+            Rejection rejection) {
         int payloadLen = payload.remaining();
         int size =
                 1
@@ -160,8 +157,10 @@ public final class RawDatagramCodec {
                             + varintFieldSize(stamp.stream())
                             + varintFieldSize(stamp.sequence());
         }
-        if (reason != null) {
-            size += lenFieldSize(reason.length) + lenFieldSize(detail.length);
+        if (rejection != null) {
+            size +=
+                    lenFieldSize(rejection.reason().length)
+                            + lenFieldSize(rejection.detail().length);
         }
         byte[] out = new byte[size];
         int p = 0;
@@ -187,9 +186,9 @@ public final class RawDatagramCodec {
             p = writeVarintField(out, p, F_STAMP_STREAM, stamp.stream());
             p = writeVarintField(out, p, F_STAMP_SEQUENCE, stamp.sequence());
         }
-        if (reason != null) {
-            p = writeBytesField(out, p, F_REJECT_REASON, reason);
-            p = writeBytesField(out, p, F_REJECT_DETAIL, detail);
+        if (rejection != null) {
+            p = writeBytesField(out, p, F_REJECT_REASON, rejection.reason());
+            p = writeBytesField(out, p, F_REJECT_DETAIL, rejection.detail());
         }
         if (p != size) {
             throw new IllegalStateException("wrote " + p + " bytes, sized " + size);
