@@ -274,7 +274,15 @@ class DatagramIdentityTest {
                         0,
                         T,
                         payload(0, 0, List.of(LAYOUT_A), LAYOUT_A, flows(2, 1, 1))));
-        send(stamped("edge", 1, 1, 1, late, payload(1, 0, List.of(), LAYOUT_A, flows(3, 1, 1))));
+        // The template again: two hours of receive time are past its lifetime.
+        send(
+                stamped(
+                        "edge",
+                        1,
+                        1,
+                        1,
+                        late,
+                        payload(1, 0, List.of(LAYOUT_A), LAYOUT_A, flows(3, 1, 1))));
         assertThat(harness.extractOutputValues()).hasSize(2);
         assertThat(rejected()).hasSize(1);
         assertThat(rejected().get(0).reason()).isEqualTo("EVENT_TIME_OUT_OF_RANGE");
