@@ -35,6 +35,15 @@ import java.util.Objects;
  *       counters in PEN 29305 IEs (nfcapd and IPFIXcol2 read them, goflow2 and pmacct ignore them).
  *   <li>{@code flowhouse.ipfix.tcp.reconnect-backoff-min|max}: exponential backoff between TCP
  *       connection attempts; flows for a disconnected collector are dropped and counted.
+ *   <li>{@code flowhouse.ipfix.tcp.write-timeout}: longest a TCP collector may take nothing before
+ *       the connection is dropped (counted in {@code write_timeouts}) and made again with backoff.
+ *   <li>{@code flowhouse.ipfix.queue-capacity}: flows between the Flink writer and each target's
+ *       sender thread; when full, flows are dropped and counted ({@code queue_dropped}), so a slow
+ *       or stalled collector never stalls the job.
+ *   <li>{@code flowhouse.ipfix.max-domains}: observation domains with their own message, templates
+ *       and sequence number per target; the least recently used one is sent and forgotten when a
+ *       new one comes past the limit (counted in {@code domains_evicted}; it starts again with
+ *       templates and sequence 0 if it comes back).
  *   <li>{@code flowhouse.ipfix.send-buffer-bytes}: socket send buffer.
  *   <li>{@code flowhouse.ipfix.max-messages-per-second}: pacing per target, 0 (default) unpaced.
  * </ul>
@@ -134,6 +143,9 @@ public final class IpfixExporterOptions implements Serializable {
     private final Duration reconnectBackoffMax;
     private final int sendBufferBytes;
     private final int maxMessagesPerSecond;
+    private final Duration writeTimeout;
+    private final int queueCapacity;
+    private final int maxDomains;
 
     private IpfixExporterOptions(Builder b) {
         this.targets = List.copyOf(b.targets);
@@ -147,6 +159,9 @@ public final class IpfixExporterOptions implements Serializable {
         this.reconnectBackoffMax = b.reconnectBackoffMax;
         this.sendBufferBytes = b.sendBufferBytes;
         this.maxMessagesPerSecond = b.maxMessagesPerSecond;
+        this.writeTimeout = b.writeTimeout;
+        this.queueCapacity = b.queueCapacity;
+        this.maxDomains = b.maxDomains;
     }
 
     public static Builder builder() {
@@ -197,7 +212,10 @@ public final class IpfixExporterOptions implements Serializable {
                 .sendBufferBytes(c.intValue("flowhouse.ipfix.send-buffer-bytes", d.sendBufferBytes))
                 .maxMessagesPerSecond(
                         c.intValue(
-                                "flowhouse.ipfix.max-messages-per-second", d.maxMessagesPerSecond));
+                                "flowhouse.ipfix.max-messages-per-second", d.maxMessagesPerSecond))
+                .writeTimeout(c.duration("flowhouse.ipfix.tcp.write-timeout", d.writeTimeout))
+                .queueCapacity(c.intValue("flowhouse.ipfix.queue-capacity", d.queueCapacity))
+                .maxDomains(c.intValue("flowhouse.ipfix.max-domains", d.maxDomains));
         if (c.has("flowhouse.ipfix.biflow")) {
             b.biflowMode(BiflowMode.parse(c.string("flowhouse.ipfix.biflow")));
         }
@@ -226,6 +244,9 @@ public final class IpfixExporterOptions implements Serializable {
         b.reconnectBackoffMax = reconnectBackoffMax;
         b.sendBufferBytes = sendBufferBytes;
         b.maxMessagesPerSecond = maxMessagesPerSecond;
+        b.writeTimeout = writeTimeout;
+        b.queueCapacity = queueCapacity;
+        b.maxDomains = maxDomains;
         return b;
     }
 
@@ -275,6 +296,21 @@ public final class IpfixExporterOptions implements Serializable {
         return maxMessagesPerSecond;
     }
 
+    /** Longest a TCP collector may take nothing before the connection is dropped. */
+    public Duration writeTimeout() {
+        return writeTimeout;
+    }
+
+    /** Flows queued per target between the Flink writer and the sender thread. */
+    public int queueCapacity() {
+        return queueCapacity;
+    }
+
+    /** Observation domains kept per target (message, templates, sequence number). */
+    public int maxDomains() {
+        return maxDomains;
+    }
+
     @Override
     public String toString() {
         return "IpfixExporterOptions{targets="
@@ -303,8 +339,26 @@ public final class IpfixExporterOptions implements Serializable {
         private Duration reconnectBackoffMax = Duration.ofSeconds(10);
         private int sendBufferBytes = 4 << 20;
         private int maxMessagesPerSecond = 0;
+        private Duration writeTimeout = Duration.ofSeconds(5);
+        private int queueCapacity = 16_384;
+        private int maxDomains = 1_024;
 
         private Builder() {}
+
+        public Builder writeTimeout(Duration v) {
+            this.writeTimeout = v;
+            return this;
+        }
+
+        public Builder queueCapacity(int v) {
+            this.queueCapacity = v;
+            return this;
+        }
+
+        public Builder maxDomains(int v) {
+            this.maxDomains = v;
+            return this;
+        }
 
         /**
          * Paces the messages to each target (0: as fast as the socket takes them). Collectors with
@@ -415,6 +469,17 @@ public final class IpfixExporterOptions implements Serializable {
                     "max-messages-per-second",
                     maxMessagesPerSecond,
                     ">= 0 (0: unpaced)");
+            check(
+                    !writeTimeout.isNegative() && !writeTimeout.isZero(),
+                    "tcp.write-timeout",
+                    writeTimeout,
+                    "a positive duration");
+            check(
+                    queueCapacity >= 1 && queueCapacity <= 1 << 24,
+                    "queue-capacity",
+                    queueCapacity,
+                    "1.." + (1 << 24));
+            check(maxDomains >= 1, "max-domains", maxDomains, ">= 1");
             return new IpfixExporterOptions(this);
         }
 

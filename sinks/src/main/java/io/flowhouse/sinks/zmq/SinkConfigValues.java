@@ -27,6 +27,18 @@ public final class SinkConfigValues {
         return string(key) != null;
     }
 
+    /** {@code true} or {@code false}, case-insensitive. */
+    public boolean bool(String key, boolean defaultValue) {
+        String v = string(key);
+        if (v == null) {
+            return defaultValue;
+        }
+        if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(v.toLowerCase(Locale.ROOT));
+        }
+        throw new IllegalArgumentException(key + " = " + v + " (expected: true or false)");
+    }
+
     public long longValue(String key, long defaultValue) {
         String v = string(key);
         if (v == null) {

@@ -15,10 +15,13 @@ import java.util.Objects;
  * <p>Config keys (flag {@code --zmq ENDPOINT} switches the sink on; off by default):
  *
  * <ul>
- *   <li>{@code flowhouse.zmq.endpoint}: {@code tcp://*:5556} binds (nProbe default, ntopng runs
- *       {@code -i tcp://HOST:5556}); a trailing {@code c} ({@code tcp://HOST:5556c}) connects to an
- *       ntopng in collector mode ({@code -i tcp://*:5556c}). {@code zmq://} is read as {@code
- *       tcp://}.
+ *   <li>{@code flowhouse.zmq.endpoint}: {@code tcp://127.0.0.1:5556} binds on loopback (ntopng on
+ *       the same host runs {@code -i tcp://127.0.0.1:5556}); a trailing {@code c} ({@code
+ *       tcp://HOST:5556c}) connects to an ntopng in collector mode ({@code -i tcp://*:5556c}).
+ *       {@code zmq://} is read as {@code tcp://}. A bind beyond loopback ({@code tcp://*:5556},
+ *       nProbe's default) needs CURVE or {@code allow-unauthenticated=true}.
+ *   <li>{@code flowhouse.zmq.allow-unauthenticated}: {@code true} allows binding beyond loopback
+ *       without CURVE: anyone who can reach the port then reads every flow.
  *   <li>{@code flowhouse.zmq.source-id}: {@code source_id} in every header (uint32); sink subtask
  *       {@code i} uses {@code source-id + i} so ntopng keeps one msg_id sequence per subtask.
  *   <li>{@code flowhouse.zmq.max-message-bytes}: TLV payload limit, at most 131072 (ntopng's {@code
@@ -29,7 +32,13 @@ import java.util.Objects;
  *   <li>{@code flowhouse.zmq.overflow}: {@code drop} (count and drop when the queue is full; the
  *       default, so a stalled ntopng never stalls the ClickHouse path) or {@code block} (Flink
  *       back-pressure).
- *   <li>{@code flowhouse.zmq.send-hwm}: ZMQ send high-water mark in messages.
+ *   <li>{@code flowhouse.zmq.send-hwm}: ZMQ send high-water mark, in messages, per subscriber
+ *       (1,000): what ZMQ holds for one subscriber that does not keep up, at most {@code send-hwm x
+ *       max-message-bytes} bytes of heap each.
+ *   <li>{@code flowhouse.zmq.slow-subscriber}: {@code drop} (default): a subscriber whose {@code
+ *       send-hwm} is full loses its own messages (ntopng counts them from the msg_id gap), the
+ *       others and the job never wait; {@code wait} ({@code ZMQ_XPUB_NODROP}) holds the socket for
+ *       it, so one subscriber that never reads stops every other one and fills the queue.
  *   <li>{@code flowhouse.zmq.event-interval}: period of {@code event} messages.
  *   <li>{@code flowhouse.zmq.template-interval}: period of {@code template} messages.
  *   <li>{@code flowhouse.zmq.await-subscriber}: how long to hold the first message until a
@@ -41,7 +50,9 @@ import java.util.Objects;
  *       --zmq-encryption-key}.
  *   <li>{@code flowhouse.zmq.curve.public-key-file} / {@code secret-key-file}: this publisher's key
  *       pair. With a server key they are the client pair (generated if absent); without one the
- *       publisher is the CURVE server and needs both.
+ *       publisher is the CURVE server and needs both, and the allow-list.
+ *   <li>{@code flowhouse.zmq.curve.allowed-clients-file}: the CURVE server's client allow-list
+ *       ({@link CurveAllowList}: one Z85 public key a line); every other client is refused.
  * </ul>
  */
 public final class ZmqSinkOptions implements Serializable {
@@ -50,6 +61,19 @@ public final class ZmqSinkOptions implements Serializable {
 
     /** ntopng's {@code CONST_ZMQ_PAYLOAD_LEN}: larger frames are truncated by the collector. */
     public static final int MAX_NTOPNG_PAYLOAD = 131_072;
+
+    /** What the socket does for a subscriber that does not keep up. */
+    public enum SlowSubscriber {
+        /** Past its send-hwm the subscriber loses its own messages; nobody waits. */
+        DROP,
+        /** {@code ZMQ_XPUB_NODROP}: the socket waits for it, and so does every other subscriber. */
+        WAIT;
+
+        /** Parses {@code drop} or {@code wait}, case-insensitive. */
+        public static SlowSubscriber parse(String s) {
+            return valueOf(s.trim().toUpperCase(Locale.ROOT));
+        }
+    }
 
     /** What the writer does when the socket thread falls behind. */
     public enum Overflow {
@@ -80,6 +104,9 @@ public final class ZmqSinkOptions implements Serializable {
     private final String curveServerPublicKeyFile;
     private final String curvePublicKeyFile;
     private final String curveSecretKeyFile;
+    private final String curveAllowedClientsFile;
+    private final SlowSubscriber slowSubscriber;
+    private final boolean allowUnauthenticated;
     private final String probeName;
 
     private ZmqSinkOptions(Builder b) {
@@ -99,6 +126,9 @@ public final class ZmqSinkOptions implements Serializable {
         this.curveServerPublicKeyFile = b.curveServerPublicKeyFile;
         this.curvePublicKeyFile = b.curvePublicKeyFile;
         this.curveSecretKeyFile = b.curveSecretKeyFile;
+        this.curveAllowedClientsFile = b.curveAllowedClientsFile;
+        this.slowSubscriber = b.slowSubscriber;
+        this.allowUnauthenticated = b.allowUnauthenticated;
         this.probeName = b.probeName;
     }
 
@@ -117,7 +147,7 @@ public final class ZmqSinkOptions implements Serializable {
         if (endpoint == null) {
             return null;
         }
-        ZmqSinkOptions d = defaults(endpoint);
+        Builder d = new Builder(endpoint);
         Builder b =
                 builder(endpoint)
                         .sourceId(c.longValue("flowhouse.zmq.source-id", d.sourceId))
@@ -141,6 +171,11 @@ public final class ZmqSinkOptions implements Serializable {
         if (c.has("flowhouse.zmq.overflow")) {
             b.overflow(Overflow.parse(c.string("flowhouse.zmq.overflow")));
         }
+        if (c.has("flowhouse.zmq.slow-subscriber")) {
+            b.slowSubscriber(SlowSubscriber.parse(c.string("flowhouse.zmq.slow-subscriber")));
+        }
+        b.allowUnauthenticated(
+                c.bool("flowhouse.zmq.allow-unauthenticated", d.allowUnauthenticated));
         if (c.has("flowhouse.zmq.probe-name")) {
             b.probeName(c.string("flowhouse.zmq.probe-name"));
         }
@@ -150,6 +185,8 @@ public final class ZmqSinkOptions implements Serializable {
         b.curveServerPublicKeyFile(server == null ? null : Path.of(server));
         b.curvePublicKeyFile(pub == null ? null : Path.of(pub));
         b.curveSecretKeyFile(sec == null ? null : Path.of(sec));
+        String allowed = c.string("flowhouse.zmq.curve.allowed-clients-file");
+        b.curveAllowedClientsFile(allowed == null ? null : Path.of(allowed));
         return b.build();
     }
 
@@ -179,6 +216,9 @@ public final class ZmqSinkOptions implements Serializable {
         b.curveServerPublicKeyFile = curveServerPublicKeyFile;
         b.curvePublicKeyFile = curvePublicKeyFile;
         b.curveSecretKeyFile = curveSecretKeyFile;
+        b.curveAllowedClientsFile = curveAllowedClientsFile;
+        b.slowSubscriber = slowSubscriber;
+        b.allowUnauthenticated = allowUnauthenticated;
         b.probeName = probeName;
         return b;
     }
@@ -268,6 +308,50 @@ public final class ZmqSinkOptions implements Serializable {
         return curveServerPublicKeyFile != null || curveSecretKeyFile != null;
     }
 
+    /** True when the publisher is the CURVE server (its own pair, no server key). */
+    public boolean curveServer() {
+        return curveEnabled() && curveServerPublicKeyFile == null;
+    }
+
+    /** The CURVE server's client allow-list file, or null. */
+    public Path curveAllowedClientsFile() {
+        return curveAllowedClientsFile == null ? null : Path.of(curveAllowedClientsFile);
+    }
+
+    public SlowSubscriber slowSubscriber() {
+        return slowSubscriber;
+    }
+
+    /** True when a bind beyond loopback without CURVE was asked for explicitly. */
+    public boolean allowUnauthenticated() {
+        return allowUnauthenticated;
+    }
+
+    /**
+     * True when the endpoint binds a TCP address other than loopback ({@code *}, an interface, a
+     * non-loopback address or name).
+     */
+    public boolean bindsBeyondLoopback() {
+        if (connectMode()) {
+            return false;
+        }
+        String a = zmqAddress();
+        if (!a.startsWith("tcp://")) {
+            return false; // ipc:// and inproc:// stay on this host
+        }
+        String hostPort = a.substring("tcp://".length());
+        int colon = hostPort.lastIndexOf(':');
+        String host = colon < 0 ? hostPort : hostPort.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        String h = host.toLowerCase(Locale.ROOT);
+        return !(h.equals("localhost")
+                || h.equals("lo")
+                || h.equals("::1")
+                || h.matches("127\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}"));
+    }
+
     /** Name shown by ntopng as the remote interface and probe version. */
     public String probeName() {
         return probeName;
@@ -287,8 +371,10 @@ public final class ZmqSinkOptions implements Serializable {
                 + queueCapacity
                 + ", overflow="
                 + overflow
+                + ", slowSubscriber="
+                + slowSubscriber
                 + ", curve="
-                + curveEnabled()
+                + (curveServer() ? "server" : curveEnabled() ? "client" : "off")
                 + "}";
     }
 
@@ -300,7 +386,7 @@ public final class ZmqSinkOptions implements Serializable {
         private Duration linger = Duration.ofMillis(100);
         private int queueCapacity = 65_536;
         private Overflow overflow = Overflow.DROP;
-        private int sendHwm = 10_000;
+        private int sendHwm = 1_000;
         private Duration eventInterval = Duration.ofSeconds(1);
         private Duration templateInterval = Duration.ofSeconds(60);
         private Duration awaitSubscriber = Duration.ZERO;
@@ -310,6 +396,9 @@ public final class ZmqSinkOptions implements Serializable {
         private String curveServerPublicKeyFile;
         private String curvePublicKeyFile;
         private String curveSecretKeyFile;
+        private String curveAllowedClientsFile;
+        private SlowSubscriber slowSubscriber = SlowSubscriber.DROP;
+        private boolean allowUnauthenticated;
         private String probeName = "flowhouse";
 
         private Builder(String endpoint) {
@@ -384,6 +473,23 @@ public final class ZmqSinkOptions implements Serializable {
             return this;
         }
 
+        /** The CURVE server's client allow-list ({@link CurveAllowList}). */
+        public Builder curveAllowedClientsFile(Path v) {
+            this.curveAllowedClientsFile = v == null ? null : v.toString();
+            return this;
+        }
+
+        public Builder slowSubscriber(SlowSubscriber v) {
+            this.slowSubscriber = Objects.requireNonNull(v, "slowSubscriber");
+            return this;
+        }
+
+        /** Allows a bind beyond loopback without CURVE. */
+        public Builder allowUnauthenticated(boolean v) {
+            this.allowUnauthenticated = v;
+            return this;
+        }
+
         public Builder probeName(String v) {
             this.probeName = Objects.requireNonNull(v, "probeName");
             return this;
@@ -445,7 +551,29 @@ public final class ZmqSinkOptions implements Serializable {
                         "zmq curve client keys need both public-key-file and secret-key-file, or"
                                 + " neither (generated)");
             }
-            return new ZmqSinkOptions(this);
+            ZmqSinkOptions o = new ZmqSinkOptions(this);
+            if (o.curveServer() && curveAllowedClientsFile == null) {
+                throw new IllegalArgumentException(
+                        "zmq curve server mode needs flowhouse.zmq.curve.allowed-clients-file"
+                                + " (the subscribers' public keys, one a line): without it any"
+                                + " client would be admitted");
+            }
+            if (!o.curveServer() && curveAllowedClientsFile != null) {
+                throw new IllegalArgumentException(
+                        "flowhouse.zmq.curve.allowed-clients-file needs curve server mode"
+                                + " (curve.public-key-file and curve.secret-key-file, no"
+                                + " curve.server-public-key-file)");
+            }
+            if (o.bindsBeyondLoopback() && !o.curveEnabled() && !allowUnauthenticated) {
+                throw new IllegalArgumentException(
+                        "zmq endpoint "
+                                + endpoint
+                                + " binds beyond loopback without CURVE: anyone who can reach it"
+                                + " would read every flow (expected: tcp://127.0.0.1:PORT, CURVE"
+                                + " keys with flowhouse.zmq.curve.*, or"
+                                + " flowhouse.zmq.allow-unauthenticated=true)");
+            }
+            return o;
         }
 
         private static void check(boolean ok, String key, Object value, String expected) {
