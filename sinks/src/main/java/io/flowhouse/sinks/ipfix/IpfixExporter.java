@@ -157,14 +157,16 @@ public final class IpfixExporter implements AutoCloseable {
     private int session;
     private boolean closed;
 
-    private long flowsIn;
-    private long recordsSent;
-    private long recordsDropped;
-    private long messagesSent;
-    private long bytesSent;
-    private long templateSends;
-    private long sendErrors;
-    private long domainsEvicted;
+    // Written under the lock, read without it: metrics() must not wait for a send in progress.
+    private volatile long flowsIn;
+    private volatile long recordsSent;
+    private volatile long recordsDropped;
+    private volatile long messagesSent;
+    private volatile long bytesSent;
+    private volatile long templateSends;
+    private volatile long sendErrors;
+    private volatile long domainsEvicted;
+    private volatile int domainCount;
     private IOException lastError;
     private long nextSendNanos;
     private Domain lastDomain;
@@ -342,6 +344,7 @@ public final class IpfixExporter implements AutoCloseable {
         }
         d = new Domain(id, options.maxMessageBytes());
         domains.put(id, d);
+        domainCount = domains.size();
         return d;
     }
 
@@ -373,6 +376,8 @@ public final class IpfixExporter implements AutoCloseable {
         if (transport.session() != session) {
             session = transport.session();
             for (Domain d : domains.values()) {
+                // A message begun after the old session failed never went out.
+                recordsDropped += d.records;
                 d.encoder = new IpfixEncoder();
                 d.message = null;
                 d.records = 0;
@@ -513,8 +518,8 @@ public final class IpfixExporter implements AutoCloseable {
         }
     }
 
-    /** Current counters. */
-    public synchronized Metrics metrics() {
+    /** Current counters; never waits for the lock (a TCP send may hold it for the timeout). */
+    public Metrics metrics() {
         return new Metrics(
                 flowsIn,
                 recordsSent,
@@ -525,14 +530,15 @@ public final class IpfixExporter implements AutoCloseable {
                 sendErrors,
                 transport.reconnects(),
                 transport.writeTimeouts(),
-                domains.size(),
+                domainCount,
                 domainsEvicted,
-                transport.ready(System.nanoTime()));
+                transport.connected());
     }
 
     /**
-     * Makes a TCP send that waits for the collector give up at once (the message is lost and
-     * counted); for a closing owner on another thread. Does not take the lock.
+     * Makes a TCP send that waits for the collector give up at once, and every later one (the
+     * messages are lost and counted); for a closing owner on another thread. Does not take the
+     * lock.
      */
     public void abortSend() {
         transport.abortSend();

@@ -62,14 +62,17 @@ abstract class IpfixTransport implements AutoCloseable {
     /** Successful TCP connections after the first (0 for UDP). */
     abstract long reconnects();
 
+    /** Whether a message can be sent now, without a connection step (for metrics). */
+    abstract boolean connected();
+
     /** TCP connections dropped because the collector took nothing for the write timeout. */
     long writeTimeouts() {
         return 0;
     }
 
     /**
-     * Makes a send that is waiting for the collector give up now; safe from any thread. The
-     * transport stays usable: the next send reconnects.
+     * Makes a send that is waiting for the collector give up now, and every later one at once; safe
+     * from any thread. For an owner that is closing and will not wait for the collector.
      */
     void abortSend() {}
 
@@ -115,6 +118,11 @@ abstract class IpfixTransport implements AutoCloseable {
         }
 
         @Override
+        boolean connected() {
+            return channel.isOpen();
+        }
+
+        @Override
         public void close() {
             try {
                 channel.close();
@@ -138,11 +146,13 @@ abstract class IpfixTransport implements AutoCloseable {
         private SelectionKey key;
         private boolean connected;
         private int session;
-        private long connects;
+        private volatile long connects;
         private long nextAttemptNanos;
         private long backoffNanos;
         private volatile long writeTimeouts;
-        private volatile boolean aborting;
+        private volatile boolean aborted;
+        private volatile boolean connectedNow;
+        private boolean closed;
 
         Tcp(InetSocketAddress address, IpfixExporterOptions options) throws IOException {
             this.address = address;
@@ -155,6 +165,9 @@ abstract class IpfixTransport implements AutoCloseable {
         boolean ready(long nowNanos) {
             if (connected) {
                 return true;
+            }
+            if (closed || aborted) {
+                return false;
             }
             try {
                 if (channel == null) {
@@ -176,6 +189,7 @@ abstract class IpfixTransport implements AutoCloseable {
                     return false;
                 }
                 connected = true;
+                connectedNow = true;
                 session++;
                 connects++;
                 backoffNanos = options.reconnectBackoffMin().toNanos();
@@ -199,7 +213,7 @@ abstract class IpfixTransport implements AutoCloseable {
 
         @Override
         void send(ByteBuffer message) throws IOException {
-            if (!connected) {
+            if (!connected || aborted) {
                 throw new IOException("not connected to " + address);
             }
             long deadline = System.nanoTime() + options.writeTimeout().toNanos();
@@ -209,12 +223,12 @@ abstract class IpfixTransport implements AutoCloseable {
                         continue;
                     }
                     long left = deadline - System.nanoTime();
-                    if (left <= 0 || aborting) {
-                        if (!aborting) {
+                    if (left <= 0 || aborted) {
+                        if (!aborted) {
                             writeTimeouts++;
                         }
                         throw new IOException(
-                                (aborting
+                                (aborted
                                                 ? "send aborted"
                                                 : "write timed out after " + options.writeTimeout())
                                         + ": collector "
@@ -229,8 +243,6 @@ abstract class IpfixTransport implements AutoCloseable {
             } catch (IOException e) {
                 fail(System.nanoTime());
                 throw e;
-            } finally {
-                aborting = false;
             }
         }
 
@@ -246,12 +258,18 @@ abstract class IpfixTransport implements AutoCloseable {
 
         @Override
         void abortSend() {
-            aborting = true;
+            aborted = true;
             selector.wakeup();
+        }
+
+        @Override
+        boolean connected() {
+            return connectedNow;
         }
 
         private void closeChannel() {
             connected = false;
+            connectedNow = false;
             if (key != null) {
                 key.cancel();
                 key = null;
@@ -268,6 +286,7 @@ abstract class IpfixTransport implements AutoCloseable {
 
         @Override
         public void close() {
+            closed = true;
             closeChannel();
             try {
                 selector.close();

@@ -163,18 +163,22 @@ public final class QueuedIpfixExporter implements AutoCloseable {
                     chunk.add(first);
                     queue.drainTo(chunk, DRAIN_CHUNK - 1);
                     int done = 0;
-                    for (FlowRecord f : chunk) {
-                        if (abort) {
-                            break;
+                    try {
+                        for (FlowRecord f : chunk) {
+                            if (abort) {
+                                break;
+                            }
+                            exporter.export(f);
+                            done++;
+                            handled.incrementAndGet();
                         }
-                        exporter.export(f);
-                        handled.incrementAndGet();
-                        done++;
+                    } finally {
+                        // Taken off the queue but never given to the exporter: dropped.
+                        if (done < chunk.size()) {
+                            queueDropped.addAndGet(chunk.size() - done);
+                        }
+                        chunk.clear();
                     }
-                    if (done < chunk.size()) {
-                        queueDropped.addAndGet(chunk.size() - done);
-                    }
-                    chunk.clear();
                 }
                 long now = System.nanoTime();
                 if (now - nextTick >= 0) {

@@ -28,7 +28,7 @@ public final class CurveAllowList {
 
     /** The other lines of a zcert file: section names and {@code name = "value"} metadata. */
     private static final Pattern ZCERT_OTHER =
-            Pattern.compile("^([a-z][a-z0-9-]*|[a-z][a-z0-9-]*\\s*=\\s*\"[^\"]*\")$");
+            Pattern.compile("^(metadata|curve|[a-z][a-z0-9-]*\\s*=\\s*\"[^\"]*\")$");
 
     private final Path file;
     private volatile Set<String> keys;
