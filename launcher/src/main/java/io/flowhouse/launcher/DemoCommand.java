@@ -11,6 +11,7 @@ import io.flowhouse.services.ManagedProcess;
 import io.flowhouse.services.ServiceKind;
 import io.flowhouse.services.ServicesConfig;
 import io.flowhouse.services.ServicesManager;
+import io.flowhouse.services.clickhouse.ClickHousePassword;
 import io.flowhouse.services.kafka.InProcessKafka;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -117,7 +118,8 @@ public final class DemoCommand implements Callable<Integer> {
             return ExitCode.FAILURE;
         }
         services.start(ServiceKind.CLICKHOUSE);
-        String clickhouse = config.clickhouseUrl();
+        ClickHouseAt clickhouse =
+                new ClickHouseAt(config.clickhouseUrl(), config.clickhousePasswordFile());
         // Only this run's rows count: the database may hold flows of earlier runs or of 'up'.
         String window =
                 " WHERE time_received >= toDateTime("
@@ -244,7 +246,7 @@ public final class DemoCommand implements Callable<Integer> {
      */
     private static long watchProgress(
             InProcessKafka kafka,
-            String clickhouse,
+            ClickHouseAt clickhouse,
             String window,
             Thread loadgen,
             AtomicReference<Throwable> jobFailure,
@@ -329,7 +331,7 @@ public final class DemoCommand implements Callable<Integer> {
 
     private static void runPipelineJob(
             String bootstrap,
-            String clickhouse,
+            ClickHouseAt clickhouse,
             Path checkpoints,
             AtomicReference<Throwable> failure) {
         // Checkpoints go to files: Flink's default JobManager memory storage refuses state over
@@ -341,7 +343,10 @@ public final class DemoCommand implements Callable<Integer> {
             "--kafka.bootstrap-servers",
             bootstrap,
             "--clickhouse.url",
-            clickhouse,
+            clickhouse.url(),
+            // The path, never the password: the job reads the file itself.
+            "--clickhouse.password-file",
+            clickhouse.passwordFile().toString(),
             "--job.checkpoint-interval",
             "5 s",
             "--job.name",
@@ -387,7 +392,7 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static void printExamples(String clickhouse, String window, PrintStream out)
+    private static void printExamples(ClickHouseAt clickhouse, String window, PrintStream out)
             throws InterruptedException {
         List<String[]> examples =
                 List.of(
@@ -420,10 +425,11 @@ public final class DemoCommand implements Callable<Integer> {
             try {
                 Http.Response response =
                         Http.post(
-                                clickhouse + "/",
+                                clickhouse.url() + "/",
                                 example[1] + " FORMAT PrettyCompactMonoBlock",
                                 "text/plain",
-                                Duration.ofSeconds(60));
+                                Duration.ofSeconds(60),
+                                clickhouse.auth());
                 out.println(
                         response.ok()
                                 ? response.body()
@@ -435,7 +441,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     private static void printTotals(
-            String clickhouse,
+            ClickHouseAt clickhouse,
             String window,
             long rows,
             Path demoDir,
@@ -474,14 +480,22 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static long count(String clickhouse, String sql) throws InterruptedException {
+    /** The local ClickHouse: its URL and the file with user {@code default}'s password. */
+    private record ClickHouseAt(String url, Path passwordFile) {
+        Map<String, String> auth() {
+            return ClickHousePassword.headersFor(passwordFile);
+        }
+    }
+
+    private static long count(ClickHouseAt clickhouse, String sql) throws InterruptedException {
         try {
             Http.Response response =
                     Http.get(
-                            clickhouse
+                            clickhouse.url()
                                     + "/?query="
                                     + URLEncoder.encode(sql, StandardCharsets.UTF_8),
-                            Duration.ofSeconds(10));
+                            Duration.ofSeconds(10),
+                            clickhouse.auth());
             return response.ok() ? Long.parseLong(response.body().trim()) : 0;
         } catch (IOException | NumberFormatException e) {
             return 0;

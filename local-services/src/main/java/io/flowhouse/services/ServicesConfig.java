@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.services;
 
+import io.flowhouse.services.clickhouse.ClickHousePassword;
 import io.flowhouse.services.clickhouse.ClickHouseServer;
 import java.io.IOException;
 import java.io.InputStream;
@@ -320,6 +321,14 @@ public record ServicesConfig(
 
     public String kafkaBootstrap() {
         return "127.0.0.1:" + kafkaPort;
+    }
+
+    /**
+     * The generated password of the local ClickHouse's user {@code default} (0600, made by the
+     * first {@code services up}); the launcher passes the path, never the password, to the job.
+     */
+    public Path clickhousePasswordFile() {
+        return stateDir.resolve(ClickHousePassword.FILE_NAME);
     }
 
     public String clickhouseUrl() {
