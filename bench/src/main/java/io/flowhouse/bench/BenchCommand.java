@@ -7,6 +7,7 @@ import io.flowhouse.services.LocalPorts;
 import io.flowhouse.services.ServiceKind;
 import io.flowhouse.services.ServicesConfig;
 import io.flowhouse.services.ServicesManager;
+import io.flowhouse.services.clickhouse.ClickHousePassword;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -268,7 +269,12 @@ public final class BenchCommand implements Callable<Integer> {
             search.warmUp();
             PipelineCollector pipeline =
                     new PipelineCollector(
-                            services.clickhouseUrl(), cl.database(), port, pids, 9464);
+                            services.clickhouseUrl(),
+                            ClickHousePassword.headersFor(services.clickhousePasswordFile()),
+                            cl.database(),
+                            port,
+                            pids,
+                            9464);
             systems.add(search.run(pipeline, deadline));
         } finally {
             if (!wasUp) {

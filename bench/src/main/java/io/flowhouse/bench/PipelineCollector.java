@@ -34,6 +34,7 @@ final class PipelineCollector implements Collector {
     private static final long QUIET_MILLIS = 25_000;
 
     private final String clickhouseUrl;
+    private final Map<String, String> clickhouseAuth;
     private final String database;
     private final int port;
     private final Map<String, Long> processes;
@@ -49,11 +50,13 @@ final class PipelineCollector implements Collector {
 
     PipelineCollector(
             String clickhouseUrl,
+            Map<String, String> clickhouseAuth,
             String database,
             int port,
             Map<String, Long> processes,
             int agentMetricsPort) {
         this.clickhouseUrl = clickhouseUrl;
+        this.clickhouseAuth = Map.copyOf(clickhouseAuth);
         this.database = database;
         this.port = port;
         this.processes = Map.copyOf(processes);
@@ -151,7 +154,7 @@ final class PipelineCollector implements Collector {
     }
 
     private String query(String sql) throws IOException, InterruptedException {
-        HttpRequest req =
+        HttpRequest.Builder b =
                 HttpRequest.newBuilder(
                                 URI.create(
                                         clickhouseUrl
@@ -159,8 +162,9 @@ final class PipelineCollector implements Collector {
                                                 + URLEncoder.encode(
                                                         sql + " FORMAT TabSeparated",
                                                         StandardCharsets.UTF_8)))
-                        .timeout(Duration.ofSeconds(20))
-                        .build();
+                        .timeout(Duration.ofSeconds(20));
+        clickhouseAuth.forEach(b::header);
+        HttpRequest req = b.build();
         HttpResponse<String> res = HTTP.send(req, HttpResponse.BodyHandlers.ofString());
         if (res.statusCode() != 200) {
             throw new IOException("ClickHouse answered " + res.statusCode() + ": " + res.body());

@@ -202,6 +202,10 @@ final class ZmqBench {
 
     private ZmqSinkOptions options(ZmqSinkOptions.Overflow overflow) {
         return ZmqSinkOptions.builder("tcp://127.0.0.1:0")
+                // One subscriber, measured lossless: the socket waits for it (XPUB_NODROP), so
+                // what it cannot take shows as counted queue drops, not as msg_id gaps. The
+                // sink's default (drop) lets a slow subscriber lose its own messages instead.
+                .slowSubscriber(ZmqSinkOptions.SlowSubscriber.WAIT)
                 .overflow(overflow)
                 .queueCapacity(QUEUE)
                 .maxMessageBytes(MAX_MESSAGE_BYTES)

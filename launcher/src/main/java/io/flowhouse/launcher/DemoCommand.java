@@ -14,6 +14,7 @@ import io.flowhouse.services.ManagedProcess;
 import io.flowhouse.services.ServiceKind;
 import io.flowhouse.services.ServicesConfig;
 import io.flowhouse.services.ServicesManager;
+import io.flowhouse.services.clickhouse.ClickHousePassword;
 import io.flowhouse.services.kafka.InProcessKafka;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -120,7 +121,8 @@ public final class DemoCommand implements Callable<Integer> {
             return ExitCode.FAILURE;
         }
         services.start(ServiceKind.CLICKHOUSE);
-        String clickhouse = config.clickhouseUrl();
+        ClickHouseAt clickhouse =
+                new ClickHouseAt(config.clickhouseUrl(), config.clickhousePasswordFile());
         // Only this run's rows count: the database may hold flows of earlier runs or of 'up'.
         String window =
                 " WHERE time_received >= toDateTime("
@@ -248,7 +250,7 @@ public final class DemoCommand implements Callable<Integer> {
      */
     private static long watchProgress(
             InProcessKafka kafka,
-            String clickhouse,
+            ClickHouseAt clickhouse,
             String window,
             Thread loadgen,
             AtomicReference<Throwable> jobFailure,
@@ -334,7 +336,7 @@ public final class DemoCommand implements Callable<Integer> {
     private static void runPipelineJob(
             Map<String, String> env,
             String bootstrap,
-            String clickhouse,
+            ClickHouseAt clickhouse,
             Path checkpoints,
             AtomicReference<Throwable> failure) {
         try {
@@ -348,7 +350,12 @@ public final class DemoCommand implements Callable<Integer> {
                             .env(env)
                             .flag("execution.checkpointing.dir", checkpoints.toUri(), "demo")
                             .flag(JobKeys.KAFKA_BOOTSTRAP_SERVERS, bootstrap, "demo")
-                            .flag(JobKeys.CLICKHOUSE_URL, clickhouse, "demo")
+                            .flag(JobKeys.CLICKHOUSE_URL, clickhouse.url(), "demo")
+                            // The path, never the password: the job reads the file itself.
+                            .flag(
+                                    JobKeys.CLICKHOUSE_PASSWORD_FILE,
+                                    clickhouse.passwordFile().toString(),
+                                    "demo")
                             .flag(JobKeys.CHECKPOINT_INTERVAL, "5 s", "demo")
                             .flag(JobKeys.JOB_NAME, "flowhouse-demo", "demo")
                             .resolve();
@@ -391,7 +398,7 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static void printExamples(String clickhouse, String window, PrintStream out)
+    private static void printExamples(ClickHouseAt clickhouse, String window, PrintStream out)
             throws InterruptedException {
         List<String[]> examples =
                 List.of(
@@ -424,10 +431,11 @@ public final class DemoCommand implements Callable<Integer> {
             try {
                 Http.Response response =
                         Http.post(
-                                clickhouse + "/",
+                                clickhouse.url() + "/",
                                 example[1] + " FORMAT PrettyCompactMonoBlock",
                                 "text/plain",
-                                Duration.ofSeconds(60));
+                                Duration.ofSeconds(60),
+                                clickhouse.auth());
                 out.println(
                         response.ok()
                                 ? response.body()
@@ -439,7 +447,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     private static void printTotals(
-            String clickhouse,
+            ClickHouseAt clickhouse,
             String window,
             long rows,
             Path demoDir,
@@ -478,14 +486,22 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static long count(String clickhouse, String sql) throws InterruptedException {
+    /** The local ClickHouse: its URL and the file with user {@code default}'s password. */
+    private record ClickHouseAt(String url, Path passwordFile) {
+        Map<String, String> auth() {
+            return ClickHousePassword.headersFor(passwordFile);
+        }
+    }
+
+    private static long count(ClickHouseAt clickhouse, String sql) throws InterruptedException {
         try {
             Http.Response response =
                     Http.get(
-                            clickhouse
+                            clickhouse.url()
                                     + "/?query="
                                     + URLEncoder.encode(sql, StandardCharsets.UTF_8),
-                            Duration.ofSeconds(10));
+                            Duration.ofSeconds(10),
+                            clickhouse.auth());
             return response.ok() ? Long.parseLong(response.body().trim()) : 0;
         } catch (IOException | NumberFormatException e) {
             return 0;

@@ -102,9 +102,10 @@ final class PipelineCommand {
                 names = "--zmq",
                 paramLabel = "ENDPOINT",
                 description = {
-                    "also publish every flow to ntopng over ZMQ (nDPI TLV): tcp://*:5556 binds",
-                    "(ntopng -i tcp://THIS-HOST:5556), tcp://HOST:5556c connects to",
-                    "ntopng -i \"tcp://*:5556c\"; job key flowhouse.zmq.endpoint"
+                    "also publish every flow to ntopng over ZMQ (nDPI TLV): tcp://127.0.0.1:5556",
+                    "binds loopback (ntopng -i tcp://127.0.0.1:5556; other addresses need CURVE",
+                    "with a client allow-list, see sinks/README-zmq-ipfix.md), tcp://HOST:5556c",
+                    "connects to ntopng -i \"tcp://*:5556c\"; job key flowhouse.zmq.endpoint"
                 })
         String zmq;
 
@@ -182,7 +183,7 @@ final class PipelineCommand {
         }
         if (zmq.isPresent()) {
             if (zmq.get().isBlank()) {
-                throw new UsageError("--zmq needs an endpoint, e.g. tcp://*:5556");
+                throw new UsageError("--zmq needs an endpoint, e.g. tcp://127.0.0.1:5556");
             }
             jobArgs.addAll(List.of("--" + ZmqSinkOptions.ENDPOINT_KEY, zmq.get()));
         }
@@ -270,6 +271,11 @@ final class PipelineCommand {
             List<String> jobArgs = new ArrayList<>();
             jobArgs.addAll(List.of("--kafka.bootstrap-servers", config.kafkaBootstrap()));
             jobArgs.addAll(List.of("--clickhouse.url", config.clickhouseUrl()));
+            // The path of the generated password, never the password itself.
+            jobArgs.addAll(
+                    List.of(
+                            "--clickhouse.password-file",
+                            config.clickhousePasswordFile().toString()));
             jobArgs.addAll(fanOut);
             jobArgs.addAll(options.jobArgs);
             String jarId = rest.uploadJar(JobCommand.defaultJar(home.root()));

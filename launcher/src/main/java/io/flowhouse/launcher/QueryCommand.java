@@ -3,6 +3,8 @@ package io.flowhouse.launcher;
 
 import io.flowhouse.jobs.config.JobKeys;
 import io.flowhouse.services.Http;
+import io.flowhouse.services.ServicesConfig;
+import io.flowhouse.services.clickhouse.ClickHousePassword;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -29,8 +31,9 @@ import picocli.CommandLine.Parameters;
             "run SQL on the local ClickHouse and print the result",
             "",
             "Runs SQL on the ClickHouse of ./flowhouse services (HTTP, the port of the last",
-            "'services up', default http://127.0.0.1:8123) and prints the result. '-' reads",
-            "the SQL from stdin.",
+            "'services up', default http://127.0.0.1:8123, as user default with the password",
+            "in .flowhouse/clickhouse.password) and prints the result. '-' reads the SQL from",
+            "stdin. With --url: FLOWHOUSE_CLICKHOUSE_USER and FLOWHOUSE_CLICKHOUSE_PASSWORD.",
             ""
         },
         footer = {"", "Example:", "  ./flowhouse query \"SELECT count() FROM flowhouse.flows\""})
@@ -100,8 +103,20 @@ public final class QueryCommand implements Callable<Integer> {
             url = env.get(JobKeys.SCHEMA.envName(JobKeys.CLICKHOUSE_URL));
             url = url == null || url.isBlank() ? null : url;
         }
+        Map<String, String> auth;
         if (url == null) {
-            url = services.config(ctx, true).clickhouseUrl();
+            ServicesConfig config = services.config(ctx, true);
+            url = config.clickhouseUrl();
+            auth = ClickHousePassword.headersFor(config.clickhousePasswordFile());
+        } else {
+            // Another server: its credentials from the environment, as the job takes them.
+            String password = env.get("FLOWHOUSE_CLICKHOUSE_PASSWORD");
+            auth =
+                    password == null
+                            ? Map.of()
+                            : ClickHousePassword.basicAuth(
+                                    env.getOrDefault("FLOWHOUSE_CLICKHOUSE_USER", "default"),
+                                    password);
         }
         String database = this.database;
         try {
@@ -111,7 +126,8 @@ public final class QueryCommand implements Callable<Integer> {
                                 url + "/",
                                 "SELECT count() FROM system.databases WHERE name = 'flowhouse'",
                                 "text/plain",
-                                Duration.ofSeconds(10));
+                                Duration.ofSeconds(10),
+                                auth);
                 database =
                         exists.ok() && exists.body().trim().equals("1") ? "flowhouse" : "default";
             }
@@ -122,7 +138,8 @@ public final class QueryCommand implements Callable<Integer> {
                                     + java.net.URLEncoder.encode(database, StandardCharsets.UTF_8),
                             sql,
                             "text/plain; charset=utf-8",
-                            Duration.ofMinutes(10));
+                            Duration.ofMinutes(10),
+                            auth);
             if (!response.ok()) {
                 err.print("clickhouse (HTTP " + response.status() + "): " + response.body());
                 return ExitCode.FAILURE;

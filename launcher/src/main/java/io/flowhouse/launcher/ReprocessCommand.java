@@ -116,6 +116,9 @@ public final class ReprocessCommand implements Callable<Integer> {
         add(jobArgs, "resolutions", resolutions);
         jobArgs.addAll(List.of("--kafka.bootstrap-servers", config.kafkaBootstrap()));
         jobArgs.addAll(List.of("--clickhouse.url", config.clickhouseUrl()));
+        // The path of the generated password, never the password itself.
+        jobArgs.addAll(
+                List.of("--clickhouse.password-file", config.clickhousePasswordFile().toString()));
         jobArgs.addAll(jobArgsAfter);
         if (local) {
             out.println("reprocessing on an in-process MiniCluster: " + String.join(" ", jobArgs));

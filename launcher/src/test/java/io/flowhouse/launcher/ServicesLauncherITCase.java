@@ -4,10 +4,12 @@ package io.flowhouse.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.services.FlowhouseHome;
+import io.flowhouse.services.Http;
 import io.flowhouse.services.ServiceKind;
 import io.flowhouse.services.ServiceStatus;
 import io.flowhouse.services.ServicesConfig;
 import io.flowhouse.services.ServicesManager;
+import io.flowhouse.services.clickhouse.ClickHousePassword;
 import io.flowhouse.testkit.ServiceRequirement;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -18,6 +20,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,6 +29,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -127,6 +131,34 @@ class ServicesLauncherITCase {
 
         assertThat(query.code()).as(query.toString()).isZero();
         assertThat(query.out().trim()).isEqualTo("499500");
+    }
+
+    @Test
+    @Order(3)
+    void clickHouseWantsTheGeneratedPasswordWhichIsNeverLogged() throws Exception {
+        ServicesConfig config = config();
+        Path file = config.clickhousePasswordFile();
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+                .isEqualTo("rw-------");
+        String password = ClickHousePassword.read(file);
+        String url = config.clickhouseUrl() + "/?query=SELECT%201";
+        Duration t = Duration.ofSeconds(10);
+        assertThat(Http.get(url, t).ok()).as("without a password").isFalse();
+        assertThat(Http.get(url, t, ClickHousePassword.basicAuth("default", "wrong")).ok())
+                .as("with a wrong one")
+                .isFalse();
+        Http.Response ok = Http.get(url, t, ClickHousePassword.headersFor(file));
+        assertThat(ok.ok()).as(ok.toString()).isTrue();
+        assertThat(Files.readString(config.stateDir().resolve("clickhouse/users.xml")))
+                .doesNotContain(password)
+                .contains(ClickHousePassword.sha256Hex(password));
+        try (Stream<Path> logs = Files.walk(config.logDir())) {
+            for (Path log : logs.filter(Files::isRegularFile).toList()) {
+                assertThat(Files.readString(log, StandardCharsets.ISO_8859_1))
+                        .as(log.toString())
+                        .doesNotContain(password);
+            }
+        }
     }
 
     @Test

@@ -8,6 +8,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 
 /** The few HTTP calls the launcher makes (ClickHouse, Flink REST), on the JDK's client. */
 public final class Http {
@@ -33,8 +34,15 @@ public final class Http {
 
     public static Response get(String url, Duration timeout)
             throws IOException, InterruptedException {
-        HttpRequest request =
-                HttpRequest.newBuilder(URI.create(url)).timeout(timeout).GET().build();
+        return get(url, timeout, Map.of());
+    }
+
+    /** GET with extra request headers (credentials: never in the URL, so never in a log line). */
+    public static Response get(String url, Duration timeout, Map<String, String> headers)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(timeout).GET();
+        headers.forEach(b::header);
+        HttpRequest request = b.build();
         HttpResponse<String> response =
                 CLIENT.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         return new Response(response.statusCode(), response.body());
@@ -42,12 +50,24 @@ public final class Http {
 
     public static Response post(String url, String body, String contentType, Duration timeout)
             throws IOException, InterruptedException {
-        HttpRequest request =
+        return post(url, body, contentType, timeout, Map.of());
+    }
+
+    /** POST with extra request headers. */
+    public static Response post(
+            String url,
+            String body,
+            String contentType,
+            Duration timeout,
+            Map<String, String> headers)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder b =
                 HttpRequest.newBuilder(URI.create(url))
                         .timeout(timeout)
                         .header("Content-Type", contentType)
-                        .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
-                        .build();
+                        .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+        headers.forEach(b::header);
+        HttpRequest request = b.build();
         HttpResponse<String> response =
                 CLIENT.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         return new Response(response.statusCode(), response.body());

@@ -4,6 +4,7 @@ package io.flowhouse.services;
 import io.flowhouse.config.Config;
 import io.flowhouse.config.ConfigResolver;
 import io.flowhouse.config.Key;
+import io.flowhouse.services.clickhouse.ClickHousePassword;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -273,6 +274,14 @@ public record ServicesConfig(
 
     public String kafkaBootstrap() {
         return "127.0.0.1:" + kafkaPort;
+    }
+
+    /**
+     * The generated password of the local ClickHouse's user {@code default} (0600, made by the
+     * first {@code services up}); the launcher passes the path, never the password, to the job.
+     */
+    public Path clickhousePasswordFile() {
+        return stateDir.resolve(ClickHousePassword.FILE_NAME);
     }
 
     public String clickhouseUrl() {

@@ -154,7 +154,7 @@ class FanOutITCase {
      * A plain SUB socket that counts the flow records of the {@code flow} messages (nDPI TLV, one
      * record per flow) and sums IN/OUT_PKTS and IN/OUT_BYTES (nProbe ids 2, 24, 1, 23).
      */
-    private static final class ZmqCounter implements Runnable {
+    static final class ZmqCounter implements Runnable {
         final AtomicLong flows = new AtomicLong();
         final AtomicLong packets = new AtomicLong();
         final AtomicLong bytes = new AtomicLong();
@@ -256,7 +256,7 @@ class FanOutITCase {
         }
     }
 
-    private static int freeTcpPort() throws IOException {
+    static int freeTcpPort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }

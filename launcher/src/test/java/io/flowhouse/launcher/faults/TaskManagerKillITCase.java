@@ -8,6 +8,7 @@ import io.flowhouse.services.ServiceKind;
 import io.flowhouse.services.ServiceStatus;
 import io.flowhouse.services.ServicesConfig;
 import io.flowhouse.services.ServicesManager;
+import io.flowhouse.services.clickhouse.ClickHousePassword;
 import io.flowhouse.testkit.ServiceRequirement;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -24,6 +25,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
@@ -227,6 +229,8 @@ class TaskManagerKillITCase {
                         "5 s",
                         "--clickhouse.url",
                         config.clickhouseUrl(),
+                        "--clickhouse.password-file",
+                        config.clickhousePasswordFile().toString(),
                         "--clickhouse.database",
                         DATABASE,
                         "--clickhouse.batch-size",
@@ -320,13 +324,15 @@ class TaskManagerKillITCase {
     }
 
     private String get(String url) {
+        return get(url, Map.of());
+    }
+
+    private String get(String url, Map<String, String> headers) {
         try {
-            HttpResponse<String> r =
-                    http.send(
-                            HttpRequest.newBuilder(URI.create(url))
-                                    .timeout(Duration.ofSeconds(10))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString());
+            HttpRequest.Builder b =
+                    HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10));
+            headers.forEach(b::header);
+            HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
             return r.statusCode() == 200 ? r.body() : null;
         } catch (IOException e) {
             return null;
@@ -341,7 +347,8 @@ class TaskManagerKillITCase {
                 get(
                         config.clickhouseUrl()
                                 + "/?query="
-                                + URLEncoder.encode(sql, StandardCharsets.UTF_8));
+                                + URLEncoder.encode(sql, StandardCharsets.UTF_8),
+                        ClickHousePassword.headersFor(config.clickhousePasswordFile()));
         if (body == null) {
             throw new IllegalStateException("ClickHouse did not answer " + sql);
         }

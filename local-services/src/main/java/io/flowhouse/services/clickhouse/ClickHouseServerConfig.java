@@ -5,15 +5,17 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 
 /**
  * The {@code config.xml} and {@code users.xml} of a local {@code clickhouse-server} (Debian's,
  * 18.16 on Debian 12): its own data, tmp, user files and format schema paths under one directory,
- * logs to files, HTTP and native ports on 127.0.0.1 only, user {@code default} without a password
- * reachable from loopback only. The root element is {@code <yandex>}, which every version accepts
- * (newer ones also take {@code <clickhouse>}); no interserver port and one {@code listen_host}:
- * nothing but loopback is opened.
+ * logs to files, HTTP and native ports on 127.0.0.1 only, user {@code default} reachable from
+ * loopback only, with the password whose SHA-256 is given ({@code ./flowhouse services}: {@link
+ * ClickHousePassword}) or none (the tests' temporary servers). The root element is {@code
+ * <yandex>}, which every version accepts (newer ones also take {@code <clickhouse>}); no
+ * interserver port and one {@code listen_host}: nothing but loopback is opened.
  *
  * <p>Written by {@link ClickHouseServer} before every start, for {@code ./flowhouse services} and
  * the tests' temporary servers alike.
@@ -28,6 +30,7 @@ import java.util.List;
  * @param maxMemoryUsage per-query memory limit of the default profile, bytes
  * @param configComment a comment after the XML declaration of config.xml, or empty for none
  * @param usersComment a comment after the XML declaration of users.xml, or empty for none
+ * @param passwordSha256Hex SHA-256 (hex) of user {@code default}'s password, or empty for none
  */
 public record ClickHouseServerConfig(
         Path dir,
@@ -38,7 +41,32 @@ public record ClickHouseServerConfig(
         int nativePort,
         long maxMemoryUsage,
         String configComment,
-        String usersComment) {
+        String usersComment,
+        String passwordSha256Hex) {
+
+    /** A server whose user {@code default} has no password (the tests' temporary servers). */
+    public ClickHouseServerConfig(
+            Path dir,
+            Path logDir,
+            String logName,
+            int logFiles,
+            int httpPort,
+            int nativePort,
+            long maxMemoryUsage,
+            String configComment,
+            String usersComment) {
+        this(
+                dir,
+                logDir,
+                logName,
+                logFiles,
+                httpPort,
+                nativePort,
+                maxMemoryUsage,
+                configComment,
+                usersComment,
+                "");
+    }
 
     /** The one address the server listens on. */
     public static final String LISTEN_HOST = "127.0.0.1";
@@ -57,7 +85,12 @@ public record ClickHouseServerConfig(
         }
         Files.createDirectories(logDir);
         Files.writeString(dir.resolve("config.xml"), configXml(), StandardCharsets.UTF_8);
-        Files.writeString(dir.resolve("users.xml"), usersXml(), StandardCharsets.UTF_8);
+        Path users = dir.resolve("users.xml");
+        Files.writeString(users, usersXml(), StandardCharsets.UTF_8);
+        if (!passwordSha256Hex.isEmpty()) {
+            // The hash is not the password, but nobody else needs to read it either.
+            Files.setPosixFilePermissions(users, PosixFilePermissions.fromString("rw-------"));
+        }
     }
 
     public String configXml() {
@@ -117,7 +150,7 @@ public record ClickHouseServerConfig(
                   </profiles>
                   <users>
                     <default>
-                      <password></password>
+                      %s
                       <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
                       <profile>default</profile>
                       <quota>default</quota>
@@ -137,7 +170,14 @@ public record ClickHouseServerConfig(
                   </quotas>
                 </yandex>
                 """
-                .formatted(comment(usersComment), maxMemoryUsage);
+                .formatted(
+                        comment(usersComment),
+                        maxMemoryUsage,
+                        passwordSha256Hex.isEmpty()
+                                ? "<password></password>"
+                                : "<password_sha256_hex>"
+                                        + passwordSha256Hex
+                                        + "</password_sha256_hex>");
     }
 
     private static String comment(String text) {

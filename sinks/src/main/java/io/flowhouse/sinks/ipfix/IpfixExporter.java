@@ -11,11 +11,10 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -35,8 +34,14 @@ import org.slf4j.LoggerFactory;
  * domain, from the timer); over TCP once per connection, and a reconnect starts a new transport
  * session (new templates, sequence numbers from 0). Withdrawals are never sent over UDP.
  *
+ * <p>At most {@link IpfixExporterOptions#maxDomains()} observation domains are kept, each with its
+ * own message buffer, encoder (sequence number) and announced rates; the least recently used one is
+ * sent and forgotten for a new one.
+ *
  * <p>Thread-safe (one lock); a timer thread sends partly filled messages after {@link
- * IpfixExporterOptions#linger()} and refreshes templates. Owns its socket and timer: close it.
+ * IpfixExporterOptions#linger()} and refreshes templates. {@link #export} sends on the caller's
+ * thread (TCP waits at most the write timeout); the Flink sink puts a {@link QueuedIpfixExporter}
+ * in front so the task thread never waits for the network. Owns its socket and timer: close it.
  *
  * @see <a href="https://www.rfc-editor.org/rfc/rfc7011#section-8.4">RFC 7011 §8.4</a>
  */
@@ -67,6 +72,12 @@ public final class IpfixExporter implements AutoCloseable {
     /** selectorId u64 + packet interval + packet space (u32 each). */
     private static final int OPTIONS_RECORD_LENGTH = 16;
 
+    /**
+     * Sampling rates remembered as announced per domain; a rate forgotten past this is announced
+     * again (20 bytes), so a stream of ever new rates costs bytes on the wire, never memory.
+     */
+    static final int REMEMBERED_RATES = 64;
+
     private static final Duration TICK = Duration.ofMillis(100);
     private static final Duration STARTUP_CONNECT = Duration.ofSeconds(2);
 
@@ -81,6 +92,10 @@ public final class IpfixExporter implements AutoCloseable {
      * @param templateSends messages that carried the templates
      * @param sendErrors failed sends (ICMP unreachable, TCP reset, ...)
      * @param reconnects TCP reconnections after the first connection
+     * @param writeTimeouts TCP connections dropped because the collector stopped reading
+     * @param domains observation domains currently kept
+     * @param domainsEvicted domains forgotten to stay within {@link
+     *     IpfixExporterOptions#maxDomains()}
      * @param connected whether the transport can send now
      */
     public record Metrics(
@@ -92,12 +107,19 @@ public final class IpfixExporter implements AutoCloseable {
             long templateSends,
             long sendErrors,
             long reconnects,
+            long writeTimeouts,
+            int domains,
+            long domainsEvicted,
             boolean connected) {}
 
     /** Per observation domain: the message being filled and the template state. */
     private static final class Domain {
         final long id;
         final ByteBuffer buffer;
+
+        /** Per domain, so a forgotten domain takes its sequence number with it. */
+        IpfixEncoder encoder = new IpfixEncoder();
+
         IpfixEncoder.Message message;
         int currentSet = -1;
         int records;
@@ -106,7 +128,13 @@ public final class IpfixExporter implements AutoCloseable {
         boolean templatesSent;
         int templateSession = -1;
         int messagesSinceTemplates;
-        final Set<Long> announcedRates = new HashSet<>();
+        final Map<Long, Boolean> announcedRates =
+                new LinkedHashMap<>(16, 0.75f, true) {
+                    @Override
+                    protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
+                        return size() > REMEMBERED_RATES;
+                    }
+                };
 
         /** The rate of the previous record, announced in this message or before (0: none). */
         long lastRate;
@@ -121,19 +149,24 @@ public final class IpfixExporter implements AutoCloseable {
     private final IpfixExporterOptions options;
     private final InstantSource clock;
     private final IpfixTransport transport;
-    private final Map<Long, Domain> domains = new HashMap<>();
+
+    /** Access order: the eldest entry is the least recently used domain. */
+    private final LinkedHashMap<Long, Domain> domains = new LinkedHashMap<>(16, 0.75f, true);
+
     private final ScheduledExecutorService timer;
-    private IpfixEncoder encoder = new IpfixEncoder();
     private int session;
     private boolean closed;
 
-    private long flowsIn;
-    private long recordsSent;
-    private long recordsDropped;
-    private long messagesSent;
-    private long bytesSent;
-    private long templateSends;
-    private long sendErrors;
+    // Written under the lock, read without it: metrics() must not wait for a send in progress.
+    private volatile long flowsIn;
+    private volatile long recordsSent;
+    private volatile long recordsDropped;
+    private volatile long messagesSent;
+    private volatile long bytesSent;
+    private volatile long templateSends;
+    private volatile long sendErrors;
+    private volatile long domainsEvicted;
+    private volatile int domainCount;
     private IOException lastError;
     private long nextSendNanos;
     private Domain lastDomain;
@@ -251,7 +284,7 @@ public final class IpfixExporter implements AutoCloseable {
         }
         Domain d = lastDomain;
         if (d == null || d.id != domainId) {
-            d = domains.computeIfAbsent(domainId, id -> new Domain(id, options.maxMessageBytes()));
+            d = domain(domainId);
             lastDomain = d;
         }
         Template t = IpfixEncoder.templateFor(r);
@@ -263,7 +296,7 @@ public final class IpfixExporter implements AutoCloseable {
         if (d.message == null) {
             open(d, System.nanoTime());
         }
-        if (rate != d.lastRate && !d.announcedRates.contains(rate)) {
+        if (rate != d.lastRate && d.announcedRates.get(rate) == null) {
             d.message
                     .data(IpfixEncoder.SAMPLING_OPTIONS_TEMPLATE_ID)
                     .u64(rate)
@@ -271,7 +304,7 @@ public final class IpfixExporter implements AutoCloseable {
                     .u32(rate - 1)
                     .endRecord();
             d.currentSet = IpfixEncoder.SAMPLING_OPTIONS_TEMPLATE_ID;
-            d.announcedRates.add(rate);
+            d.announcedRates.put(rate, Boolean.TRUE);
         }
         d.lastRate = rate;
         d.message.data(t.templateId());
@@ -280,10 +313,45 @@ public final class IpfixExporter implements AutoCloseable {
         d.records++;
     }
 
+    /**
+     * The domain's state, made on first use; past {@link IpfixExporterOptions#maxDomains()} the
+     * least recently used domain sends what it holds and is forgotten.
+     */
+    private Domain domain(long id) {
+        Domain d = domains.get(id);
+        if (d != null) {
+            return d;
+        }
+        if (domains.size() >= options.maxDomains()) {
+            Iterator<Domain> eldest = domains.values().iterator();
+            Domain gone = eldest.next();
+            if (gone.message != null) {
+                sendDomain(gone);
+            }
+            eldest.remove();
+            if (gone == lastDomain) {
+                lastDomain = null;
+            }
+            domainsEvicted++;
+            if (domainsEvicted == 1 || domainsEvicted % 10_000 == 0) {
+                LOG.warn(
+                        "ipfix export to {}: more than {} observation domains, forgetting the"
+                                + " least recently used ({} so far; flowhouse.ipfix.max-domains)",
+                        target,
+                        options.maxDomains(),
+                        domainsEvicted);
+            }
+        }
+        d = new Domain(id, options.maxMessageBytes());
+        domains.put(id, d);
+        domainCount = domains.size();
+        return d;
+    }
+
     /** Bytes the record (plus set headers and a new rate's options record) adds. */
     private static int need(Domain d, Template t, long rate) {
         int n = t == V4 ? V4_LENGTH : V6_LENGTH;
-        if (rate != d.lastRate && !d.announcedRates.contains(rate)) {
+        if (rate != d.lastRate && !d.announcedRates.containsKey(rate)) {
             n +=
                     IpfixDecoder.SET_HEADER_SIZE
                             + OPTIONS_RECORD_LENGTH
@@ -307,8 +375,10 @@ public final class IpfixExporter implements AutoCloseable {
         }
         if (transport.session() != session) {
             session = transport.session();
-            encoder = new IpfixEncoder();
             for (Domain d : domains.values()) {
+                // A message begun after the old session failed never went out.
+                recordsDropped += d.records;
+                d.encoder = new IpfixEncoder();
                 d.message = null;
                 d.records = 0;
             }
@@ -330,7 +400,7 @@ public final class IpfixExporter implements AutoCloseable {
 
     private void open(Domain d, long now) {
         d.buffer.clear();
-        d.message = encoder.begin(d.buffer, d.id, clock.millis() / 1000);
+        d.message = d.encoder.begin(d.buffer, d.id, clock.millis() / 1000);
         d.currentSet = -1;
         d.records = 0;
         d.openedNanos = now;
@@ -448,8 +518,8 @@ public final class IpfixExporter implements AutoCloseable {
         }
     }
 
-    /** Current counters. */
-    public synchronized Metrics metrics() {
+    /** Current counters; never waits for the lock (a TCP send may hold it for the timeout). */
+    public Metrics metrics() {
         return new Metrics(
                 flowsIn,
                 recordsSent,
@@ -459,12 +529,32 @@ public final class IpfixExporter implements AutoCloseable {
                 templateSends,
                 sendErrors,
                 transport.reconnects(),
-                transport.ready(System.nanoTime()));
+                transport.writeTimeouts(),
+                domainCount,
+                domainsEvicted,
+                transport.connected());
+    }
+
+    /**
+     * Makes a TCP send that waits for the collector give up at once, and every later one (the
+     * messages are lost and counted); for a closing owner on another thread. Does not take the
+     * lock.
+     */
+    public void abortSend() {
+        transport.abortSend();
     }
 
     /** Sends what is pending, stops the timer and closes the socket. */
     @Override
     public void close() {
+        close(true);
+    }
+
+    /**
+     * Closes; with {@code sendPending} false the partly filled messages are dropped and counted
+     * instead of sent (an owner that already gave up on the collector).
+     */
+    public void close(boolean sendPending) {
         if (timer != null) {
             timer.shutdownNow();
             try {
@@ -477,8 +567,15 @@ public final class IpfixExporter implements AutoCloseable {
             if (closed) {
                 return;
             }
-            if (connectedFor(System.nanoTime())) {
+            if (sendPending && connectedFor(System.nanoTime())) {
                 flush();
+            }
+            for (Domain d : domains.values()) {
+                if (d.message != null) {
+                    recordsDropped += d.records;
+                    d.message = null;
+                    d.records = 0;
+                }
             }
             closed = true;
             transport.close();

@@ -93,6 +93,32 @@ public final class IpfixExporterKeys {
                     .defaultValue(Duration.ofSeconds(10))
                     .doc("Longest wait between TCP connection attempts.");
 
+    public static final Key<Duration> TCP_WRITE_TIMEOUT =
+            Key.of("ipfix.tcp.write-timeout", millis())
+                    .defaultValue(Duration.ofSeconds(5))
+                    .doc(
+                            "Longest a TCP collector may take nothing before the connection is"
+                                    + " dropped (counted in write_timeouts) and made again with"
+                                    + " backoff (> 0).");
+
+    public static final Key<Integer> QUEUE_CAPACITY =
+            Key.of("ipfix.queue-capacity", Types.integer(1, 1 << 24))
+                    .defaultValue(16_384)
+                    .doc(
+                            "Flows between the Flink writer and each target's sender thread; when"
+                                    + " full, flows are dropped and counted (queue_dropped), so a"
+                                    + " slow or stalled collector never stalls the job.");
+
+    public static final Key<Integer> MAX_DOMAINS =
+            Key.of("ipfix.max-domains", Types.integer(1, Integer.MAX_VALUE))
+                    .defaultValue(1_024)
+                    .doc(
+                            "Observation domains with their own message, templates and sequence"
+                                    + " number per target; the least recently used one is sent and"
+                                    + " forgotten when a new one comes past the limit (counted in"
+                                    + " domains_evicted; it starts again with templates and"
+                                    + " sequence 0 if it comes back).");
+
     public static final Key<Long> SEND_BUFFER_BYTES =
             Key.of("ipfix.send-buffer-bytes", Types.size(0, Integer.MAX_VALUE))
                     .defaultValue(4L << 20)
@@ -119,6 +145,9 @@ public final class IpfixExporterKeys {
                     BIFLOW,
                     TCP_RECONNECT_BACKOFF_MIN,
                     TCP_RECONNECT_BACKOFF_MAX,
+                    TCP_WRITE_TIMEOUT,
+                    QUEUE_CAPACITY,
+                    MAX_DOMAINS,
                     SEND_BUFFER_BYTES,
                     MAX_MESSAGES_PER_SECOND);
 
@@ -150,6 +179,9 @@ public final class IpfixExporterKeys {
                             c.get(TCP_RECONNECT_BACKOFF_MIN), c.get(TCP_RECONNECT_BACKOFF_MAX))
                     .sendBufferBytes(c.get(SEND_BUFFER_BYTES).intValue())
                     .maxMessagesPerSecond(c.get(MAX_MESSAGES_PER_SECOND))
+                    .writeTimeout(c.get(TCP_WRITE_TIMEOUT))
+                    .queueCapacity(c.get(QUEUE_CAPACITY))
+                    .maxDomains(c.get(MAX_DOMAINS))
                     .build();
         } catch (IllegalArgumentException e) {
             throw new ConfigException("config " + e.getMessage(), e);

@@ -109,6 +109,9 @@ public final class IpfixExporterOptions implements Serializable {
     private final Duration reconnectBackoffMax;
     private final int sendBufferBytes;
     private final int maxMessagesPerSecond;
+    private final Duration writeTimeout;
+    private final int queueCapacity;
+    private final int maxDomains;
 
     private IpfixExporterOptions(Builder b) {
         this.targets = List.copyOf(b.targets);
@@ -122,6 +125,9 @@ public final class IpfixExporterOptions implements Serializable {
         this.reconnectBackoffMax = b.reconnectBackoffMax;
         this.sendBufferBytes = b.sendBufferBytes;
         this.maxMessagesPerSecond = b.maxMessagesPerSecond;
+        this.writeTimeout = b.writeTimeout;
+        this.queueCapacity = b.queueCapacity;
+        this.maxDomains = b.maxDomains;
     }
 
     public static Builder builder() {
@@ -153,6 +159,9 @@ public final class IpfixExporterOptions implements Serializable {
         b.reconnectBackoffMax = reconnectBackoffMax;
         b.sendBufferBytes = sendBufferBytes;
         b.maxMessagesPerSecond = maxMessagesPerSecond;
+        b.writeTimeout = writeTimeout;
+        b.queueCapacity = queueCapacity;
+        b.maxDomains = maxDomains;
         return b;
     }
 
@@ -202,6 +211,21 @@ public final class IpfixExporterOptions implements Serializable {
         return maxMessagesPerSecond;
     }
 
+    /** Longest a TCP collector may take nothing before the connection is dropped. */
+    public Duration writeTimeout() {
+        return writeTimeout;
+    }
+
+    /** Flows queued per target between the Flink writer and the sender thread. */
+    public int queueCapacity() {
+        return queueCapacity;
+    }
+
+    /** Observation domains kept per target (message, templates, sequence number). */
+    public int maxDomains() {
+        return maxDomains;
+    }
+
     @Override
     public String toString() {
         return "IpfixExporterOptions{targets="
@@ -234,8 +258,26 @@ public final class IpfixExporterOptions implements Serializable {
                 IpfixExporterKeys.TCP_RECONNECT_BACKOFF_MAX.defaultValue();
         private int sendBufferBytes = IpfixExporterKeys.SEND_BUFFER_BYTES.defaultValue().intValue();
         private int maxMessagesPerSecond = IpfixExporterKeys.MAX_MESSAGES_PER_SECOND.defaultValue();
+        private Duration writeTimeout = IpfixExporterKeys.TCP_WRITE_TIMEOUT.defaultValue();
+        private int queueCapacity = IpfixExporterKeys.QUEUE_CAPACITY.defaultValue();
+        private int maxDomains = IpfixExporterKeys.MAX_DOMAINS.defaultValue();
 
         private Builder() {}
+
+        public Builder writeTimeout(Duration v) {
+            this.writeTimeout = v;
+            return this;
+        }
+
+        public Builder queueCapacity(int v) {
+            this.queueCapacity = v;
+            return this;
+        }
+
+        public Builder maxDomains(int v) {
+            this.maxDomains = v;
+            return this;
+        }
 
         /**
          * Paces the messages to each target (0: as fast as the socket takes them). Collectors with
@@ -346,6 +388,17 @@ public final class IpfixExporterOptions implements Serializable {
                     "max-messages-per-second",
                     maxMessagesPerSecond,
                     ">= 0 (0: unpaced)");
+            check(
+                    !writeTimeout.isNegative() && !writeTimeout.isZero(),
+                    "tcp.write-timeout",
+                    writeTimeout,
+                    "a positive duration");
+            check(
+                    queueCapacity >= 1 && queueCapacity <= 1 << 24,
+                    "queue-capacity",
+                    queueCapacity,
+                    "1.." + (1 << 24));
+            check(maxDomains >= 1, "max-domains", maxDomains, ">= 1");
             return new IpfixExporterOptions(this);
         }
 

@@ -3,6 +3,7 @@ package io.flowhouse.sinks.ipfix;
 
 import io.flowhouse.codec.flow.FlowRecord;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.ToLongFunction;
@@ -11,19 +12,27 @@ import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
 
 /**
- * One subtask's writer: one {@link IpfixExporter} per target. Metrics under {@code ipfix} with a
- * {@code target} label: {@code records_sent}, {@code records_dropped}, {@code messages_sent},
- * {@code bytes_sent}, {@code send_errors}, {@code reconnects}.
+ * One subtask's writer: one {@link QueuedIpfixExporter} per target, so {@link #write} only queues
+ * and never waits for a collector. Metrics under {@code ipfix} with a {@code target} label: {@code
+ * records_sent}, {@code records_dropped}, {@code messages_sent}, {@code bytes_sent}, {@code
+ * send_errors}, {@code reconnects}, {@code write_timeouts}, {@code domains}, {@code
+ * domains_evicted}, {@code queue_depth}, {@code queue_dropped} (flows).
  */
 final class IpfixExporterSinkWriter implements SinkWriter<FlowRecord> {
 
-    private final List<IpfixExporter> exporters = new ArrayList<>();
+    /** A checkpoint waits at most this long for the senders, then goes on (at-most-once). */
+    private static final Duration FLUSH_WAIT = Duration.ofSeconds(2);
+
+    /** At the end, queued flows get this long to go out before they are dropped and counted. */
+    private static final Duration CLOSE_BUDGET = Duration.ofSeconds(10);
+
+    private final List<QueuedIpfixExporter> exporters = new ArrayList<>();
 
     IpfixExporterSinkWriter(IpfixExporterOptions options, SinkWriterMetricGroup metrics)
             throws IOException {
         try {
             for (IpfixExporterOptions.Target t : options.targets()) {
-                IpfixExporter e = new IpfixExporter(t, options);
+                QueuedIpfixExporter e = new QueuedIpfixExporter(t, options);
                 exporters.add(e);
                 MetricGroup g = metrics.addGroup("ipfix").addGroup("target", t.toString());
                 gauge(g, "records_sent", e, IpfixExporter.Metrics::recordsSent);
@@ -32,6 +41,11 @@ final class IpfixExporterSinkWriter implements SinkWriter<FlowRecord> {
                 gauge(g, "bytes_sent", e, IpfixExporter.Metrics::bytesSent);
                 gauge(g, "send_errors", e, IpfixExporter.Metrics::sendErrors);
                 gauge(g, "reconnects", e, IpfixExporter.Metrics::reconnects);
+                gauge(g, "write_timeouts", e, IpfixExporter.Metrics::writeTimeouts);
+                gauge(g, "domains", e, IpfixExporter.Metrics::domains);
+                gauge(g, "domains_evicted", e, IpfixExporter.Metrics::domainsEvicted);
+                g.gauge("queue_depth", () -> e.queueMetrics().queueDepth());
+                g.gauge("queue_dropped", () -> e.queueMetrics().queueDropped());
             }
         } catch (IOException | RuntimeException e) {
             close();
@@ -42,29 +56,32 @@ final class IpfixExporterSinkWriter implements SinkWriter<FlowRecord> {
     private static void gauge(
             MetricGroup g,
             String name,
-            IpfixExporter e,
+            QueuedIpfixExporter e,
             ToLongFunction<IpfixExporter.Metrics> value) {
         g.gauge(name, () -> value.applyAsLong(e.metrics()));
     }
 
     @Override
-    public void write(FlowRecord element, Context context) throws IOException {
-        for (IpfixExporter e : exporters) {
-            e.export(element);
+    public void write(FlowRecord element, Context context) {
+        for (QueuedIpfixExporter e : exporters) {
+            e.offer(element);
         }
     }
 
     @Override
-    public void flush(boolean endOfInput) {
-        for (IpfixExporter e : exporters) {
-            e.flush();
+    public void flush(boolean endOfInput) throws InterruptedException {
+        long deadline = System.nanoTime() + FLUSH_WAIT.toNanos();
+        for (QueuedIpfixExporter e : exporters) {
+            e.flush(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
         }
     }
 
     @Override
     public void close() {
-        for (IpfixExporter e : exporters) {
-            e.close();
+        exporters.forEach(QueuedIpfixExporter::startClosing);
+        long deadline = System.nanoTime() + CLOSE_BUDGET.toNanos();
+        for (QueuedIpfixExporter e : exporters) {
+            e.close(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
         }
     }
 }

@@ -6,7 +6,10 @@ import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One IPFIX transport session to one collector. Messages are self-delimiting (RFC 7011 §10), so UDP
@@ -50,11 +53,28 @@ abstract class IpfixTransport implements AutoCloseable {
      */
     abstract int session();
 
-    /** Sends one whole message. On failure the message is lost; TCP then reconnects. */
+    /**
+     * Sends one whole message. On failure the message is lost; TCP then reconnects. TCP waits at
+     * most {@link IpfixExporterOptions#writeTimeout()} for the collector to take it.
+     */
     abstract void send(ByteBuffer message) throws IOException;
 
     /** Successful TCP connections after the first (0 for UDP). */
     abstract long reconnects();
+
+    /** Whether a message can be sent now, without a connection step (for metrics). */
+    abstract boolean connected();
+
+    /** TCP connections dropped because the collector took nothing for the write timeout. */
+    long writeTimeouts() {
+        return 0;
+    }
+
+    /**
+     * Makes a send that is waiting for the collector give up now, and every later one at once; safe
+     * from any thread. For an owner that is closing and will not wait for the collector.
+     */
+    void abortSend() {}
 
     @Override
     public abstract void close();
@@ -98,6 +118,11 @@ abstract class IpfixTransport implements AutoCloseable {
         }
 
         @Override
+        boolean connected() {
+            return channel.isOpen();
+        }
+
+        @Override
         public void close() {
             try {
                 channel.close();
@@ -107,27 +132,42 @@ abstract class IpfixTransport implements AutoCloseable {
         }
     }
 
-    /** TCP with non-blocking connects and exponential backoff; blocking writes once connected. */
+    /**
+     * TCP, non-blocking throughout: connects step by step with exponential backoff, and a message
+     * the collector does not take within the write timeout drops the connection (a half-written
+     * message would corrupt the stream, so the session ends there). A collector that accepts and
+     * never reads therefore costs one write timeout per connection, never a blocked caller.
+     */
     static final class Tcp extends IpfixTransport {
         private final InetSocketAddress address;
         private final IpfixExporterOptions options;
+        private final Selector selector;
         private SocketChannel channel;
+        private SelectionKey key;
         private boolean connected;
         private int session;
-        private long connects;
+        private volatile long connects;
         private long nextAttemptNanos;
         private long backoffNanos;
+        private volatile long writeTimeouts;
+        private volatile boolean aborted;
+        private volatile boolean connectedNow;
+        private boolean closed;
 
-        Tcp(InetSocketAddress address, IpfixExporterOptions options) {
+        Tcp(InetSocketAddress address, IpfixExporterOptions options) throws IOException {
             this.address = address;
             this.options = options;
             this.backoffNanos = options.reconnectBackoffMin().toNanos();
+            this.selector = Selector.open();
         }
 
         @Override
         boolean ready(long nowNanos) {
             if (connected) {
                 return true;
+            }
+            if (closed || aborted) {
+                return false;
             }
             try {
                 if (channel == null) {
@@ -141,14 +181,15 @@ abstract class IpfixTransport implements AutoCloseable {
                         channel.setOption(
                                 StandardSocketOptions.SO_SNDBUF, options.sendBufferBytes());
                     }
+                    key = channel.register(selector, 0);
                     if (!channel.connect(address)) {
                         return false;
                     }
                 } else if (!channel.finishConnect()) {
                     return false;
                 }
-                channel.configureBlocking(true);
                 connected = true;
+                connectedNow = true;
                 session++;
                 connects++;
                 backoffNanos = options.reconnectBackoffMin().toNanos();
@@ -172,12 +213,32 @@ abstract class IpfixTransport implements AutoCloseable {
 
         @Override
         void send(ByteBuffer message) throws IOException {
-            if (!connected) {
+            if (!connected || aborted) {
                 throw new IOException("not connected to " + address);
             }
+            long deadline = System.nanoTime() + options.writeTimeout().toNanos();
             try {
                 while (message.hasRemaining()) {
-                    channel.write(message);
+                    if (channel.write(message) > 0) {
+                        continue;
+                    }
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0 || aborted) {
+                        if (!aborted) {
+                            writeTimeouts++;
+                        }
+                        throw new IOException(
+                                (aborted
+                                                ? "send aborted"
+                                                : "write timed out after " + options.writeTimeout())
+                                        + ": collector "
+                                        + address
+                                        + " is not reading");
+                    }
+                    key.interestOps(SelectionKey.OP_WRITE);
+                    selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                    selector.selectedKeys().clear();
+                    key.interestOps(0);
                 }
             } catch (IOException e) {
                 fail(System.nanoTime());
@@ -190,8 +251,29 @@ abstract class IpfixTransport implements AutoCloseable {
             return Math.max(0, connects - 1);
         }
 
+        @Override
+        long writeTimeouts() {
+            return writeTimeouts;
+        }
+
+        @Override
+        void abortSend() {
+            aborted = true;
+            selector.wakeup();
+        }
+
+        @Override
+        boolean connected() {
+            return connectedNow;
+        }
+
         private void closeChannel() {
             connected = false;
+            connectedNow = false;
+            if (key != null) {
+                key.cancel();
+                key = null;
+            }
             if (channel != null) {
                 try {
                     channel.close();
@@ -204,7 +286,13 @@ abstract class IpfixTransport implements AutoCloseable {
 
         @Override
         public void close() {
+            closed = true;
             closeChannel();
+            try {
+                selector.close();
+            } catch (IOException ignored) {
+                // Nothing was pending on it.
+            }
         }
     }
 }

@@ -28,10 +28,19 @@ import org.zeromq.ZMQException;
  * <p>Threads: callers ({@link #publish}) put flows into a bounded queue; one socket thread owns the
  * ZMQ context and socket, encodes, batches and sends, so {@code msg_id} is strictly +1 per message
  * of this source. When the queue is full, {@link ZmqSinkOptions.Overflow#DROP} counts and drops the
- * flow, {@link ZmqSinkOptions.Overflow#BLOCK} waits. The socket never drops silently: XPUB runs
- * with {@code ZMQ_XPUB_NODROP}, so a subscriber that cannot keep up stalls the socket thread, which
- * fills the queue, which the overflow policy then handles and counts. (With no subscriber at all,
- * PUB semantics apply: messages go nowhere; {@code await-subscriber} can hold the first one.)
+ * flow, {@link ZmqSinkOptions.Overflow#BLOCK} waits.
+ *
+ * <p>Slow subscribers ({@link ZmqSinkOptions#slowSubscriber()}): by default a subscriber whose
+ * {@code send-hwm} messages are queued loses the next messages itself, as with PUB: the socket
+ * thread never waits, other subscribers get everything, and the subscriber sees the loss as a
+ * {@code msg_id} gap (ntopng counts it as ZMQ drops; ZMQ tells the publisher nothing). With {@code
+ * wait} the socket runs with {@code ZMQ_XPUB_NODROP}: a subscriber that cannot keep up stalls the
+ * socket thread (and every other subscriber), which fills the queue, which the overflow policy then
+ * handles and counts. (With no subscriber at all, PUB semantics apply: messages go nowhere; {@code
+ * await-subscriber} can hold the first one.)
+ *
+ * <p>CURVE server mode runs a {@link ZapHandler} in the socket's context, admitting only the
+ * clients on the allow-list.
  *
  * <p>A failure of the socket thread is stored and rethrown by the next {@link #publish} or {@link
  * #flush} call. Owns its socket: close it.
@@ -40,7 +49,10 @@ public final class ZmqPublisher implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ZmqPublisher.class);
 
-    /** How long a blocked send waits before the socket thread looks at its other duties. */
+    /**
+     * How long a send refused by a full subscriber ({@code slow-subscriber=wait} only) waits before
+     * the socket thread looks at its other duties and tries again.
+     */
     private static final int SEND_TIMEOUT_MS = 50;
 
     /** Longest a flow queue poll waits, so timers are looked at often enough. */
@@ -74,6 +86,7 @@ public final class ZmqPublisher implements AutoCloseable {
     private volatile boolean abort;
     private volatile boolean flushRequested;
     private volatile int boundPort = -1;
+    private volatile ZapHandler zap;
 
     private final AtomicLong flowsOffered = new AtomicLong();
     private final AtomicLong flowsQueued = new AtomicLong();
@@ -99,6 +112,8 @@ public final class ZmqPublisher implements AutoCloseable {
      * @param subscriptions subscribe minus unsubscribe requests seen from subscribers
      * @param queueDepth flows waiting for the socket thread
      * @param lastMsgId the last msg_id used, -1 before the first message
+     * @param curveAccepted CURVE clients admitted by the allow-list (server mode)
+     * @param curveRefused CURVE clients refused by the allow-list (server mode)
      */
     public record Metrics(
             long flowsOffered,
@@ -110,7 +125,9 @@ public final class ZmqPublisher implements AutoCloseable {
             long templatesSent,
             long subscriptions,
             int queueDepth,
-            long lastMsgId) {}
+            long lastMsgId,
+            long curveAccepted,
+            long curveRefused) {}
 
     // Socket thread state.
     private long nextMsgId;
@@ -227,7 +244,9 @@ public final class ZmqPublisher implements AutoCloseable {
                 templatesSent.get(),
                 subscriptions.get(),
                 queue.size(),
-                lastMsgId);
+                lastMsgId,
+                zap == null ? 0 : zap.accepted(),
+                zap == null ? 0 : zap.refused());
     }
 
     /** Sends what is queued (waiting up to 10 s), then closes the socket. */
@@ -275,20 +294,32 @@ public final class ZmqPublisher implements AutoCloseable {
         try (ZContext ctx = new ZContext(1)) {
             ZMQ.Socket socket = ctx.createSocket(SocketType.XPUB);
             try {
+                if (options.curveServer()) {
+                    // Bound before the publisher, so no client is ever handshaken without it.
+                    zap =
+                            ZapHandler.start(
+                                    ctx,
+                                    CurveAllowList.load(options.curveAllowedClientsFile()),
+                                    "flowhouse-zmq-zap-" + sourceId);
+                }
                 configure(socket);
                 open(socket);
             } catch (RuntimeException | IOException e) {
                 failure = e;
+                stopZap();
                 return;
             } finally {
                 started.countDown();
             }
-            if (loop(socket)) {
-                // Let ZMQ deliver what is already in the pipes before the context closes.
-                // ZContext.close() sets every socket's linger to the context's (default 0) before
-                // closing it, so a linger set on the socket alone would be overwritten.
-                ctx.setLinger(CLOSE_LINGER_MS);
-            }
+            boolean regular = loop(socket);
+            // Let ZMQ deliver what is already in the pipes before the context closes.
+            // ZContext.close() sets every socket's linger to the context's (default 0) before
+            // closing it, so a linger set on the socket alone would be overwritten.
+            ctx.setLinger(regular ? CLOSE_LINGER_MS : 0);
+            // The publishing socket goes first: without the handler JeroMQ admits every client.
+            socket.setLinger(regular ? CLOSE_LINGER_MS : 0);
+            socket.close();
+            stopZap();
         } catch (RuntimeException | Error e) {
             LOG.error("zmq publisher thread for {} failed", options.endpoint(), e);
             failure = e;
@@ -299,9 +330,16 @@ public final class ZmqPublisher implements AutoCloseable {
         }
     }
 
+    private void stopZap() {
+        ZapHandler z = zap;
+        if (z != null) {
+            z.close();
+        }
+    }
+
     private void configure(ZMQ.Socket socket) throws IOException {
         socket.setSndHWM(options.sendHwm());
-        socket.setXpubNoDrop(true);
+        socket.setXpubNoDrop(options.slowSubscriber() == ZmqSinkOptions.SlowSubscriber.WAIT);
         socket.setSendTimeOut(SEND_TIMEOUT_MS);
         socket.setLinger(0);
         socket.setHandshakeIvl(HANDSHAKE_IVL_MS);
@@ -324,6 +362,7 @@ public final class ZmqPublisher implements AutoCloseable {
                 socket.setCurvePublicKey(pub);
                 socket.setCurveSecretKey(sec);
             } else {
+                socket.setZAPDomain("flowhouse");
                 socket.setCurveServer(true);
                 socket.setCurvePublicKey(ZmqCurveKeys.readPublic(options.curvePublicKeyFile()));
                 socket.setCurveSecretKey(ZmqCurveKeys.readSecret(options.curveSecretKeyFile()));
@@ -366,6 +405,12 @@ public final class ZmqPublisher implements AutoCloseable {
         byte[] header = new byte[ZmqMessageHeader.SIZE];
 
         while (!abort) {
+            ZapHandler z = zap;
+            if (z != null && z.failure() != null) {
+                // Without its handler JeroMQ would admit every client: stop publishing.
+                throw new IllegalStateException(
+                        "zmq curve authentication handler failed", z.failure());
+            }
             drainSubscriptions(socket);
             now = System.nanoTime();
             if (now - nextEvent >= 0) {

@@ -13,7 +13,7 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
  * nature (ntopng has no acknowledgement); {@code flush} at checkpoints waits until every queued
  * flow is on the socket.
  *
- * <p>In bind mode (the default, {@code tcp://*:5556}) only one subtask can own the port: run the
+ * <p>In bind mode (e.g. {@code tcp://127.0.0.1:5556}) only one subtask can own the port: run the
  * sink with parallelism 1 (a single publisher sustains over a million flows per second). In
  * collector mode ({@code tcp://ntopng:5556c}) every subtask connects with source id {@code
  * source-id + subtask index}.

@@ -24,11 +24,14 @@ public final class ZmqSinkKeys {
             Key.of("zmq.endpoint", Types.STRING)
                     .defaultText("none (off)")
                     .doc(
-                            "Publish every flow to ntopng (nDPI TLV, zmq_msg_hdr_v3): tcp://*:5556"
-                                    + " binds (sink parallelism 1; ntopng -i tcp://HOST:5556, the"
-                                    + " nProbe default), tcp://HOST:5556c connects to an ntopng in"
-                                    + " collector mode (-i tcp://*:5556c); zmq:// is read as"
-                                    + " tcp://. Unset: no ZMQ sink. `./flowhouse up --zmq E`.");
+                            "Publish every flow to ntopng (nDPI TLV, zmq_msg_hdr_v3):"
+                                    + " tcp://127.0.0.1:5556 binds on loopback (sink parallelism"
+                                    + " 1; ntopng -i tcp://127.0.0.1:5556), tcp://HOST:5556c"
+                                    + " connects to an ntopng in collector mode (-i"
+                                    + " tcp://*:5556c); zmq:// is read as tcp://. A bind beyond"
+                                    + " loopback (tcp://*:5556, the nProbe default) needs CURVE"
+                                    + " or zmq.allow-unauthenticated. Unset: no ZMQ sink."
+                                    + " `./flowhouse up --zmq E`.");
 
     public static final Key<Long> SOURCE_ID =
             Key.of("zmq.source-id", Types.longRange(0, 0xffff_ffffL))
@@ -65,8 +68,28 @@ public final class ZmqSinkKeys {
 
     public static final Key<Integer> SEND_HWM =
             Key.of("zmq.send-hwm", Types.integer(0, Integer.MAX_VALUE))
-                    .defaultValue(10_000)
-                    .doc("ZMQ send high-water mark, in messages (>= 1).");
+                    .defaultValue(1_000)
+                    .doc(
+                            "ZMQ send high-water mark, in messages, per subscriber (>= 1): what"
+                                    + " ZMQ holds for one subscriber that does not keep up, at most"
+                                    + " send-hwm x max-message-bytes bytes of heap each.");
+
+    public static final Key<ZmqSinkOptions.SlowSubscriber> SLOW_SUBSCRIBER =
+            Key.of("zmq.slow-subscriber", Types.enumOf(ZmqSinkOptions.SlowSubscriber.class))
+                    .defaultValue(ZmqSinkOptions.SlowSubscriber.DROP)
+                    .doc(
+                            "drop: a subscriber whose send-hwm is full loses its own messages"
+                                    + " (ntopng counts them from the msg_id gap), the others and"
+                                    + " the job never wait; wait (ZMQ_XPUB_NODROP) holds the"
+                                    + " socket for it, so one subscriber that never reads stops"
+                                    + " every other one and fills the queue.");
+
+    public static final Key<Boolean> ALLOW_UNAUTHENTICATED =
+            Key.of("zmq.allow-unauthenticated", Types.BOOLEAN)
+                    .defaultValue(false)
+                    .doc(
+                            "true allows binding beyond loopback without CURVE: anyone who can"
+                                    + " reach the port then reads every flow.");
 
     public static final Key<Duration> EVENT_INTERVAL =
             Key.of("zmq.event-interval", millis())
@@ -118,11 +141,18 @@ public final class ZmqSinkKeys {
                     .doc(
                             "This publisher's CURVE public key. With a server key, the client pair"
                                     + " (generated if both are absent); without one the publisher"
-                                    + " is the CURVE server and needs both.");
+                                    + " is the CURVE server and needs both, and the allow-list.");
 
     public static final Key<Path> CURVE_SECRET_KEY_FILE =
             Key.of("zmq.curve.secret-key-file", Types.PATH)
                     .doc("This publisher's CURVE secret key (see zmq.curve.public-key-file).");
+
+    public static final Key<Path> CURVE_ALLOWED_CLIENTS_FILE =
+            Key.of("zmq.curve.allowed-clients-file", Types.PATH)
+                    .doc(
+                            "The CURVE server's client allow-list: one Z85 public key a line;"
+                                    + " every other client is refused (ZAP). Required in CURVE"
+                                    + " server mode.");
 
     /** In declaration order. */
     public static final List<Key<?>> KEYS =
@@ -134,6 +164,8 @@ public final class ZmqSinkKeys {
                     QUEUE_CAPACITY,
                     OVERFLOW,
                     SEND_HWM,
+                    SLOW_SUBSCRIBER,
+                    ALLOW_UNAUTHENTICATED,
                     EVENT_INTERVAL,
                     TEMPLATE_INTERVAL,
                     AWAIT_SUBSCRIBER,
@@ -143,7 +175,8 @@ public final class ZmqSinkKeys {
                     PROBE_NAME,
                     CURVE_SERVER_PUBLIC_KEY_FILE,
                     CURVE_PUBLIC_KEY_FILE,
-                    CURVE_SECRET_KEY_FILE);
+                    CURVE_SECRET_KEY_FILE,
+                    CURVE_ALLOWED_CLIENTS_FILE);
 
     /** These keys alone under {@code flowhouse}, for their README table. */
     public static final ConfigSchema SCHEMA = ConfigSchema.of("flowhouse", "ZMQ publisher", KEYS);
@@ -169,6 +202,8 @@ public final class ZmqSinkKeys {
                     .queueCapacity(c.get(QUEUE_CAPACITY))
                     .overflow(c.get(OVERFLOW))
                     .sendHwm(c.get(SEND_HWM))
+                    .slowSubscriber(c.get(SLOW_SUBSCRIBER))
+                    .allowUnauthenticated(c.get(ALLOW_UNAUTHENTICATED))
                     .eventInterval(c.get(EVENT_INTERVAL))
                     .templateInterval(c.get(TEMPLATE_INTERVAL))
                     .awaitSubscriber(c.get(AWAIT_SUBSCRIBER))
@@ -180,6 +215,7 @@ public final class ZmqSinkKeys {
                     .curveServerPublicKeyFile(c.get(CURVE_SERVER_PUBLIC_KEY_FILE))
                     .curvePublicKeyFile(c.get(CURVE_PUBLIC_KEY_FILE))
                     .curveSecretKeyFile(c.get(CURVE_SECRET_KEY_FILE))
+                    .curveAllowedClientsFile(c.get(CURVE_ALLOWED_CLIENTS_FILE))
                     .build();
         } catch (IllegalArgumentException e) {
             throw new ConfigException("config " + e.getMessage(), e);

@@ -20,6 +20,19 @@ public final class ZmqSinkOptions implements Serializable {
     /** ntopng's {@code CONST_ZMQ_PAYLOAD_LEN}: larger frames are truncated by the collector. */
     public static final int MAX_NTOPNG_PAYLOAD = 131_072;
 
+    /** What the socket does for a subscriber that does not keep up. */
+    public enum SlowSubscriber {
+        /** Past its send-hwm the subscriber loses its own messages; nobody waits. */
+        DROP,
+        /** {@code ZMQ_XPUB_NODROP}: the socket waits for it, and so does every other subscriber. */
+        WAIT;
+
+        /** Parses {@code drop} or {@code wait}, case-insensitive. */
+        public static SlowSubscriber parse(String s) {
+            return valueOf(s.trim().toUpperCase(Locale.ROOT));
+        }
+    }
+
     /** What the writer does when the socket thread falls behind. */
     public enum Overflow {
         /** Count the flow as dropped and go on. */
@@ -49,6 +62,9 @@ public final class ZmqSinkOptions implements Serializable {
     private final String curveServerPublicKeyFile;
     private final String curvePublicKeyFile;
     private final String curveSecretKeyFile;
+    private final String curveAllowedClientsFile;
+    private final SlowSubscriber slowSubscriber;
+    private final boolean allowUnauthenticated;
     private final String probeName;
 
     private ZmqSinkOptions(Builder b) {
@@ -68,6 +84,9 @@ public final class ZmqSinkOptions implements Serializable {
         this.curveServerPublicKeyFile = b.curveServerPublicKeyFile;
         this.curvePublicKeyFile = b.curvePublicKeyFile;
         this.curveSecretKeyFile = b.curveSecretKeyFile;
+        this.curveAllowedClientsFile = b.curveAllowedClientsFile;
+        this.slowSubscriber = b.slowSubscriber;
+        this.allowUnauthenticated = b.allowUnauthenticated;
         this.probeName = b.probeName;
     }
 
@@ -100,6 +119,9 @@ public final class ZmqSinkOptions implements Serializable {
         b.curveServerPublicKeyFile = curveServerPublicKeyFile;
         b.curvePublicKeyFile = curvePublicKeyFile;
         b.curveSecretKeyFile = curveSecretKeyFile;
+        b.curveAllowedClientsFile = curveAllowedClientsFile;
+        b.slowSubscriber = slowSubscriber;
+        b.allowUnauthenticated = allowUnauthenticated;
         b.probeName = probeName;
         return b;
     }
@@ -189,6 +211,50 @@ public final class ZmqSinkOptions implements Serializable {
         return curveServerPublicKeyFile != null || curveSecretKeyFile != null;
     }
 
+    /** True when the publisher is the CURVE server (its own pair, no server key). */
+    public boolean curveServer() {
+        return curveEnabled() && curveServerPublicKeyFile == null;
+    }
+
+    /** The CURVE server's client allow-list file, or null. */
+    public Path curveAllowedClientsFile() {
+        return curveAllowedClientsFile == null ? null : Path.of(curveAllowedClientsFile);
+    }
+
+    public SlowSubscriber slowSubscriber() {
+        return slowSubscriber;
+    }
+
+    /** True when a bind beyond loopback without CURVE was asked for explicitly. */
+    public boolean allowUnauthenticated() {
+        return allowUnauthenticated;
+    }
+
+    /**
+     * True when the endpoint binds a TCP address other than loopback ({@code *}, an interface, a
+     * non-loopback address or name).
+     */
+    public boolean bindsBeyondLoopback() {
+        if (connectMode()) {
+            return false;
+        }
+        String a = zmqAddress();
+        if (!a.startsWith("tcp://")) {
+            return false; // ipc:// and inproc:// stay on this host
+        }
+        String hostPort = a.substring("tcp://".length());
+        int colon = hostPort.lastIndexOf(':');
+        String host = colon < 0 ? hostPort : hostPort.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        String h = host.toLowerCase(Locale.ROOT);
+        return !(h.equals("localhost")
+                || h.equals("lo")
+                || h.equals("::1")
+                || h.matches("127\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}"));
+    }
+
     /** Name shown by ntopng as the remote interface and probe version. */
     public String probeName() {
         return probeName;
@@ -208,8 +274,10 @@ public final class ZmqSinkOptions implements Serializable {
                 + queueCapacity
                 + ", overflow="
                 + overflow
+                + ", slowSubscriber="
+                + slowSubscriber
                 + ", curve="
-                + curveEnabled()
+                + (curveServer() ? "server" : curveEnabled() ? "client" : "off")
                 + "}";
     }
 
@@ -232,6 +300,9 @@ public final class ZmqSinkOptions implements Serializable {
         private String curveServerPublicKeyFile;
         private String curvePublicKeyFile;
         private String curveSecretKeyFile;
+        private String curveAllowedClientsFile;
+        private SlowSubscriber slowSubscriber = ZmqSinkKeys.SLOW_SUBSCRIBER.defaultValue();
+        private boolean allowUnauthenticated = ZmqSinkKeys.ALLOW_UNAUTHENTICATED.defaultValue();
         private String probeName = ZmqSinkKeys.PROBE_NAME.defaultValue();
 
         private Builder(String endpoint) {
@@ -306,6 +377,23 @@ public final class ZmqSinkOptions implements Serializable {
             return this;
         }
 
+        /** The CURVE server's client allow-list ({@link CurveAllowList}). */
+        public Builder curveAllowedClientsFile(Path v) {
+            this.curveAllowedClientsFile = v == null ? null : v.toString();
+            return this;
+        }
+
+        public Builder slowSubscriber(SlowSubscriber v) {
+            this.slowSubscriber = Objects.requireNonNull(v, "slowSubscriber");
+            return this;
+        }
+
+        /** Allows a bind beyond loopback without CURVE. */
+        public Builder allowUnauthenticated(boolean v) {
+            this.allowUnauthenticated = v;
+            return this;
+        }
+
         public Builder probeName(String v) {
             this.probeName = Objects.requireNonNull(v, "probeName");
             return this;
@@ -367,7 +455,29 @@ public final class ZmqSinkOptions implements Serializable {
                         "zmq curve client keys need both public-key-file and secret-key-file, or"
                                 + " neither (generated)");
             }
-            return new ZmqSinkOptions(this);
+            ZmqSinkOptions o = new ZmqSinkOptions(this);
+            if (o.curveServer() && curveAllowedClientsFile == null) {
+                throw new IllegalArgumentException(
+                        "zmq curve server mode needs flowhouse.zmq.curve.allowed-clients-file"
+                                + " (the subscribers' public keys, one a line): without it any"
+                                + " client would be admitted");
+            }
+            if (!o.curveServer() && curveAllowedClientsFile != null) {
+                throw new IllegalArgumentException(
+                        "flowhouse.zmq.curve.allowed-clients-file needs curve server mode"
+                                + " (curve.public-key-file and curve.secret-key-file, no"
+                                + " curve.server-public-key-file)");
+            }
+            if (o.bindsBeyondLoopback() && !o.curveEnabled() && !allowUnauthenticated) {
+                throw new IllegalArgumentException(
+                        "zmq endpoint "
+                                + endpoint
+                                + " binds beyond loopback without CURVE: anyone who can reach it"
+                                + " would read every flow (expected: tcp://127.0.0.1:PORT, CURVE"
+                                + " keys with flowhouse.zmq.curve.*, or"
+                                + " flowhouse.zmq.allow-unauthenticated=true)");
+            }
+            return o;
         }
 
         private static void check(boolean ok, String key, Object value, String expected) {

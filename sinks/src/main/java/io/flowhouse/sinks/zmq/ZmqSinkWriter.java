@@ -14,8 +14,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One subtask's writer: owns a {@link ZmqPublisher} and reports its counters as Flink metrics under
  * the {@code zmq} group ({@code flows_sent}, {@code flows_dropped}, {@code messages_sent}, {@code
- * bytes_sent}, {@code events_sent}, {@code subscriptions}, {@code queue_depth}), which the
- * Prometheus reporter exposes as {@code flink_taskmanager_job_task_operator_zmq_*}.
+ * bytes_sent}, {@code events_sent}, {@code subscriptions}, {@code queue_depth}, {@code
+ * curve_clients_accepted}, {@code curve_clients_refused}), which the Prometheus reporter exposes as
+ * {@code flink_taskmanager_job_task_operator_zmq_*}.
  */
 final class ZmqSinkWriter implements SinkWriter<FlowRecord> {
 
@@ -47,6 +48,8 @@ final class ZmqSinkWriter implements SinkWriter<FlowRecord> {
         g.gauge("events_sent", () -> publisher.metrics().eventsSent());
         g.gauge("subscriptions", () -> publisher.metrics().subscriptions());
         g.gauge("queue_depth", () -> publisher.metrics().queueDepth());
+        g.gauge("curve_clients_accepted", () -> publisher.metrics().curveAccepted());
+        g.gauge("curve_clients_refused", () -> publisher.metrics().curveRefused());
     }
 
     @Override

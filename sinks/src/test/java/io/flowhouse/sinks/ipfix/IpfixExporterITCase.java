@@ -169,6 +169,49 @@ class IpfixExporterITCase {
     }
 
     @Test
+    void domainsPastTheLimitAreSentAndForgotten() throws Exception {
+        List<FlowRecord> base = CaptureFlows.decode(CaptureFlows.ALL.get(6)).subList(0, 30);
+        List<FlowRecord> flows = new ArrayList<>();
+        for (int i = 0; i < base.size(); i++) {
+            flows.add(base.get(i).toBuilder().observationDomainId(1 + i % 3).build());
+        }
+        try (UdpTap tap = new UdpTap()) {
+            IpfixExporterOptions o =
+                    IpfixExporterOptions.builder()
+                            .target("127.0.0.1:" + tap.port())
+                            .biflowMode(IpfixExporterOptions.BiflowMode.RFC5103)
+                            .maxDomains(2)
+                            .build();
+            IpfixExporter.Metrics m;
+            try (IpfixExporter exporter = new IpfixExporter(o.targets().get(0), o)) {
+                for (FlowRecord f : flows) {
+                    exporter.export(f);
+                }
+                exporter.flush();
+                m = exporter.metrics();
+            }
+            // Three domains in turn with room for two: every new one evicts the eldest.
+            assertThat(m.domains()).isEqualTo(2);
+            assertThat(m.domainsEvicted()).isEqualTo(flows.size() - 2);
+            assertThat(m.recordsSent()).isEqualTo(flows.size());
+            assertThat(m.recordsDropped()).isZero();
+            long messages = m.messagesSent();
+            List<UdpTap.Datagram> got =
+                    tap.awaitUntil(d -> d.size() >= messages, Duration.ofSeconds(30));
+            assertThat(IpfixMessages.decode(got).stream().map(IpfixMessages::carried).toList())
+                    .as("an evicted domain's message went out first")
+                    .containsExactlyInAnyOrderElementsOf(
+                            flows.stream().map(IpfixMessages::carried).toList());
+            for (UdpTap.Datagram d : got) {
+                IpfixMessages.Summary s =
+                        IpfixMessages.summarize(d.payload(), V4_LEN, V6_LEN, OPT_LEN);
+                assertThat(s.hasTemplates()).as("a returning domain starts over").isTrue();
+                assertThat(s.sequence()).isZero();
+            }
+        }
+    }
+
+    @Test
     void idleDomainsGetTemplatesOnTheTimer() throws Exception {
         List<FlowRecord> flows = CaptureFlows.decode(CaptureFlows.ALL.get(6)).subList(0, 10);
         try (UdpTap tap = new UdpTap()) {

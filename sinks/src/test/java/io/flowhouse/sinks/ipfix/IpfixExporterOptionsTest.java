@@ -70,6 +70,29 @@ class IpfixExporterOptionsTest {
         assertThat(o.biflowMode()).isEqualTo(IpfixExporterOptions.BiflowMode.SPLIT);
         assertThat(o.observationDomainId()).isEqualTo(-1);
         assertThat(o.templateRefreshMessages()).isPositive();
+        assertThat(o.writeTimeout()).isEqualTo(java.time.Duration.ofSeconds(5));
+        assertThat(o.queueCapacity()).isEqualTo(16_384);
+        assertThat(o.maxDomains()).isEqualTo(1_024);
+    }
+
+    @Test
+    void boundsAreConfigurableAndChecked() {
+        IpfixExporterOptions o =
+                fromKeys(
+                        java.util.Map.of(
+                                "flowhouse.ipfix.targets", "h:1/tcp",
+                                "flowhouse.ipfix.tcp.write-timeout", "750ms",
+                                "flowhouse.ipfix.queue-capacity", "1000",
+                                "flowhouse.ipfix.max-domains", "8"));
+        assertThat(o.writeTimeout()).isEqualTo(java.time.Duration.ofMillis(750));
+        assertThat(o.queueCapacity()).isEqualTo(1000);
+        assertThat(o.maxDomains()).isEqualTo(8);
+        assertThatThrownBy(() -> o.toBuilder().queueCapacity(0).build())
+                .hasMessageContaining("flowhouse.ipfix.queue-capacity");
+        assertThatThrownBy(() -> o.toBuilder().maxDomains(0).build())
+                .hasMessageContaining("flowhouse.ipfix.max-domains");
+        assertThatThrownBy(() -> o.toBuilder().writeTimeout(java.time.Duration.ZERO).build())
+                .hasMessageContaining("flowhouse.ipfix.tcp.write-timeout");
     }
 
     @Test

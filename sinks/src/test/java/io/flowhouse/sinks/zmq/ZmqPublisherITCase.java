@@ -206,11 +206,15 @@ class ZmqPublisherITCase {
         ZMQ.Curve.KeyPair pair = ZMQ.Curve.generateKeyPair();
         Path pub = Files.writeString(dir.resolve("pub"), pair.publicKey);
         Path sec = Files.writeString(dir.resolve("sec"), pair.secretKey);
+        Path allowed =
+                Files.writeString(
+                        dir.resolve("allowed"), ZMQ.Curve.generateKeyPair().publicKey + "\n");
         ZmqSinkOptions options =
                 bindOptions()
                         .awaitSubscriber(Duration.ofSeconds(2))
                         .curvePublicKeyFile(pub)
                         .curveSecretKeyFile(sec)
+                        .curveAllowedClientsFile(allowed)
                         .build();
         try (ZmqPublisher publisher = new ZmqPublisher(options, 0);
                 ZmqTestSubscriber plain =
@@ -225,10 +229,12 @@ class ZmqPublisherITCase {
         }
     }
 
+    /** With {@code slow-subscriber=wait} (XPUB_NODROP) a stalled subscriber stalls the socket. */
     @Test
     void fullQueueDropsAndCountsInsteadOfGrowing() throws Exception {
         ZmqSinkOptions options =
                 bindOptions()
+                        .slowSubscriber(ZmqSinkOptions.SlowSubscriber.WAIT)
                         .overflow(ZmqSinkOptions.Overflow.DROP)
                         .queueCapacity(1_000)
                         .sendHwm(4)

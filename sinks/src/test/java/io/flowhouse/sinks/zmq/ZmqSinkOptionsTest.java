@@ -10,7 +10,8 @@ class ZmqSinkOptionsTest {
 
     @Test
     void endpointModesFollowNtopng() {
-        ZmqSinkOptions bind = ZmqSinkOptions.defaults("tcp://*:5556");
+        ZmqSinkOptions bind =
+                ZmqSinkOptions.builder("tcp://*:5556").allowUnauthenticated(true).build();
         assertThat(bind.connectMode()).isFalse();
         assertThat(bind.zmqAddress()).isEqualTo("tcp://*:5556");
         ZmqSinkOptions collector = ZmqSinkOptions.defaults("zmq://ntopng.example:5556c");
@@ -40,6 +41,8 @@ class ZmqSinkOptionsTest {
                 fromKeys(
                         java.util.Map.of(
                                 "flowhouse.zmq.endpoint", "tcp://*:5556",
+                                "flowhouse.zmq.allow-unauthenticated", "true",
+                                "flowhouse.zmq.slow-subscriber", "wait",
                                 "flowhouse.zmq.source-id", "7",
                                 "flowhouse.zmq.overflow", "block",
                                 "flowhouse.zmq.event-interval", "2s",
@@ -49,6 +52,91 @@ class ZmqSinkOptionsTest {
         assertThat(o.eventInterval()).isEqualTo(java.time.Duration.ofSeconds(2));
         assertThat(o.idleTimeoutSeconds()).isEqualTo(60);
         assertThat(o.curveEnabled()).isFalse();
+        assertThat(o.slowSubscriber()).isEqualTo(ZmqSinkOptions.SlowSubscriber.WAIT);
+        assertThat(o.allowUnauthenticated()).isTrue();
+    }
+
+    @Test
+    void slowSubscribersDropTheirOwnMessagesByDefaultWithABoundedHwm() {
+        ZmqSinkOptions o = ZmqSinkOptions.defaults("tcp://127.0.0.1:5556");
+        assertThat(o.slowSubscriber()).isEqualTo(ZmqSinkOptions.SlowSubscriber.DROP);
+        assertThat(o.sendHwm()).isEqualTo(1_000);
+        assertThat(ZmqSinkOptions.SlowSubscriber.parse(" WAIT "))
+                .isEqualTo(ZmqSinkOptions.SlowSubscriber.WAIT);
+    }
+
+    @Test
+    void bindingBeyondLoopbackNeedsCurveOrAnExplicitYes() {
+        for (String loopback :
+                java.util.List.of(
+                        "tcp://127.0.0.1:5556",
+                        "tcp://127.0.0.2:0",
+                        "tcp://localhost:5556",
+                        "tcp://[::1]:5556",
+                        "ipc:///tmp/flowhouse.zmq",
+                        "tcp://ntopng.example:5556c")) {
+            assertThat(ZmqSinkOptions.defaults(loopback).bindsBeyondLoopback())
+                    .as(loopback)
+                    .isFalse();
+        }
+        for (String wide :
+                java.util.List.of(
+                        "tcp://*:5556",
+                        "tcp://0.0.0.0:5556",
+                        "tcp://eth0:5556",
+                        "tcp://[::]:5556")) {
+            assertThatThrownBy(() -> ZmqSinkOptions.defaults(wide))
+                    .as(wide)
+                    .hasMessageContaining("beyond loopback")
+                    .hasMessageContaining("flowhouse.zmq.allow-unauthenticated");
+            assertThat(
+                            ZmqSinkOptions.builder(wide)
+                                    .allowUnauthenticated(true)
+                                    .build()
+                                    .bindsBeyondLoopback())
+                    .isTrue();
+        }
+        assertThatThrownBy(
+                        () ->
+                                fromKeys(
+                                        java.util.Map.of(
+                                                "flowhouse.zmq.endpoint", "tcp://*:5556",
+                                                "flowhouse.zmq.allow-unauthenticated", "yes")))
+                .hasMessageContaining("flowhouse.zmq.allow-unauthenticated yes")
+                .hasMessageContaining("expected: true or false");
+    }
+
+    @Test
+    void curveServerModeNeedsAClientAllowList() {
+        java.nio.file.Path pub = java.nio.file.Path.of("pub");
+        java.nio.file.Path sec = java.nio.file.Path.of("sec");
+        assertThatThrownBy(
+                        () ->
+                                ZmqSinkOptions.builder("tcp://*:5556")
+                                        .curvePublicKeyFile(pub)
+                                        .curveSecretKeyFile(sec)
+                                        .build())
+                .hasMessageContaining("flowhouse.zmq.curve.allowed-clients-file");
+        ZmqSinkOptions server =
+                ZmqSinkOptions.builder("tcp://*:5556")
+                        .curvePublicKeyFile(pub)
+                        .curveSecretKeyFile(sec)
+                        .curveAllowedClientsFile(java.nio.file.Path.of("allowed"))
+                        .build();
+        assertThat(server.curveServer()).isTrue();
+        assertThat(server.bindsBeyondLoopback()).isTrue();
+        // As a CURVE client (nProbe's role) only the holder of the server key can read.
+        ZmqSinkOptions client =
+                ZmqSinkOptions.builder("tcp://*:5556")
+                        .curveServerPublicKeyFile(java.nio.file.Path.of("ntopng.pub"))
+                        .build();
+        assertThat(client.curveServer()).isFalse();
+        assertThatThrownBy(
+                        () ->
+                                client.toBuilder()
+                                        .curveAllowedClientsFile(java.nio.file.Path.of("allowed"))
+                                        .build())
+                .hasMessageContaining("needs curve server mode");
     }
 
     /** The options of these {@code --KEY VALUE} flags, as the job's command line gives them. */

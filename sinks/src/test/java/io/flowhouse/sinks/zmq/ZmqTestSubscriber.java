@@ -24,6 +24,12 @@ final class ZmqTestSubscriber implements AutoCloseable {
     /** One received message. */
     record Message(NtopngWireDecoder.Header header, byte[] payload) {}
 
+    /**
+     * CURVE keys of the subscriber: a server pair ({@code serverKey} null), or a client pair with
+     * the publisher's public key.
+     */
+    record Curve(byte[] publicKey, byte[] secretKey, byte[] serverKey) {}
+
     private static final String[] NTOPNG_TOPICS = {
         "flow", "event", "counter", "template", "option", "hello", "listening-ports", "snmp-ifaces"
     };
@@ -58,7 +64,26 @@ final class ZmqTestSubscriber implements AutoCloseable {
      * handshake is done, that is once the subscriptions are on their way to the publisher.
      */
     static ZmqTestSubscriber connect(String address) {
-        return new ZmqTestSubscriber(address, false, null, null, true);
+        return new ZmqTestSubscriber(address, false, null, true);
+    }
+
+    /**
+     * Connects as a CURVE client with its own key pair to a CURVE server publisher, waiting for the
+     * handshake when {@code awaitHandshake} (it never completes for a refused client).
+     */
+    static ZmqTestSubscriber connectCurveClient(
+            String address,
+            ZMQ.Curve.KeyPair client,
+            String serverPublicKey,
+            boolean awaitHandshake) {
+        return new ZmqTestSubscriber(
+                address,
+                false,
+                new Curve(
+                        ZMQ.Curve.z85Decode(client.publicKey),
+                        ZMQ.Curve.z85Decode(client.secretKey),
+                        ZMQ.Curve.z85Decode(serverPublicKey)),
+                awaitHandshake);
     }
 
     /**
@@ -66,24 +91,21 @@ final class ZmqTestSubscriber implements AutoCloseable {
      * until it is), or the handshake is meant to fail (plain SUB to a CURVE publisher).
      */
     static ZmqTestSubscriber connectUnverified(String address) {
-        return new ZmqTestSubscriber(address, false, null, null, false);
+        return new ZmqTestSubscriber(address, false, null, false);
     }
 
     /** Binds as ntopng in collector mode does ({@code -i tcp://*:PORT c}). */
     static ZmqTestSubscriber bind(String address) {
-        return new ZmqTestSubscriber(address, true, null, null, false);
+        return new ZmqTestSubscriber(address, true, null, false);
     }
 
     /** Binds as a CURVE server (ntopng with an encryption key), collector mode. */
     static ZmqTestSubscriber bindCurveServer(String address, byte[] publicKey, byte[] secretKey) {
-        return new ZmqTestSubscriber(address, true, publicKey, secretKey, false);
+        return new ZmqTestSubscriber(address, true, new Curve(publicKey, secretKey, null), false);
     }
 
-    private ZmqTestSubscriber(
-            String address, boolean bind, byte[] pub, byte[] sec, boolean awaitHandshake) {
-        thread =
-                new Thread(
-                        () -> run(address, bind, pub, sec, awaitHandshake), "test-zmq-subscriber");
+    private ZmqTestSubscriber(String address, boolean bind, Curve curve, boolean awaitHandshake) {
+        thread = new Thread(() -> run(address, bind, curve, awaitHandshake), "test-zmq-subscriber");
         thread.setDaemon(true);
         thread.start();
         try {
@@ -99,17 +121,21 @@ final class ZmqTestSubscriber implements AutoCloseable {
         }
     }
 
-    private void run(String address, boolean bind, byte[] pub, byte[] sec, boolean awaitHandshake) {
+    private void run(String address, boolean bind, Curve curve, boolean awaitHandshake) {
         ZMQ.Socket socket = ctx.createSocket(SocketType.SUB);
         try {
             socket.setHandshakeIvl(HANDSHAKE_IVL_MS);
             socket.setRcvHWM(1000);
             socket.setReceiveBufferSize(8 << 20);
             socket.setReceiveTimeOut(50);
-            if (pub != null) {
+            if (curve != null && curve.serverKey() == null) {
                 socket.setCurveServer(true);
-                socket.setCurvePublicKey(pub);
-                socket.setCurveSecretKey(sec);
+                socket.setCurvePublicKey(curve.publicKey());
+                socket.setCurveSecretKey(curve.secretKey());
+            } else if (curve != null) {
+                socket.setCurveServerKey(curve.serverKey());
+                socket.setCurvePublicKey(curve.publicKey());
+                socket.setCurveSecretKey(curve.secretKey());
             }
             for (String topic : NTOPNG_TOPICS) {
                 socket.subscribe(topic);
@@ -189,6 +215,11 @@ final class ZmqTestSubscriber implements AutoCloseable {
     /** Stops reading from the socket (a subscriber that cannot keep up). */
     void stall() {
         drain = false;
+    }
+
+    /** Reads again after {@link #stall()}. */
+    void resume() {
+        drain = true;
     }
 
     /** The port bound by {@link #bind} with a wildcard port. */
