@@ -13,9 +13,9 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 
 /**
- * Starts a console from a resolved configuration: its read-only user on the local ClickHouse
- * (when {@code clickhouse.local-user}), then the server. The typed entry point of {@code
- * ./flowhouse console}, {@code up} and {@code demo}, and of the tests.
+ * Starts a console from a resolved configuration: its read-only user on the local ClickHouse (when
+ * {@code clickhouse.local-user}), then the server. The typed entry point of {@code ./flowhouse
+ * console}, {@code up} and {@code demo}, and of the tests.
  */
 public final class Console {
 

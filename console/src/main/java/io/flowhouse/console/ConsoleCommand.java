@@ -79,7 +79,12 @@ public final class ConsoleCommand implements Callable<Integer>, ConfiguredComman
                         },
                         "flowhouse-console-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        out.println("flowhouse console: " + server.url() + " (ClickHouse " + config.clickhouse().url() + ")");
+        out.println(
+                "flowhouse console: "
+                        + server.url()
+                        + " (ClickHouse "
+                        + config.clickhouse().url()
+                        + ")");
         out.flush();
         try {
             stopped.await();

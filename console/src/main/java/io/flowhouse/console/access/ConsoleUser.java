@@ -15,18 +15,20 @@ import java.util.HexFormat;
 
 /**
  * The console's own read-only ClickHouse user on a local server. ClickHouse 18.16 has no {@code
- * CREATE USER} (SQL access control came in 20.x), so the user is a {@code users.d/} file beside
- * the server's {@code users.xml}, which the server merges and reloads by itself within seconds: a
+ * CREATE USER} (SQL access control came in 20.x), so the user is a {@code users.d/} file beside the
+ * server's {@code users.xml}, which the server merges and reloads by itself within seconds: a
  * profile with {@code readonly = 1} (SELECT only, no setting may be changed, so the limits hold)
- * and the console's limits, and the user with a generated password (stored as SHA-256; the
- * password itself in a 0600 file the console reads).
+ * and the console's limits, and the user with a generated password (stored as SHA-256; the password
+ * itself in a 0600 file the console reads).
  *
  * <p>On other servers create the same user yourself (README, "Read-only user").
  */
 public final class ConsoleUser {
 
-    /** The users.d file name. */
-    public static final String FILE = "flowhouse-console.xml";
+    /** The users.d file of a user. */
+    public static String fileName(String user) {
+        return "flowhouse-" + user + ".xml";
+    }
 
     private ConsoleUser() {}
 
@@ -39,12 +41,12 @@ public final class ConsoleUser {
         String password = password(passwordFile);
         Path dir = serverDir.resolve("users.d");
         Files.createDirectories(dir);
-        Path tmp = dir.resolve(FILE + ".tmp");
+        Path tmp = dir.resolve(fileName(c.user()) + ".tmp");
         Files.writeString(tmp, usersXml(c, password), StandardCharsets.UTF_8);
         // The server may read the directory at any moment: it sees the old file or the new one.
         Files.move(
                 tmp,
-                dir.resolve(FILE),
+                dir.resolve(fileName(c.user())),
                 StandardCopyOption.REPLACE_EXISTING,
                 StandardCopyOption.ATOMIC_MOVE);
         return password;
@@ -60,6 +62,7 @@ public final class ConsoleUser {
                   <profiles>
                     <%s>
                       <readonly>1</readonly>
+                      <log_queries>1</log_queries>
                       <max_execution_time>%d</max_execution_time>
                       <timeout_overflow_mode>throw</timeout_overflow_mode>
                       <max_rows_to_read>%d</max_rows_to_read>
@@ -106,7 +109,9 @@ public final class ConsoleUser {
         Files.createDirectories(file.toAbsolutePath().getParent());
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         Files.deleteIfExists(tmp);
-        Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.createFile(
+                tmp,
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         Files.writeString(tmp, p + "\n", StandardCharsets.UTF_8);
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         return p;

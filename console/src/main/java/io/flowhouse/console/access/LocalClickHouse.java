@@ -4,10 +4,10 @@ package io.flowhouse.console.access;
 import java.nio.file.Path;
 
 /**
- * How the console reaches the local services' ClickHouse (./flowhouse services), in one place:
- * the server's directory (for the console's users.d file), where the console keeps its password,
- * and the administrator's credentials the way {@code ./flowhouse query} reads them today (user
- * {@code default}, no password: the services' ClickHouse listens on loopback only). When the local
+ * How the console reaches the local services' ClickHouse (./flowhouse services), in one place: the
+ * server's directory (for the console's users.d file), where the console keeps its password, and
+ * the administrator's credentials the way {@code ./flowhouse query} reads them today (user {@code
+ * default}, no password: the services' ClickHouse listens on loopback only). When the local
  * services get a generated administrator password, {@link #adminPassword} reads it; nothing else
  * changes. The console itself never queries as the administrator: only its performance harness
  * writes rows with it.

@@ -40,8 +40,16 @@ public record ConsoleConfig(
     /** This configuration on another port (tests, the demo). */
     public ConsoleConfig withPort(int newPort) {
         return new ConsoleConfig(
-                host, newPort, authToken, authUser, authPassword, clickhouse, limits,
-                filterLimits, kafka, threads);
+                host,
+                newPort,
+                authToken,
+                authUser,
+                authPassword,
+                clickhouse,
+                limits,
+                filterLimits,
+                kafka,
+                threads);
     }
 
     @Override

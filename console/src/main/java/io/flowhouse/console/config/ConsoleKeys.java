@@ -81,6 +81,7 @@ public final class ConsoleKeys {
     public static final Key<String> CLICKHOUSE_USER =
             Key.of("clickhouse.user", Types.STRING)
                     .defaultValue(CONSOLE_USER)
+                    .check(SqlLiteral::isIdentifier, "a name of letters, digits and _")
                     .doc(
                             "User the console queries as: a read-only one (its profile holds the"
                                     + " limits below; README: 'Read-only user').");
@@ -121,7 +122,7 @@ public final class ConsoleKeys {
                     .doc("Per query: the read-only profile's max_rows_to_read.");
 
     public static final Key<Long> QUERY_MAX_RESULT_ROWS =
-            Key.of("query.max-result-rows", Types.longRange(100, 100_000_000))
+            Key.of("query.max-result-rows", Types.longRange(1, 100_000_000))
                     .defaultValue(100_000L)
                     .doc("Per query: the read-only profile's max_result_rows.");
 

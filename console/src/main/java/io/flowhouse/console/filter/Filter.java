@@ -68,8 +68,8 @@ public sealed interface Filter {
     record IntValue(long value) implements Value {}
 
     /**
-     * An address or prefix: 16 bytes (IPv4 mapped into {@code ::ffff:0:0/96}) and the prefix
-     * length over those 16 bytes (128 for one address).
+     * An address or prefix: 16 bytes (IPv4 mapped into {@code ::ffff:0:0/96}) and the prefix length
+     * over those 16 bytes (128 for one address).
      */
     record AddressValue(byte[] bytes, int prefix) implements Value {
         public AddressValue {

@@ -2,8 +2,8 @@
 package io.flowhouse.console.filter;
 
 /**
- * Evaluates a filter on one address field in Java, for data that is not in ClickHouse (the
- * rejected topic's exporters). Only filters on that one field get here.
+ * Evaluates a filter on one address field in Java, for data that is not in ClickHouse (the rejected
+ * topic's exporters). Only filters on that one field get here.
  */
 public final class FilterEval {
 

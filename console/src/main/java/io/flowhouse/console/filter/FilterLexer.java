@@ -6,10 +6,10 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Splits filter text into tokens: words (field names, keywords, numbers, addresses: letters,
- * digits and {@code . : / _ -}), quoted text ({@code '...'} or {@code "..."}, backslash escapes
- * the next character), operators, parentheses and commas. Any other character is an error: a
- * semicolon, a back quote or a comment marker never gets past here.
+ * Splits filter text into tokens: words (field names, keywords, numbers, addresses: letters, digits
+ * and {@code . : / _ -}), quoted text ({@code '...'} or {@code "..."}, backslash escapes the next
+ * character), operators, parentheses and commas. Any other character is an error: a semicolon, a
+ * back quote or a comment marker never gets past here.
  */
 final class FilterLexer {
 

@@ -180,8 +180,7 @@ public final class FilterParser {
         }
         if (++terms > limits.maxTerms()) {
             throw new FilterException(
-                    "filter too large: more than " + limits.maxTerms() + " values",
-                    t.position());
+                    "filter too large: more than " + limits.maxTerms() + " values", t.position());
         }
         pos++;
         return FilterValues.parse(field, t.text(), t.position());
@@ -201,8 +200,7 @@ public final class FilterParser {
 
     private boolean keyword(String word) {
         FilterLexer.Token t = peek();
-        return t.kind() == FilterLexer.Kind.WORD
-                && t.text().toUpperCase(Locale.ROOT).equals(word);
+        return t.kind() == FilterLexer.Kind.WORD && t.text().toUpperCase(Locale.ROOT).equals(word);
     }
 
     private void expect(FilterLexer.Kind kind, String what) {

@@ -16,11 +16,11 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The field table of the filter language and the dimension list, declared once: every name a
- * filter or a group-by may use, with its SQL per source. A field declared here is filterable at
- * once and is a dimension of its own (keyed with its {@link Field#groupWith} fields); {@link
- * #COMPOSITE} adds the dimensions of several fields. Enrichment columns (interface names and
- * boundaries, countries, AS names) are added the same way, e.g.
+ * The field table of the filter language and the dimension list, declared once: every name a filter
+ * or a group-by may use, with its SQL per source. A field declared here is filterable at once and
+ * is a dimension of its own (keyed with its {@link Field#groupWith} fields); {@link #COMPOSITE}
+ * adds the dimensions of several fields. Enrichment columns (interface names and boundaries,
+ * countries, AS names) are added the same way, e.g.
  *
  * <pre>{@code
  * Field.of("InIfBoundary", "in boundary", ValueType.INTEGER)
@@ -117,10 +117,7 @@ public final class Fields {
                             .words(Map.of("packets", 0L, "v5", 5L, "v9", 9L, "ipfix", 10L))
                             .raw("version")
                             .build(),
-                    Field.of("Vlan", "VLAN", ValueType.INTEGER)
-                            .range(0, 4095)
-                            .raw("vlan")
-                            .build());
+                    Field.of("Vlan", "VLAN", ValueType.INTEGER).range(0, 4095).raw("vlan").build());
 
     /** Dimensions of several fields: {@code name, label, fields...}. */
     private static final List<String[]> COMPOSITE =

@@ -103,11 +103,20 @@ public final class ExportersView {
                         + exporterText
                         + " AS k0, groupUniqArray(version) AS versions"
                         + sums
-                        + ", sumMap(problem_kinds, problem_counts) AS problems FROM "
+                        + " FROM "
                         + table
                         + " WHERE "
                         + where
                         + " GROUP BY k0 ORDER BY k0";
+        // 18.16's sumMap takes numeric keys only: the problem kinds are counted apart.
+        String problemsSql =
+                "SELECT "
+                        + exporterText
+                        + " AS k0, kind, sum(n) FROM "
+                        + table
+                        + " ARRAY JOIN problem_kinds AS kind, problem_counts AS n WHERE "
+                        + where
+                        + " GROUP BY k0, kind ORDER BY k0, kind";
         ArrayNode rows = out.putArray("rows");
         Map<String, ObjectNode> byExporter = new LinkedHashMap<>();
         for (JsonNode row : ch.query(sql, log).rows()) {
@@ -118,14 +127,15 @@ public final class ExportersView {
             for (int i = 0; i < COUNTERS.size(); i++) {
                 o.put(camel(COUNTERS.get(i)), row.get(2 + i).asLong());
             }
-            ObjectNode problems = o.putObject("problems");
-            JsonNode kinds = row.get(2 + COUNTERS.size()).get(0);
-            JsonNode counts = row.get(2 + COUNTERS.size()).get(1);
-            for (int i = 0; i < kinds.size(); i++) {
-                problems.put(kinds.get(i).asText(), counts.get(i).asLong());
-            }
+            o.putObject("problems");
             o.put("deadLetters", 0);
             byExporter.put(name, o);
+        }
+        for (JsonNode row : ch.query(problemsSql, log).rows()) {
+            ObjectNode o = byExporter.get(strip(row.get(0).asText()));
+            if (o != null) {
+                ((ObjectNode) o.get("problems")).put(row.get(1).asText(), row.get(2).asLong());
+            }
         }
         String series =
                 "SELECT toUInt32(intDiv(toUInt32(minute), "
@@ -160,54 +170,9 @@ public final class ExportersView {
             }
         }
         if (rejected != null) {
-            long started = System.nanoTime();
-            RejectedTopic.Counts counts =
-                    rejected.count(from, to, step, a -> FilterEval.matches(r.filter(), a));
-            log.add(
-                    new QueryLog.Entry(
-                            "kafka: flows.rejected",
-                            counts.records(),
-                            0,
-                            counts.perExporter().size(),
-                            (System.nanoTime() - started) / 1e6));
-            ObjectNode dl = out.putObject("deadLetters");
-            dl.put("records", counts.records());
-            dl.put("truncated", counts.truncated());
-            if (counts.error() != null) {
-                dl.put("error", counts.error());
-            }
-            dl.set("perExporter", Views.JSON.valueToTree(counts.perExporter()));
-            counts.perExporter()
-                    .forEach(
-                            (exporter, reasons) -> {
-                                ObjectNode o =
-                                        byExporter.computeIfAbsent(
-                                                exporter,
-                                                e -> {
-                                                    ObjectNode x = rows.addObject();
-                                                    x.put("exporter", e);
-                                                    return x;
-                                                });
-                                o.put(
-                                        "deadLetters",
-                                        reasons.values().stream().mapToLong(Long::longValue).sum());
-                            });
-            counts.buckets()
-                    .forEach(
-                            (t, m) -> {
-                                int i = (int) ((t - from) / bucket);
-                                if (i >= 0 && i < n) {
-                                    m.forEach(
-                                            (e, c) ->
-                                                    perExporter.computeIfAbsent(
-                                                                    e,
-                                                                    x ->
-                                                                            new long[COUNTERS.size()
-                                                                                            + 2][n])[
-                                                                    COUNTERS.size() + 1][i] +=
-                                                            c);
-                                }
-                            });
+            out.set(
+                    "deadLetters",
+                    deadLetters(r, from, to, step, log, rows, byExporter, perExporter));
         } else {
             out.putNull("deadLetters");
         }
@@ -222,6 +187,63 @@ public final class ExportersView {
                     o.set("deadLetters", Views.JSON.valueToTree(values[COUNTERS.size() + 1]));
                 });
         return Views.finish(out, log);
+    }
+
+    /** The rejected topic's records in the range: totals, per exporter, per bucket. */
+    private ObjectNode deadLetters(
+            ViewRequest r,
+            long from,
+            long to,
+            long step,
+            QueryLog log,
+            ArrayNode rows,
+            Map<String, ObjectNode> byExporter,
+            Map<String, long[][]> perExporter) {
+        int n = (int) ((to - from) / step);
+        long started = System.nanoTime();
+        RejectedTopic.Counts counts =
+                rejected.count(from, to, step, a -> FilterEval.matches(r.filter(), a));
+        log.add(
+                new QueryLog.Entry(
+                        "kafka: flows.rejected",
+                        counts.records(),
+                        0,
+                        counts.perExporter().size(),
+                        (System.nanoTime() - started) / 1e6));
+        ObjectNode dl = Views.JSON.createObjectNode();
+        dl.put("records", counts.records());
+        dl.put("truncated", counts.truncated());
+        if (counts.error() != null) {
+            dl.put("error", counts.error());
+        }
+        dl.set("perExporter", Views.JSON.valueToTree(counts.perExporter()));
+        counts.perExporter()
+                .forEach(
+                        (exporter, reasons) -> {
+                            ObjectNode o =
+                                    byExporter.computeIfAbsent(
+                                            exporter, e -> rows.addObject().put("exporter", e));
+                            o.put(
+                                    "deadLetters",
+                                    reasons.values().stream().mapToLong(Long::longValue).sum());
+                        });
+        int deadLetterRow = COUNTERS.size() + 1;
+        counts.buckets()
+                .forEach(
+                        (t, m) -> {
+                            int i = (int) ((t - from) / step);
+                            if (i < 0 || i >= n) {
+                                return;
+                            }
+                            m.forEach(
+                                    (e, c) -> {
+                                        long[][] values =
+                                                perExporter.computeIfAbsent(
+                                                        e, x -> new long[COUNTERS.size() + 2][n]);
+                                        values[deadLetterRow][i] += c;
+                                    });
+                        });
+        return dl;
     }
 
     private static String strip(String address) {

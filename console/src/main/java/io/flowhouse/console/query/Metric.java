@@ -8,10 +8,7 @@ import java.util.Locale;
  * of a biflow, times the sampling rate (at least 1); a row is one flow.
  */
 public enum Metric {
-    BYTES(
-            "sum((bytes + reverse_bytes) * greatest(sampling_rate, 1))",
-            "sum(bytes)",
-            "bits/s"),
+    BYTES("sum((bytes + reverse_bytes) * greatest(sampling_rate, 1))", "sum(bytes)", "bits/s"),
     PACKETS(
             "sum((packets + reverse_packets) * greatest(sampling_rate, 1))",
             "sum(packets)",
@@ -51,7 +48,8 @@ public enum Metric {
                 return m;
             }
         }
-        throw QueryException.bad("metric '" + shorten(text) + "' (expected: bytes, packets, flows)");
+        throw QueryException.bad(
+                "metric '" + shorten(text) + "' (expected: bytes, packets, flows)");
     }
 
     static String shorten(String text) {

@@ -16,9 +16,8 @@ import java.util.stream.Collectors;
  * finest rollup up to {@code autoFinestUpTo}, the next one beyond), or the request names it. A
  * rollup answers when one of its kinds holds every field the view needs (the split dimensions and
  * the filter's fields); otherwise the raw table does, for ranges up to {@code rawMaxRange}, and a
- * longer range is a 400 that says which fields need the raw table. The range is then aligned to
- * the chart's step: a nice step of at least the resolution, with at most {@code maxPoints}
- * buckets.
+ * longer range is a 400 that says which fields need the raw table. The range is then aligned to the
+ * chart's step: a nice step of at least the resolution, with at most {@code maxPoints} buckets.
  */
 public final class Planner {
 
@@ -76,11 +75,14 @@ public final class Planner {
                                         + " it can be");
                     }
                     return aligned(
-                            s, "flows_" + Durations.text(resolution), resolution.toSeconds(), r, notes);
+                            s,
+                            "flows_" + Durations.text(resolution),
+                            resolution.toSeconds(),
+                            r,
+                            notes);
                 }
             }
-            String fieldNames =
-                    needed.stream().map(Field::name).collect(Collectors.joining(", "));
+            String fieldNames = needed.stream().map(Field::name).collect(Collectors.joining(", "));
             if (span > limits.rawMaxRange().toSeconds()) {
                 throw QueryException.bad(
                         "no rollup holds "

@@ -21,8 +21,8 @@ public final class QueryException extends RuntimeException {
     }
 
     /**
-     * A server error: its limits (rows to read, time, result size, memory) are the user's to fix
-     * by narrowing the view (422); anything else is the server's (502).
+     * A server error: its limits (rows to read, time, result size, memory) are the user's to fix by
+     * narrowing the view (422); anything else is the server's (502).
      */
     static QueryException fromServer(int httpStatus, String body, int code) {
         String text = body.strip();
@@ -38,18 +38,23 @@ public final class QueryException extends RuntimeException {
                     new QueryException(
                             422,
                             "the view would read or return more rows than the console's limits"
-                                    + " allow: narrow the range or the filter (" + text + ")",
+                                    + " allow: narrow the range or the filter ("
+                                    + text
+                                    + ")",
                             code);
             case 159, 160 ->
                     new QueryException(
                             422,
                             "the query ran into the console's time limit: narrow the range or"
-                                    + " the filter (" + text + ")",
+                                    + " the filter ("
+                                    + text
+                                    + ")",
                             code);
             case 241 ->
                     new QueryException(
                             422, "the query ran into the memory limit (" + text + ")", code);
-            default -> new QueryException(502, "clickhouse (HTTP " + httpStatus + "): " + text, code);
+            default ->
+                    new QueryException(502, "clickhouse (HTTP " + httpStatus + "): " + text, code);
         };
     }
 

@@ -5,8 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The queries one API call ran, with what the server read: the {@code queries} of every answer,
- * and what the performance figures in the README count.
+ * The queries one API call ran, with what the server read: the {@code queries} of every answer, and
+ * what the performance figures in the README count.
  */
 public final class QueryLog {
 

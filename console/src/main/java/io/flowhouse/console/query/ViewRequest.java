@@ -36,7 +36,14 @@ public record ViewRequest(
     /** Parameters any view takes. */
     public static final Set<String> PARAMETERS =
             Set.of(
-                    "range", "from", "to", "dimension", "dimensions", "filter", "metric", "limit",
+                    "range",
+                    "from",
+                    "to",
+                    "dimension",
+                    "dimensions",
+                    "filter",
+                    "metric",
+                    "limit",
                     "resolution");
 
     private static final Pattern RELATIVE = Pattern.compile("([0-9]{1,4})(s|m|h|d)");
@@ -91,7 +98,8 @@ public record ViewRequest(
             from = to - relative(p.getOrDefault("range", "24h")).toSeconds();
         }
         if (to <= from) {
-            throw QueryException.bad("the range ends before it starts (from " + from + ", to " + to + ")");
+            throw QueryException.bad(
+                    "the range ends before it starts (from " + from + ", to " + to + ")");
         }
         if (to - from < 60) {
             throw QueryException.bad("the range is shorter than a minute");
@@ -140,7 +148,11 @@ public record ViewRequest(
                     || Integer.parseInt(l) < 1
                     || Integer.parseInt(l) > limits.maxTopN()) {
                 throw QueryException.bad(
-                        "limit '" + Metric.shorten(l) + "' (expected: 1.." + limits.maxTopN() + ")");
+                        "limit '"
+                                + Metric.shorten(l)
+                                + "' (expected: 1.."
+                                + limits.maxTopN()
+                                + ")");
             }
             limit = Integer.parseInt(l);
         }

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.flowhouse.console.filter.Filter;
 import io.flowhouse.console.filter.FilterSql;
-import io.flowhouse.console.model.Dimension;
 import io.flowhouse.console.model.Source;
 import io.flowhouse.console.sql.SqlLiteral;
 import io.flowhouse.console.sql.SqlLiteral.AddressForm;
@@ -276,8 +275,7 @@ public final class Views {
                             + " LIMIT "
                             + SqlLiteral.integer(r.limit());
             rows = ch.query(sql, log).rows();
-            List<JsonNode> capRows =
-                    ch.query("SELECT sum(cap) FROM (" + capsSql + ")", log).rows();
+            List<JsonNode> capRows = ch.query("SELECT sum(cap) FROM (" + capsSql + ")", log).rows();
             caps = capRows.isEmpty() ? 0 : capRows.get(0).get(0).asLong();
             total = rankedTotal(r, plan, log);
         }

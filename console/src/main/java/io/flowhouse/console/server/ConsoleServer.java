@@ -45,16 +45,15 @@ import org.slf4j.LoggerFactory;
 /**
  * The console's HTTP server (the JDK's own): the page and its scripts, Apache ECharts from its
  * WebJar, and the JSON API ({@code /api/...}, README). GET only; every request authenticates when
- * auth is configured; errors are JSON with a status: 400 for a bad request or filter (never sent
- * to ClickHouse), 422 when a view hits the console's query limits, 502/504 for ClickHouse.
+ * auth is configured; errors are JSON with a status: 400 for a bad request or filter (never sent to
+ * ClickHouse), 422 when a view hits the console's query limits, 502/504 for ClickHouse.
  */
 public final class ConsoleServer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConsoleServer.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int MAX_QUERY_STRING = 16_384;
-    static final String ECHARTS =
-            "META-INF/resources/webjars/echarts/5.3.1/dist/echarts.min.js";
+    static final String ECHARTS = "META-INF/resources/webjars/echarts/5.3.1/dist/echarts.min.js";
     private static final String WEB = "io/flowhouse/console/web/";
 
     private final ConsoleConfig config;
@@ -89,11 +88,14 @@ public final class ConsoleServer implements AutoCloseable {
                                 config.kafka().maxRecords(),
                                 config.kafka().maxTime());
         this.http = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 64);
-        this.executor = Executors.newFixedThreadPool(config.threads(), r -> {
-            Thread t = new Thread(r, "flowhouse-console-http");
-            t.setDaemon(true);
-            return t;
-        });
+        this.executor =
+                Executors.newFixedThreadPool(
+                        config.threads(),
+                        r -> {
+                            Thread t = new Thread(r, "flowhouse-console-http");
+                            t.setDaemon(true);
+                            return t;
+                        });
         http.setExecutor(executor);
         http.createContext("/", this::handle);
     }
@@ -227,7 +229,9 @@ public final class ConsoleServer implements AutoCloseable {
             }
             case "exporters" -> {
                 ViewRequest r = ViewRequest.parse(p, fields, parser, config.limits(), 1, 1, now);
-                out = new ExportersView(clickhouse, config.limits(), form, rejected).exporters(r, log);
+                out =
+                        new ExportersView(clickhouse, config.limits(), form, rejected)
+                                .exporters(r, log);
             }
             default -> {
                 return send(ex, 404, error("no API " + view));
@@ -257,9 +261,10 @@ public final class ConsoleServer implements AutoCloseable {
                             + ".flows yet: start the pipeline job first (it creates its tables)",
                     -1);
         }
-        f = r.rows().get(0).get(0).asText().startsWith("IPv6")
-                ? AddressForm.IPV6
-                : AddressForm.FIXED_STRING;
+        f =
+                r.rows().get(0).get(0).asText().startsWith("IPv6")
+                        ? AddressForm.IPV6
+                        : AddressForm.FIXED_STRING;
         addressForm = f;
         return f;
     }
@@ -288,12 +293,16 @@ public final class ConsoleServer implements AutoCloseable {
             o.put("name", d.name());
             o.put("label", d.label());
             o.set("fields", JSON.valueToTree(d.fields().stream().map(Field::name).toList()));
-            o.put("inRollups", java.util.Arrays.stream(Source.values()).anyMatch(s -> !s.isRaw() && d.availableIn(s)));
+            o.put(
+                    "inRollups",
+                    java.util.Arrays.stream(Source.values())
+                            .anyMatch(s -> !s.isRaw() && d.availableIn(s)));
         }
         ObjectNode limits = out.putObject("limits");
         limits.set(
                 "resolutions",
-                JSON.valueToTree(config.limits().resolutions().stream().map(Durations::text).toList()));
+                JSON.valueToTree(
+                        config.limits().resolutions().stream().map(Durations::text).toList()));
         limits.put("rawMaxRange", Durations.text(config.limits().rawMaxRange()));
         limits.put("maxRange", Durations.text(config.limits().maxRange()));
         limits.put("maxTopN", config.limits().maxTopN());
@@ -358,8 +367,13 @@ public final class ConsoleServer implements AutoCloseable {
             String name;
             String value;
             try {
-                name = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-                value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+                name =
+                        URLDecoder.decode(
+                                eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+                value =
+                        eq < 0
+                                ? ""
+                                : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
             } catch (IllegalArgumentException e) {
                 throw QueryException.bad("malformed query string");
             }
@@ -380,7 +394,8 @@ public final class ConsoleServer implements AutoCloseable {
         }
         return switch (path) {
             case "/", "/index.html", "/health", "/metrics" -> path;
-            default -> path.startsWith("/static/") || path.startsWith("/vendor/") ? "static" : "other";
+            default ->
+                    path.startsWith("/static/") || path.startsWith("/vendor/") ? "static" : "other";
         };
     }
 

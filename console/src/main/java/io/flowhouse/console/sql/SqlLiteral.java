@@ -7,16 +7,16 @@ import java.util.regex.Pattern;
 /**
  * The one place where a value becomes SQL text. ClickHouse 18.16 has no server-side query
  * parameters ({@code {name:Type}} with {@code param_name} came in 19.x; 18.16 answers "Unknown
- * setting param_x"), so every value of a request is bound here, by type, into a literal whose
- * shape cannot end early:
+ * setting param_x"), so every value of a request is bound here, by type, into a literal whose shape
+ * cannot end early:
  *
  * <ul>
  *   <li>integers: {@link Long#toString} of a parsed, range-checked number (digits and a sign only);
  *   <li>addresses: the 16 parsed bytes as 32 hex digits inside {@code unhex('...')};
  *   <li>times: whole epoch seconds inside {@code toDateTime(...)};
- *   <li>strings: single-quoted with every quote, backslash and control character escaped
- *       ({@code \'}, {@code \\}, {@code \xHH}), the only escapes ClickHouse's lexer reads inside a
- *       string literal;
+ *   <li>strings: single-quoted with every quote, backslash and control character escaped ({@code
+ *       \'}, {@code \\}, {@code \xHH}), the only escapes ClickHouse's lexer reads inside a string
+ *       literal;
  *   <li>identifiers (database and table names): only {@code [A-Za-z_][A-Za-z0-9_]*}, quoted with
  *       back quotes; column expressions come from the field table ({@code model.Fields}), never
  *       from a request.
