@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.launcher;
 
+import io.flowhouse.console.Console;
+import io.flowhouse.console.ConsoleMain;
+import io.flowhouse.console.server.ConsoleServer;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.loadgen.LoadgenMain;
 import io.flowhouse.loadgen.LoadgenOptions;
@@ -65,8 +68,10 @@ import picocli.CommandLine.Option;
             "    inside this JVM, checkpointing every 5 s (exactly once into ClickHouse)",
             "  - loadgen: NetFlow v5, v9 and IPFIX from --exporters simulated exporters (4)",
             "    at --rate flows/s (1000) for --seconds (60), with a live progress line",
+            "  - the web console (./flowhouse console) in this JVM; its URL is printed",
             "Then it prints example queries with their answers (top talkers, traffic per",
-            "protocol, per exporter) and how to go on.",
+            "protocol, per exporter) and keeps the pipeline and the console up until Ctrl-C;",
+            "with --seconds it ends when that much traffic has been sent and shown.",
             ""
         })
 public final class DemoCommand implements Callable<Integer> {
@@ -82,8 +87,11 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(
             names = "--seconds",
             paramLabel = "N",
-            description = "how long loadgen sends (default 60, 5..3600)")
-    int seconds = 60;
+            description = {
+                "how long loadgen sends, then end (5..3600); without it loadgen sends for 60 s",
+                "and the demo stays up until Ctrl-C"
+            })
+    Integer secondsOption;
 
     @Option(
             names = "--rate",
@@ -106,6 +114,8 @@ public final class DemoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintStream out = ctx.out();
         PrintStream err = ctx.err();
+        boolean keepUp = secondsOption == null;
+        int seconds = keepUp ? 60 : secondsOption;
         Ranges.check("--seconds", seconds, 5, 3600);
         Ranges.check("--rate", rate, 1, 1_000_000);
         Ranges.check("--exporters", exporters, 1, 64);
@@ -143,6 +153,7 @@ public final class DemoCommand implements Callable<Integer> {
                         config.pidDir(),
                         config.logDir(),
                         "-Dflowhouse.service=demo-agent@" + config.stateDir());
+        AtomicReference<ConsoleServer> consoleServer = new AtomicReference<>();
         Thread stopAgent = new Thread(() -> agent.stop(Duration.ofSeconds(10)), "demo-agent-stop");
         Runtime.getRuntime().addShutdownHook(stopAgent);
         try {
@@ -174,6 +185,8 @@ public final class DemoCommand implements Callable<Integer> {
             job.setDaemon(true);
             job.start();
 
+            ConsoleServer console = startConsole(config, kafka.bootstrapServers());
+            consoleServer.set(console);
             out.printf(
                     Locale.ROOT,
                     "== 5/5 loadgen: %d exporters, NetFlow v5/v9/IPFIX, %d flows/s for %d s%n",
@@ -221,13 +234,21 @@ public final class DemoCommand implements Callable<Integer> {
                     """
                     How to go on:
                       ./flowhouse query "SELECT count() FROM flowhouse.flows"   more SQL on the same ClickHouse
+                      ./flowhouse console   the web console on the same ClickHouse (http://127.0.0.1:8090/)
                       ./flowhouse up        the pipeline in the background: point routers at UDP 2055 (NetFlow)
                                             and 4739 (IPFIX) of this host; ./flowhouse down stops it
                       ./flowhouse services down   stops the ClickHouse this demo used
                       ./flowhouse --help    every command
                     """);
+            if (rows > 0 && keepUp) {
+                waitForCtrlC(console, udpPort, out);
+            }
             return rows > 0 ? ExitCode.OK : ExitCode.FAILURE;
         } finally {
+            ConsoleServer c = consoleServer.get();
+            if (c != null) {
+                c.close();
+            }
             agent.stop(Duration.ofSeconds(10));
             try {
                 Runtime.getRuntime().removeShutdownHook(stopAgent);
@@ -235,6 +256,33 @@ public final class DemoCommand implements Callable<Integer> {
                 // the JVM is shutting down; the hook runs anyway
             }
         }
+    }
+
+    /** The console in this JVM, on the demo's ClickHouse and Kafka; prints its URL. */
+    private ConsoleServer startConsole(ServicesConfig config, String kafka) throws IOException {
+        ConsoleServer console =
+                Console.start(
+                        ConsoleMain.config(
+                                ConsoleMain.localEnvironment(
+                                        ctx.env(),
+                                        config.clickhouseUrl(),
+                                        config.stateDir(),
+                                        kafka)));
+        ctx.out().println("== console: " + console.url());
+        return console;
+    }
+
+    /** Keeps the pipeline and the console up until Ctrl-C (the shutdown hooks stop the agent). */
+    private static void waitForCtrlC(ConsoleServer console, int udpPort, PrintStream out)
+            throws InterruptedException {
+        out.println(
+                "The pipeline keeps running: open "
+                        + console.url()
+                        + " (send more with ./flowhouse loadgen --to 127.0.0.1:"
+                        + udpPort
+                        + "). Ctrl-C stops it.");
+        out.flush();
+        Thread.currentThread().join();
     }
 
     /**
