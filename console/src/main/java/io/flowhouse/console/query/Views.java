@@ -25,6 +25,9 @@ public final class Views {
 
     static final ObjectMapper JSON = new ObjectMapper();
 
+    /** Most (bucket, key) groups a traffic view reads in one scan. */
+    static final int ONE_SCAN_GROUPS = 50_000;
+
     private final ClickHouseReader ch;
     private final Planner planner;
     private final AddressForm form;
@@ -58,6 +61,9 @@ public final class Views {
     public ObjectNode traffic(ViewRequest r, QueryLog log) {
         Plan plan = planner.plan(r, List.of(r.dimension()), true);
         ObjectNode out = header("traffic", r, plan);
+        if (!plan.raw() && !plan.source().ranked() && trafficInOneScan(r, plan, out, log)) {
+            return finish(out, log);
+        }
         TopResult top = topRows(r, plan, log);
         out.set("rows", top.json);
         out.set("total", top.total);
@@ -130,6 +136,125 @@ public final class Views {
             out.putNull("totalValues");
         }
         return finish(out, log);
+    }
+
+    /**
+     * On a rollup, most traffic views have few keys per bucket (exporters, their interfaces,
+     * services; the rows are the job's bounded buckets): one read of the rows, grouped by bucket
+     * and key, gives the series, the top N, the totals and "other" at once. When the groups exceed
+     * {@link #ONE_SCAN_GROUPS} it gives up (false) and the view reads top keys, their series and
+     * the totals apart.
+     */
+    private boolean trafficInOneScan(ViewRequest r, Plan plan, ObjectNode out, QueryLog log) {
+        Keys keys = new Keys(List.of(r.dimension()), plan.source(), form);
+        boolean raw = plan.raw();
+        String sql =
+                "SELECT "
+                        + plan.bucket()
+                        + " AS t, "
+                        + keys.select()
+                        + ", "
+                        + Metric.BYTES.sql(raw)
+                        + ", "
+                        + Metric.PACKETS.sql(raw)
+                        + ", "
+                        + Metric.FLOWS.sql(raw)
+                        + " FROM "
+                        + plan.from(db())
+                        + " WHERE "
+                        + where(plan, r.filter())
+                        + " GROUP BY t, "
+                        + keys.groupBy()
+                        + " LIMIT "
+                        + SqlLiteral.integer(ONE_SCAN_GROUPS + 1);
+        List<JsonNode> rows = ch.query(sql, log).rows();
+        if (rows.size() > ONE_SCAN_GROUPS) {
+            return false;
+        }
+        int n = plan.buckets();
+        int m = r.metric().ordinal();
+        Map<List<String>, long[]> sums = new LinkedHashMap<>();
+        Map<List<String>, long[]> perBucket = new LinkedHashMap<>();
+        long[] total = new long[3];
+        long[] totals = new long[n];
+        for (JsonNode row : rows) {
+            List<String> key = keys.values(row, 1);
+            long[] v = new long[3];
+            for (int c = 0; c < 3; c++) {
+                v[c] = row.get(1 + keys.size() + c).asLong();
+                total[c] += v[c];
+            }
+            long[] s = sums.computeIfAbsent(key, x -> new long[3]);
+            for (int c = 0; c < 3; c++) {
+                s[c] += v[c];
+            }
+            int i = index(plan, row.get(0).asLong());
+            if (i >= 0) {
+                perBucket.computeIfAbsent(key, x -> new long[n])[i] += v[m];
+                totals[i] += v[m];
+            }
+        }
+        List<List<String>> top = new ArrayList<>(sums.keySet());
+        top.sort(
+                (a, b) -> {
+                    int c = Long.compare(sums.get(b)[m], sums.get(a)[m]);
+                    return c != 0 ? c : String.join("\t", a).compareTo(String.join("\t", b));
+                });
+        top = top.subList(0, Math.min(r.limit(), top.size()));
+        ArrayNode json = out.putArray("rows");
+        ArrayNode series = JSON.createArrayNode();
+        long[] shownTotal = new long[3];
+        long[] shown = new long[n];
+        for (List<String> key : top) {
+            long[] v = sums.get(key);
+            ObjectNode o = json.addObject();
+            o.set("key", JSON.valueToTree(key));
+            o.put("label", keys.label(key, 0, keys.size()));
+            o.put("filter", keys.filter(key, 0, keys.size()));
+            o.put("bytes", v[0]);
+            o.put("packets", v[1]);
+            o.put("flows", v[2]);
+            if (total[m] > 0) {
+                o.put("percent", Math.round(10_000.0 * v[m] / total[m]) / 100.0);
+            } else {
+                o.putNull("percent");
+            }
+            o.put("bytesLow", v[0]);
+            o.put("bytesHigh", v[0]);
+            o.put("exact", true);
+            for (int c = 0; c < 3; c++) {
+                shownTotal[c] += v[c];
+            }
+            ObjectNode s = series.addObject();
+            s.set("key", JSON.valueToTree(key));
+            s.put("label", o.path("label").asText());
+            s.put("filter", o.path("filter").asText());
+            ArrayNode values = s.putArray("values");
+            long[] b = perBucket.getOrDefault(key, new long[n]);
+            for (int i = 0; i < n; i++) {
+                values.add(b[i]);
+                shown[i] += b[i];
+            }
+        }
+        ObjectNode t = out.putObject("total");
+        ObjectNode other = out.putObject("other");
+        String[] names = {"bytes", "packets", "flows"};
+        for (int c = 0; c < 3; c++) {
+            t.put(names[c], total[c]);
+            other.put(names[c], total[c] - shownTotal[c]);
+        }
+        ArrayNode timestamps = out.putArray("timestamps");
+        for (int i = 0; i < n; i++) {
+            timestamps.add(plan.from() + i * plan.step());
+        }
+        out.set("series", series);
+        ArrayNode otherValues = out.putArray("otherValues");
+        ArrayNode totalValues = out.putArray("totalValues");
+        for (int i = 0; i < n; i++) {
+            otherValues.add(totals[i] - shown[i]);
+            totalValues.add(totals[i]);
+        }
+        return true;
     }
 
     /** Links between 2-3 dimensions: the heaviest key combinations, the rest as "other". */
