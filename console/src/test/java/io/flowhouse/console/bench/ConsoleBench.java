@@ -39,7 +39,8 @@ import java.util.Locale;
  *
  * <pre>
  * mvn -pl console -am test-compile -DskipTests
- * flock /tmp/flowhouse-services.lock mvn -pl console exec:java ... (see console/README.md)
+ * flock /tmp/flowhouse-services.lock java -cp TEST_CLASSPATH io.flowhouse.console.bench.ConsoleBench 7 20
+ * (the class path and the command: console/README.md, Performance)
  * </pre>
  */
 public final class ConsoleBench {
