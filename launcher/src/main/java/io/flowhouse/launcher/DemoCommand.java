@@ -268,8 +268,16 @@ public final class DemoCommand implements Callable<Integer> {
                                         config.clickhouseUrl(),
                                         config.stateDir(),
                                         kafka)));
-        ctx.out().println("== console: " + console.url());
+        ctx.out().println("== console: " + demoView(console));
         return console;
+    }
+
+    /**
+     * The last 15 minutes from the raw table: a rollup window is written 3 min after the newest
+     * flow passed its end, which a minute of demo traffic never reaches.
+     */
+    private static String demoView(ConsoleServer console) {
+        return console.url() + "?range=15m&resolution=raw";
     }
 
     /** Keeps the pipeline and the console up until Ctrl-C (the shutdown hooks stop the agent). */
@@ -277,7 +285,7 @@ public final class DemoCommand implements Callable<Integer> {
             throws InterruptedException {
         out.println(
                 "The pipeline keeps running: open "
-                        + console.url()
+                        + demoView(console)
                         + " (send more with ./flowhouse loadgen --to 127.0.0.1:"
                         + udpPort
                         + "). Ctrl-C stops it.");
