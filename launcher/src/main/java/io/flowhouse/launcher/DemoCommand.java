@@ -3,6 +3,9 @@ package io.flowhouse.launcher;
 
 import io.flowhouse.config.Config;
 import io.flowhouse.config.ConfigResolver;
+import io.flowhouse.console.Console;
+import io.flowhouse.console.ConsoleMain;
+import io.flowhouse.console.server.ConsoleServer;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.config.JobKeys;
 import io.flowhouse.loadgen.LoadgenMain;
@@ -69,8 +72,10 @@ import picocli.CommandLine.Option;
             "    inside this JVM, checkpointing every 5 s (exactly once into ClickHouse)",
             "  - loadgen: NetFlow v5, v9 and IPFIX from --exporters simulated exporters (4)",
             "    at --rate flows/s (1000) for --seconds (60), with a live progress line",
+            "  - the web console (./flowhouse console) in this JVM; its URL is printed",
             "Then it prints example queries with their answers (top talkers, traffic per",
-            "protocol, per exporter) and how to go on.",
+            "protocol, per exporter) and keeps the pipeline and the console up until Ctrl-C;",
+            "with --seconds it ends when that much traffic has been sent and shown.",
             ""
         })
 public final class DemoCommand implements Callable<Integer> {
@@ -86,8 +91,11 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(
             names = "--seconds",
             paramLabel = "N",
-            description = "how long loadgen sends (default 60, 5..3600)")
-    int seconds = 60;
+            description = {
+                "how long loadgen sends, then end (5..3600); without it loadgen sends for 60 s",
+                "and the demo stays up until Ctrl-C"
+            })
+    Integer secondsOption;
 
     @Option(
             names = "--rate",
@@ -110,6 +118,8 @@ public final class DemoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintStream out = ctx.out();
         PrintStream err = ctx.err();
+        boolean keepUp = secondsOption == null;
+        int seconds = keepUp ? 60 : secondsOption;
         Ranges.check("--seconds", seconds, 5, 3600);
         Ranges.check("--rate", rate, 1, 1_000_000);
         Ranges.check("--exporters", exporters, 1, 64);
@@ -148,6 +158,7 @@ public final class DemoCommand implements Callable<Integer> {
                         config.pidDir(),
                         config.logDir(),
                         "-Dflowhouse.service=demo-agent@" + config.stateDir());
+        AtomicReference<ConsoleServer> consoleServer = new AtomicReference<>();
         Thread stopAgent = new Thread(() -> agent.stop(Duration.ofSeconds(10)), "demo-agent-stop");
         Runtime.getRuntime().addShutdownHook(stopAgent);
         try {
@@ -180,6 +191,8 @@ public final class DemoCommand implements Callable<Integer> {
             job.setDaemon(true);
             job.start();
 
+            ConsoleServer console = startConsole(config, kafka.bootstrapServers());
+            consoleServer.set(console);
             out.printf(
                     Locale.ROOT,
                     "== 5/5 loadgen: %d exporters, NetFlow v5/v9/IPFIX, %d flows/s for %d s%n",
@@ -227,13 +240,21 @@ public final class DemoCommand implements Callable<Integer> {
                     """
                     How to go on:
                       ./flowhouse query "SELECT count() FROM flowhouse.flows"   more SQL on the same ClickHouse
+                      ./flowhouse console   the web console on the same ClickHouse (http://127.0.0.1:8090/)
                       ./flowhouse up        the pipeline in the background: point routers at UDP 2055 (NetFlow)
                                             and 4739 (IPFIX) of this host; ./flowhouse down stops it
                       ./flowhouse services down   stops the ClickHouse this demo used
                       ./flowhouse --help    every command
                     """);
+            if (rows > 0 && keepUp) {
+                waitForCtrlC(console, udpPort, out);
+            }
             return rows > 0 ? ExitCode.OK : ExitCode.FAILURE;
         } finally {
+            ConsoleServer c = consoleServer.get();
+            if (c != null) {
+                c.close();
+            }
             agent.stop(Duration.ofSeconds(10));
             try {
                 Runtime.getRuntime().removeShutdownHook(stopAgent);
@@ -241,6 +262,41 @@ public final class DemoCommand implements Callable<Integer> {
                 // the JVM is shutting down; the hook runs anyway
             }
         }
+    }
+
+    /** The console in this JVM, on the demo's ClickHouse and Kafka; prints its URL. */
+    private ConsoleServer startConsole(ServicesConfig config, String kafka) throws IOException {
+        ConsoleServer console =
+                Console.start(
+                        ConsoleMain.config(
+                                ConsoleMain.localEnvironment(
+                                        ctx.env(),
+                                        config.clickhouseUrl(),
+                                        config.stateDir(),
+                                        kafka)));
+        ctx.out().println("== console: " + demoView(console));
+        return console;
+    }
+
+    /**
+     * The last 15 minutes from the raw table: a rollup window is written 3 min after the newest
+     * flow passed its end, which a minute of demo traffic never reaches.
+     */
+    private static String demoView(ConsoleServer console) {
+        return console.url() + "?range=15m&resolution=raw";
+    }
+
+    /** Keeps the pipeline and the console up until Ctrl-C (the shutdown hooks stop the agent). */
+    private static void waitForCtrlC(ConsoleServer console, int udpPort, PrintStream out)
+            throws InterruptedException {
+        out.println(
+                "The pipeline keeps running: open "
+                        + demoView(console)
+                        + " (send more with ./flowhouse loadgen --to 127.0.0.1:"
+                        + udpPort
+                        + "). Ctrl-C stops it.");
+        out.flush();
+        Thread.currentThread().join();
     }
 
     /**

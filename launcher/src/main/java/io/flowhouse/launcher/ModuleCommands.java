@@ -3,7 +3,9 @@ package io.flowhouse.launcher;
 
 import io.flowhouse.agent.CaptureAgentMain;
 import io.flowhouse.agent.cli.DecodeCommand;
+import io.flowhouse.console.ConsoleMain;
 import io.flowhouse.loadgen.LoadgenMain;
+import io.flowhouse.services.ServicesConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -75,6 +77,38 @@ final class ModuleCommands {
         @Override
         public Integer call() {
             return LoadgenMain.run(args.toArray(String[]::new), ctx.out(), ctx.err());
+        }
+    }
+
+    /**
+     * {@code ./flowhouse console}: the console's command resolves its keys and serves; the local
+     * services' ClickHouse, state directory and Kafka are its defaults.
+     */
+    @Command(
+            name = "console",
+            description =
+                    "serve the web console (traffic, top-N, Sankey, exporters) on 127.0.0.1:8090")
+    static final class Console implements Callable<Integer> {
+        private final LaunchContext ctx;
+
+        @Unmatched List<String> args = new ArrayList<>();
+
+        Console(LaunchContext ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public Integer call() {
+            ServicesConfig services = new ServicesOptions().config(ctx, true);
+            return ConsoleMain.run(
+                    args.toArray(String[]::new),
+                    ConsoleMain.localEnvironment(
+                            ctx.env(),
+                            services.clickhouseUrl(),
+                            services.stateDir(),
+                            services.kafkaBootstrap()),
+                    ctx.out(),
+                    ctx.err());
         }
     }
 }

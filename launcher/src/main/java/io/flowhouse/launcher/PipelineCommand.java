@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.launcher;
 
+import io.flowhouse.console.ConsoleMain;
+import io.flowhouse.console.config.ConsoleConfig;
 import io.flowhouse.services.FlowhouseHome;
+import io.flowhouse.services.Http;
 import io.flowhouse.services.LocalPorts;
 import io.flowhouse.services.ManagedProcess;
 import io.flowhouse.services.ServicesConfig;
@@ -16,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,6 +40,7 @@ import picocli.CommandLine.Parameters;
 final class PipelineCommand {
 
     static final String AGENT = "agent";
+    static final String CONSOLE = "console";
     static final String PIPELINE_FILE = "pipeline.properties";
 
     private PipelineCommand() {}
@@ -54,7 +59,9 @@ final class PipelineCommand {
                 "     (4739)",
                 "  3. the pipeline job (flink-jobs/target/flink-jobs-*-job.jar) submitted to the",
                 "     local cluster with --kafka.bootstrap-servers and --clickhouse.url set",
-                "Then point exporters at this host and query with ./flowhouse query.",
+                "  4. the web console (./flowhouse console) on 127.0.0.1:8090, FLOWHOUSE_CONSOLE_*",
+                "Then point exporters at this host, open the console or query with",
+                "./flowhouse query.",
                 "Logs: .flowhouse/logs/ (agent.out, kafka.log, flink-*.log, clickhouse-server.log)",
                 "",
                 "The fan-out sinks (--ipfix-to, --zmq) are off by default; their other keys",
@@ -137,7 +144,7 @@ final class PipelineCommand {
             description = {
                 "stop what 'up' started: the job, the agent and the services",
                 "",
-                "Cancels the pipeline job that 'up' submitted, stops the capture agent and",
+                "Cancels the pipeline job that 'up' submitted, stops the console, the agent and",
                 "then the services (./flowhouse services down), each by its recorded pid or id.",
                 ""
             })
@@ -297,9 +304,14 @@ final class PipelineCommand {
             recordJob(config, id);
             out.println("pipeline job " + id + " runs on " + config.flinkRestUrl());
         }
+        String consoleUrl = startConsole(ctx, config);
+        if (consoleUrl == null) {
+            return ExitCode.FAILURE;
+        }
         out.println();
         out.println(
                 "ready: send NetFlow v5/v9 to UDP " + netflowPort + ", IPFIX to UDP " + ipfixPort);
+        out.println("console: " + consoleUrl);
         if (!fanOut.isEmpty()) {
             out.println("fan-out: " + String.join(" ", fanOut));
         }
@@ -330,6 +342,9 @@ final class PipelineCommand {
                 code = 1;
             }
         }
+        if (consoleProcess(config).stop(config.stopTimeout())) {
+            out.println("stopped the console");
+        }
         if (agentProcess(config).stop(config.stopTimeout())) {
             out.println("stopped the agent");
         }
@@ -339,6 +354,82 @@ final class PipelineCommand {
             }
         }
         return code;
+    }
+
+    /**
+     * The console as a background JVM on the local services (its keys from the environment: {@code
+     * FLOWHOUSE_CONSOLE_*}); returns its URL once it answers, or null.
+     */
+    private static String startConsole(LaunchContext ctx, ServicesConfig config)
+            throws InterruptedException {
+        Map<String, String> env =
+                ConsoleMain.localEnvironment(
+                        ctx.env(),
+                        config.clickhouseUrl(),
+                        config.stateDir(),
+                        config.kafkaBootstrap());
+        ConsoleConfig console;
+        try {
+            console = ConsoleMain.config(env);
+        } catch (RuntimeException e) {
+            throw new UsageError("console: " + e.getMessage());
+        }
+        String url = "http://" + console.host() + ":" + console.port() + "/";
+        ManagedProcess process = consoleProcess(config);
+        if (process.running().isPresent()) {
+            ctx.out().println("console already runs: " + url);
+            return url;
+        }
+        FlowhouseHome home = ctx.home();
+        List<String> command =
+                List.of(
+                        config.javaBin(),
+                        "-Xmx256m",
+                        "-Dlog4j2.configurationFile="
+                                + home.root()
+                                        .resolve(
+                                                "launcher/target/classes/flowhouse-cli-log4j2.properties"),
+                        "-Dflowhouse.service=" + CONSOLE + "@" + config.stateDir(),
+                        "-cp",
+                        home.root().resolve("launcher/target/lib")
+                                + "/*:"
+                                + home.root().resolve("launcher/target/classes"),
+                        PipelineParts.CONSOLE_MAIN);
+        Map<String, String> extra = new HashMap<>();
+        for (String k :
+                List.of(
+                        "FLOWHOUSE_CONSOLE_CLICKHOUSE_URL",
+                        "FLOWHOUSE_CONSOLE_LOCAL_USER_STATE_DIR",
+                        "FLOWHOUSE_CONSOLE_KAFKA_BOOTSTRAP_SERVERS")) {
+            extra.put(k, env.get(k));
+        }
+        process.start(command, config.stateDir(), extra);
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                if (Http.get(url + "health", Duration.ofSeconds(2)).ok()) {
+                    return url;
+                }
+            } catch (IOException e) {
+                // not up yet
+            }
+            if (process.running().isEmpty()) {
+                break;
+            }
+            Thread.sleep(500);
+        }
+        ctx.err().println("flowhouse up: the console did not start; end of its log:");
+        ctx.err().println(process.logTail(30));
+        process.stop(config.stopTimeout());
+        return null;
+    }
+
+    static ManagedProcess consoleProcess(ServicesConfig config) {
+        return new ManagedProcess(
+                CONSOLE,
+                config.pidDir(),
+                config.logDir(),
+                "-Dflowhouse.service=" + CONSOLE + "@" + config.stateDir());
     }
 
     static ManagedProcess agentProcess(ServicesConfig config) {

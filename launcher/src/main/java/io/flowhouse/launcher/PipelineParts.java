@@ -2,6 +2,7 @@
 package io.flowhouse.launcher;
 
 import io.flowhouse.agent.CaptureAgentMain;
+import io.flowhouse.console.ConsoleMain;
 import io.flowhouse.jobs.FlowPipelineJob;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +18,7 @@ final class PipelineParts {
 
     static final String AGENT_MAIN = CaptureAgentMain.class.getName();
     static final String PIPELINE_JOB = FlowPipelineJob.class.getName();
+    static final String CONSOLE_MAIN = ConsoleMain.class.getName();
 
     private PipelineParts() {}
 

@@ -26,6 +26,7 @@ class FlowhouseMainTest {
                     "agent",
                     "decode",
                     "loadgen",
+                    "console",
                     "job",
                     "bench",
                     "test");

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.console.model;
+
+/**
+ * Where a query reads: the raw {@code flows} table, or the rows of one kind of a rollup table
+ * ({@code flows_1m}, {@code flows_1h}, see flink-jobs/README-rollups.md). Each rollup source is a
+ * kind plus, for interfaces, one direction: a flow contributes exactly once to each of the
+ * non-ranked sources, so any of them gives totals; the ranked ones hold only each window's top N
+ * (per exporter) with a Space-Saving error bound.
+ */
+public enum Source {
+    RAW(null, "", false),
+    INTERFACE_IN("interface", " AND direction = 0", false),
+    INTERFACE_OUT("interface", " AND direction = 1", false),
+    PROTO_PORT("proto_port", "", false),
+    AS_PAIR("as_pair", "", false),
+    TOP_TALKER("top_talker", "", true),
+    TOP_CONVERSATION("top_conversation", "", true);
+
+    private final String kind;
+    private final String condition;
+    private final boolean ranked;
+
+    Source(String kind, String condition, boolean ranked) {
+        this.kind = kind;
+        this.condition = condition;
+        this.ranked = ranked;
+    }
+
+    /** The rollup {@code kind} value (a constant of the table's Enum8), null for raw. */
+    public String kind() {
+        return kind;
+    }
+
+    /** SQL that selects this source's rows of a rollup table (constant text). */
+    public String rowCondition() {
+        return "kind = '" + kind + "'" + condition;
+    }
+
+    /** Rows are a per-window top N with {@code bytes_error}: not totals. */
+    public boolean ranked() {
+        return ranked;
+    }
+
+    public boolean isRaw() {
+        return this == RAW;
+    }
+}
