@@ -34,7 +34,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *
  * <pre>
  * flows.raw ──▶ decode (keyed by exporter; templates in state, restored from flows.templates)
- *                 ├─▶ flows (ClickHouse), ZMQ and IPFIX fan-out (when configured)
+ *                 ├─▶ flows (ClickHouse), ZMQ and IPFIX fan-out, flows.decoded (Kafka; each
+ *                 │   when configured)
  *                 ├─▶ flows.rejected (dead letters), flows.templates (learned templates)
  *                 └─▶ observations ─▶ exporter statistics (keyed by exporter) ─▶ exporter_stats
  * packets.raw ─▶ packet flow ageing (keyed by flow) ─▶ flows (ClickHouse)
@@ -61,6 +62,7 @@ public final class FlowPipelineJob {
     public static final String UID_SINK_TEMPLATES = "sink-kafka-templates";
     public static final String UID_SINK_ZMQ = "zmq-sink";
     public static final String UID_SINK_IPFIX = "ipfix-sink";
+    public static final String UID_SINK_FLOWS_TOPIC = "sink-kafka-flows-topic";
 
     private FlowPipelineJob() {}
 
@@ -244,7 +246,7 @@ public final class FlowPipelineJob {
 
     /**
      * The fan-out of the decoded flows: the ZMQ publisher (parallelism 1 in bind mode, because one
-     * port is bound) and the IPFIX re-export, each when set.
+     * port is bound), the IPFIX re-export and the decoded-flows topic, each when set.
      */
     private static void fanOut(
             DataStream<FlowRecord> flows, PipelineSinks sinks, PipelineSettings s) {
@@ -259,6 +261,10 @@ public final class FlowPipelineJob {
         if (sinks.ipfix() != null) {
             String targets = s.fanOut().ipfix() == null ? "" : " " + s.fanOut().ipfix().targets();
             flows.sinkTo(sinks.ipfix()).uid(UID_SINK_IPFIX).name("ipfix" + targets);
+        }
+        if (sinks.flowsTopic() != null) {
+            String topic = s.flowsTopic() == null ? "" : " " + s.flowsTopic().topic();
+            flows.sinkTo(sinks.flowsTopic()).uid(UID_SINK_FLOWS_TOPIC).name("kafka" + topic);
         }
     }
 }

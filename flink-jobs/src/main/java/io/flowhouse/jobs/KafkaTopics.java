@@ -13,8 +13,8 @@ import org.apache.kafka.common.config.TopicConfig;
  * The job's topics, created by the one topic creator ({@link TopicAdmin}) when they are missing,
  * with the broker's default partition count and replication: {@code flows.raw}, {@code
  * flows.rejected}, {@code packets.raw} (when the packets path is on, so its source finds
- * partitions), and {@code flows.templates} as a compacted topic (one live value per template key,
- * kept forever).
+ * partitions), {@code flows.templates} as a compacted topic (one live value per template key, kept
+ * forever), and the decoded-flows topic when it is on (with its configured partitions).
  */
 public final class KafkaTopics {
 
@@ -26,6 +26,18 @@ public final class KafkaTopics {
             plain.add(s.ageing().topic());
         }
         ensure(s, plain, s.decode().archiveTemplates() ? s.templatesTopic() : null);
+        if (s.flowsTopic() != null) {
+            int partitions = s.flowsTopic().partitions();
+            try (TopicAdmin admin =
+                    TopicAdmin.connect(s.bootstrapServers(), s.kafkaClientProperties())) {
+                admin.createMissing(
+                        List.of(
+                                TopicAdmin.topic(
+                                        s.flowsTopic().topic(),
+                                        partitions == 0 ? null : partitions,
+                                        Map.of())));
+            }
+        }
     }
 
     /**

@@ -3,6 +3,7 @@ package io.flowhouse.jobs;
 
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RejectedDatagram;
+import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.packet.PacketSummary;
 import io.flowhouse.jobs.ageing.PacketFlowTopology;
 import io.flowhouse.jobs.config.FanOutSettings;
@@ -13,8 +14,10 @@ import io.flowhouse.jobs.serde.ArchivedTemplateDeserializationSchema;
 import io.flowhouse.jobs.serde.ArchivedTemplateRecords;
 import io.flowhouse.jobs.serde.RawDatagramDeserializationSchema;
 import io.flowhouse.jobs.serde.RejectedDatagramSerializationSchema;
+import io.flowhouse.jobs.tables.FlowsRowIds;
 import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.sinks.ipfix.IpfixExporterSink;
+import io.flowhouse.sinks.kafka.FlowsTopicSink;
 import io.flowhouse.sinks.zmq.ZmqSink;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
@@ -24,9 +27,9 @@ import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsIni
 
 /**
  * The production sources and sinks of {@link FlowPipelineJob}: Kafka, ClickHouse and the configured
- * fan-out (ZMQ, IPFIX). Every Kafka source and sink gets the pass-through client properties ({@link
- * PipelineSettings#kafkaClientProperties()}: TLS, SASL, ...) after the job's own settings, so the
- * operator's value wins where both set a key.
+ * fan-out (ZMQ, IPFIX, the decoded-flows topic). Every Kafka source and sink gets the pass-through
+ * client properties ({@link PipelineSettings#kafkaClientProperties()}: TLS, SASL, ...) after the
+ * job's own settings, so the operator's value wins where both set a key.
  */
 public final class PipelineConnectors {
 
@@ -110,7 +113,20 @@ public final class PipelineConnectors {
                 ch.flows(),
                 r -> ch.rollup(r, rollup.ttlDays(r)),
                 fanOut.zmq() == null ? null : new ZmqSink(fanOut.zmq()),
-                fanOut.ipfix() == null ? null : new IpfixExporterSink(fanOut.ipfix()));
+                fanOut.ipfix() == null ? null : new IpfixExporterSink(fanOut.ipfix()),
+                flowsTopicSink(s));
+    }
+
+    /** The decoded-flows topic, or null when it is off. */
+    public static KafkaSink<FlowRecord> flowsTopicSink(PipelineSettings s) {
+        if (s.flowsTopic() == null) {
+            return null;
+        }
+        return FlowsTopicSink.create(
+                s.flowsTopic(),
+                s.bootstrapServers(),
+                s.kafkaClientProperties(),
+                FlowsRowIds.INSTANCE);
     }
 
     /** Dead letters, at least once (a duplicate dead letter is harmless). */

@@ -23,6 +23,7 @@ import org.apache.flink.api.connector.sink2.Sink;
  * @param rollups the rollup rows of each resolution ({@code flows_<resolution>})
  * @param zmq the ntopng ZMQ publisher of the decoded flows
  * @param ipfix the IPFIX re-export of the decoded flows
+ * @param flowsTopic the decoded-flows Kafka topic
  */
 public record PipelineSinks(
         Sink<FlowRecord> flows,
@@ -32,7 +33,8 @@ public record PipelineSinks(
         Sink<FlowRecord> packetFlows,
         RollupTopology.SinkFactory rollups,
         Sink<FlowRecord> zmq,
-        Sink<FlowRecord> ipfix) {
+        Sink<FlowRecord> ipfix,
+        Sink<FlowRecord> flowsTopic) {
 
     public PipelineSinks {
         Objects.requireNonNull(flows, "flows");
@@ -40,33 +42,53 @@ public record PipelineSinks(
     }
 
     public PipelineSinks withFlows(Sink<FlowRecord> s) {
-        return new PipelineSinks(s, stats, rejected, templates, packetFlows, rollups, zmq, ipfix);
+        return new PipelineSinks(
+                s, stats, rejected, templates, packetFlows, rollups, zmq, ipfix, flowsTopic);
     }
 
     public PipelineSinks withStats(Sink<ExporterStats> s) {
-        return new PipelineSinks(flows, s, rejected, templates, packetFlows, rollups, zmq, ipfix);
+        return new PipelineSinks(
+                flows, s, rejected, templates, packetFlows, rollups, zmq, ipfix, flowsTopic);
     }
 
     public PipelineSinks withRejected(Sink<RejectedDatagram> s) {
-        return new PipelineSinks(flows, stats, s, templates, packetFlows, rollups, zmq, ipfix);
+        return new PipelineSinks(
+                flows, stats, s, templates, packetFlows, rollups, zmq, ipfix, flowsTopic);
     }
 
     public PipelineSinks withTemplates(Sink<ArchivedTemplate> s) {
-        return new PipelineSinks(flows, stats, rejected, s, packetFlows, rollups, zmq, ipfix);
+        return new PipelineSinks(
+                flows, stats, rejected, s, packetFlows, rollups, zmq, ipfix, flowsTopic);
     }
 
     public PipelineSinks withPacketFlows(Sink<FlowRecord> s) {
-        return new PipelineSinks(flows, stats, rejected, templates, s, rollups, zmq, ipfix);
+        return new PipelineSinks(
+                flows, stats, rejected, templates, s, rollups, zmq, ipfix, flowsTopic);
     }
 
     public PipelineSinks withRollups(RollupTopology.SinkFactory s) {
-        return new PipelineSinks(flows, stats, rejected, templates, packetFlows, s, zmq, ipfix);
+        return new PipelineSinks(
+                flows, stats, rejected, templates, packetFlows, s, zmq, ipfix, flowsTopic);
     }
 
     /** With these fan-out sinks (null: off). */
     public PipelineSinks withFanOut(Sink<FlowRecord> zmqSink, Sink<FlowRecord> ipfixSink) {
         return new PipelineSinks(
-                flows, stats, rejected, templates, packetFlows, rollups, zmqSink, ipfixSink);
+                flows,
+                stats,
+                rejected,
+                templates,
+                packetFlows,
+                rollups,
+                zmqSink,
+                ipfixSink,
+                flowsTopic);
+    }
+
+    /** With this decoded-flows topic sink (null: off). */
+    public PipelineSinks withFlowsTopic(Sink<FlowRecord> s) {
+        return new PipelineSinks(
+                flows, stats, rejected, templates, packetFlows, rollups, zmq, ipfix, s);
     }
 
     /** How many fan-out sinks are on. */

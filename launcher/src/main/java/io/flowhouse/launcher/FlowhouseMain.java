@@ -75,6 +75,7 @@ public final class FlowhouseMain implements Callable<Integer> {
         cl.addSubcommand(new PipelineCommand.Up(ctx));
         cl.addSubcommand(new PipelineCommand.Down(ctx));
         cl.addSubcommand(new QueryCommand(ctx));
+        cl.addSubcommand(new TailCommand(ctx));
         cl.addSubcommand(new ModuleCommands.Agent(ctx));
         cl.addSubcommand(new ModuleCommands.Decode(ctx));
         cl.addSubcommand(new ModuleCommands.Loadgen(ctx));

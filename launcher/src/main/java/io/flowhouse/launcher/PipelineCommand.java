@@ -10,6 +10,7 @@ import io.flowhouse.services.ManagedProcess;
 import io.flowhouse.services.ServicesConfig;
 import io.flowhouse.services.ServicesManager;
 import io.flowhouse.sinks.ipfix.IpfixExporterOptions;
+import io.flowhouse.sinks.kafka.FlowsTopicKeys;
 import io.flowhouse.sinks.zmq.ZmqSinkOptions;
 import java.io.IOException;
 import java.io.InputStream;
@@ -34,14 +35,15 @@ import picocli.CommandLine.Parameters;
  * {@code ./flowhouse up} and {@code ./flowhouse down}: the whole local pipeline in the background.
  * {@code up} starts the services, the capture agent (UDP 2055 and 4739) as a background JVM, and
  * submits the pipeline job to the local Flink cluster (with the optional ZMQ and IPFIX fan-out:
- * {@code --zmq}, {@code --ipfix-to}), then returns once flows can be received. {@code down} cancels
- * the job, stops the agent and stops the services.
+ * {@code --zmq}, {@code --ipfix-to}, {@code --flows-topic}), then returns once flows can be
+ * received. {@code down} cancels the job, stops the agent and stops the services.
  */
 final class PipelineCommand {
 
     static final String AGENT = "agent";
     static final String CONSOLE = "console";
     static final String PIPELINE_FILE = "pipeline.properties";
+    static final String FLOWS_TOPIC_DEFAULT = "flows.decoded";
 
     private PipelineCommand() {}
 
@@ -64,8 +66,9 @@ final class PipelineCommand {
                 "./flowhouse query.",
                 "Logs: .flowhouse/logs/ (agent.out, kafka.log, flink-*.log, clickhouse-server.log)",
                 "",
-                "The fan-out sinks (--ipfix-to, --zmq) are off by default; their other keys",
-                "(flowhouse.ipfix.*, flowhouse.zmq.*, see flink-jobs/README.md) go after --,",
+                "The fan-out sinks (--ipfix-to, --zmq, --flows-topic) are off by default; their",
+                "other keys (flowhouse.ipfix.*, flowhouse.zmq.*, flowhouse.flows-topic.*, see",
+                "flink-jobs/README.md) go after --,",
                 "e.g. -- --ipfix.max-message-bytes 8192",
                 ""
             })
@@ -116,6 +119,26 @@ final class PipelineCommand {
                 })
         String zmq;
 
+        @Option(
+                names = "--flows-topic",
+                paramLabel = "TOPIC",
+                arity = "0..1",
+                fallbackValue = FLOWS_TOPIC_DEFAULT,
+                description = {
+                    "also write every decoded flow to this Kafka topic (flows.decoded when no",
+                    "TOPIC), keyed by exporter, exactly once; job keys flowhouse.flows-topic.*"
+                })
+        String flowsTopic;
+
+        @Option(
+                names = "--flows-topic-format",
+                paramLabel = "FORMAT",
+                description = {
+                    "flowhouse (flowhouse.v1.Flow, flow-schema/) or goflow2 (goflow2's",
+                    "FlowMessage, length-delimited); implies --flows-topic"
+                })
+        String flowsTopicFormat;
+
         @Parameters(
                 paramLabel = "JOB_ARGS",
                 description = {
@@ -133,6 +156,7 @@ final class PipelineCommand {
             Ranges.check("--netflow-port", netflowPort, 1, 65_535);
             Ranges.check("--ipfix-port", ipfixPort, 1, 65_535);
             List<String> fanOut = fanOutJobArgs(ipfixTargets, Optional.ofNullable(zmq));
+            fanOut.addAll(flowsTopicJobArgs(flowsTopic, flowsTopicFormat));
             return up(ctx, services.config(ctx, false), this, fanOut);
         }
     }
@@ -166,6 +190,34 @@ final class PipelineCommand {
         public Integer call() {
             return down(services.config(ctx, true), keepServices, ctx.out(), ctx.err());
         }
+    }
+
+    /**
+     * The job flags that switch the decoded-flows topic on: {@code --flows-topic.enabled true},
+     * with its topic and format when given; none when neither is asked for. The format is checked
+     * here, so a typo fails before anything starts.
+     */
+    static List<String> flowsTopicJobArgs(String topic, String format) {
+        List<String> jobArgs = new ArrayList<>();
+        if (topic == null && format == null) {
+            return jobArgs;
+        }
+        jobArgs.addAll(List.of("--" + FlowsTopicKeys.ENABLED.name(), "true"));
+        if (topic != null) {
+            if (topic.isBlank()) {
+                throw new UsageError("--flows-topic needs a topic name, e.g. flows.decoded");
+            }
+            jobArgs.addAll(List.of("--" + FlowsTopicKeys.TOPIC.name(), topic));
+        }
+        if (format != null) {
+            try {
+                FlowsTopicKeys.FORMAT.type().parse(format);
+            } catch (IllegalArgumentException e) {
+                throw new UsageError("--flows-topic-format " + format + " " + e.getMessage());
+            }
+            jobArgs.addAll(List.of("--" + FlowsTopicKeys.FORMAT.name(), format));
+        }
+        return jobArgs;
     }
 
     /**

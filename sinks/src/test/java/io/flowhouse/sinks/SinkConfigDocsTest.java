@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flowhouse.config.docs.ConfigDocs;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkKeys;
 import io.flowhouse.sinks.ipfix.IpfixExporterKeys;
+import io.flowhouse.sinks.kafka.FlowsTopicKeys;
 import io.flowhouse.sinks.zmq.ZmqSinkKeys;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -46,6 +47,17 @@ class SinkConfigDocsTest {
                                 IpfixExporterKeys.SCHEMA,
                                 "ipfix",
                                 IpfixExporterKeys.KEYS))
+                .isNull();
+    }
+
+    @Test
+    void flowsTopicKeyTable() {
+        assertThat(
+                        ConfigDocs.checkReadme(
+                                Path.of("README-kafka.md"),
+                                FlowsTopicKeys.SCHEMA,
+                                "flows-topic",
+                                FlowsTopicKeys.KEYS))
                 .isNull();
     }
 }

@@ -11,6 +11,7 @@ import io.flowhouse.jobs.ageing.AgeingConfigKeys;
 import io.flowhouse.jobs.rollup.RollupConfigKeys;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkKeys;
 import io.flowhouse.sinks.ipfix.IpfixExporterKeys;
+import io.flowhouse.sinks.kafka.FlowsTopicKeys;
 import io.flowhouse.sinks.zmq.ZmqSinkKeys;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -23,12 +24,13 @@ import java.util.Map;
  * The flow pipeline job's own keys, declared once, and {@link #SCHEMA}: every key the job reads,
  * under {@code flowhouse}, with those of the packets path ({@link AgeingConfigKeys}), the rollups
  * ({@link RollupConfigKeys}) and the sinks ({@link ClickHouseSinkKeys}, {@link ZmqSinkKeys}, {@link
- * IpfixExporterKeys}). Names are relative to {@code flowhouse} ({@code kafka.start}); a file may
- * also write them in full. Values come from defaults, a YAML or properties file ({@code --config}),
- * the environment ({@code FLOWHOUSE_KAFKA_START}) and flags ({@code --set kafka.start=earliest} or
- * {@code --kafka.start earliest}); {@link PipelineSettings#from} turns them into the job's record.
- * The key tables of {@code flink-jobs/README.md}, {@code README-rollups.md} and the sinks' READMEs
- * are generated from these declarations ({@code JobConfigDocsTest}).
+ * IpfixExporterKeys}, {@link FlowsTopicKeys}). Names are relative to {@code flowhouse} ({@code
+ * kafka.start}); a file may also write them in full. Values come from defaults, a YAML or
+ * properties file ({@code --config}), the environment ({@code FLOWHOUSE_KAFKA_START}) and flags
+ * ({@code --set kafka.start=earliest} or {@code --kafka.start earliest}); {@link
+ * PipelineSettings#from} turns them into the job's record. The key tables of {@code
+ * flink-jobs/README.md}, {@code README-rollups.md} and the sinks' READMEs are generated from these
+ * declarations ({@code JobConfigDocsTest}).
  */
 public final class JobKeys {
 
@@ -468,7 +470,8 @@ public final class JobKeys {
                             AgeingConfigKeys.KEYS,
                             RollupConfigKeys.KEYS,
                             ZmqSinkKeys.KEYS,
-                            IpfixExporterKeys.KEYS));
+                            IpfixExporterKeys.KEYS,
+                            FlowsTopicKeys.KEYS));
 
     private JobKeys() {}
 

@@ -7,6 +7,8 @@ import io.flowhouse.config.Config;
 import io.flowhouse.jobs.ageing.AgeingSettings;
 import io.flowhouse.jobs.rollup.RollupSettings;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkKeys;
+import io.flowhouse.sinks.kafka.FlowsTopicKeys;
+import io.flowhouse.sinks.kafka.FlowsTopicOptions;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
@@ -40,6 +42,7 @@ public record PipelineSettings(
         AgeingSettings ageing,
         RollupSettings rollup,
         FanOutSettings fanOut,
+        FlowsTopicOptions flowsTopic,
         Map<String, String> kafkaProperties) {
 
     /** Keys under this prefix are passed to every Kafka client of the job, prefix removed. */
@@ -159,6 +162,7 @@ public record PipelineSettings(
                 AgeingSettings.from(conf),
                 RollupSettings.from(conf),
                 FanOutSettings.from(conf),
+                FlowsTopicKeys.options(conf),
                 new TreeMap<>(conf.get(JobKeys.KAFKA_PROPERTIES)));
     }
 

@@ -11,6 +11,7 @@ import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.rollup.RollupConfigKeys;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkKeys;
 import io.flowhouse.sinks.ipfix.IpfixExporterKeys;
+import io.flowhouse.sinks.kafka.FlowsTopicKeys;
 import io.flowhouse.sinks.zmq.ZmqSinkKeys;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,6 +53,7 @@ class JobConfigDocsTest {
         documented.addAll(RollupConfigKeys.KEYS);
         documented.addAll(ZmqSinkKeys.KEYS);
         documented.addAll(IpfixExporterKeys.KEYS);
+        documented.addAll(FlowsTopicKeys.KEYS);
         assertThat(JobKeys.SCHEMA.keys()).containsExactlyInAnyOrderElementsOf(documented);
     }
 

@@ -23,6 +23,7 @@ final class PipelineHarness {
 
     private PipelineHarness() {}
 
+    /** The test's settings; with a null ClickHouse, the default URL (sinks replaced, no server). */
     static PipelineSettings settings(
             String bootstrap, LocalClickHouse ch, String suffix, String... extra) {
         List<String> args =
@@ -43,17 +44,21 @@ final class PipelineHarness {
                                 "--job.parallelism",
                                 "2",
                                 "--job.checkpoint-interval",
-                                "1 s",
-                                "--clickhouse.url",
-                                ch.httpUrl(),
-                                "--clickhouse.database",
-                                "flowhouse_" + suffix,
-                                "--clickhouse.user",
-                                ch.user(),
-                                "--clickhouse.batch-size",
-                                "5000",
-                                "--clickhouse.flush-interval",
-                                "500 ms"));
+                                "1 s"));
+        if (ch != null) {
+            args.addAll(
+                    List.of(
+                            "--clickhouse.url",
+                            ch.httpUrl(),
+                            "--clickhouse.database",
+                            "flowhouse_" + suffix,
+                            "--clickhouse.user",
+                            ch.user(),
+                            "--clickhouse.batch-size",
+                            "5000",
+                            "--clickhouse.flush-interval",
+                            "500 ms"));
+        }
         args.addAll(List.of(extra));
         return PipelineSettings.from(
                 JobArgs.resolve(Map.of(), args.toArray(String[]::new)), Map.of());
