@@ -211,6 +211,9 @@ public final class CaptureAgent implements AutoCloseable {
                         publisher,
                         metrics,
                         Clock.systemUTC());
+        if (p.file() == null) {
+            batcher.ticksWhenQuiet(p.clockTick());
+        }
         PacketSource source = packetSource;
         captureThread =
                 new Thread(
@@ -218,7 +221,11 @@ public final class CaptureAgent implements AutoCloseable {
                             long t0 = System.nanoTime();
                             try {
                                 long n = source.run(batcher);
-                                batcher.flush();
+                                if (p.file() != null) {
+                                    batcher.endOfCapture();
+                                } else {
+                                    batcher.flush();
+                                }
                                 double secs = (System.nanoTime() - t0) / 1e9;
                                 LOG.info(
                                         "{}: {} packets, {} summaries in {} s ({} packets/s)",

@@ -124,6 +124,7 @@ public record AgentConfig(
      * @param interfaceIndex index recorded in every summary from this source
      * @param batchPackets summaries per Kafka record (at most)
      * @param batchLinger longest a partial batch waits before it is sent
+     * @param clockTick a live capture quiet this long tells the job packet time goes on
      */
     public record Packets(
             Path file,
@@ -135,7 +136,8 @@ public record AgentConfig(
             int bufferBytes,
             int interfaceIndex,
             int batchPackets,
-            Duration batchLinger) {
+            Duration batchLinger,
+            Duration clockTick) {
 
         public boolean enabled() {
             return file != null || interfaceName != null;

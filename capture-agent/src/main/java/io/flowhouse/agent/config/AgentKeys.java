@@ -292,6 +292,16 @@ public final class AgentKeys {
                     .defaultValue(Duration.ofMillis(100))
                     .doc("Longest a partial batch waits before it is sent (a bare number is ms).");
 
+    public static final Key<Duration> PACKETS_CLOCK_TICK =
+            Key.of("packets.clock-tick-ms", millis(Duration.ofMillis(100), Duration.ofMinutes(10)))
+                    .defaultValue(Duration.ofSeconds(1))
+                    .doc(
+                            "A live capture (or a partition of it) without packets for this long"
+                                    + " sends a clock tick on the packets topic, so that the job"
+                                    + " ends its flows on time while the interface is quiet (a"
+                                    + " bare number is ms). A packet file ends with an"
+                                    + " end-of-capture mark instead.");
+
     public static final ConfigSchema SCHEMA =
             ConfigSchema.of(
                     "flowhouse.agent",
@@ -335,7 +345,8 @@ public final class AgentKeys {
                             PACKETS_BUFFER_BYTES,
                             PACKETS_INTERFACE_INDEX,
                             PACKETS_BATCH_PACKETS,
-                            PACKETS_BATCH_LINGER));
+                            PACKETS_BATCH_LINGER,
+                            PACKETS_CLOCK_TICK));
 
     private AgentKeys() {}
 
@@ -402,7 +413,8 @@ public final class AgentKeys {
                         c.get(PACKETS_BUFFER_BYTES).intValue(),
                         c.get(PACKETS_INTERFACE_INDEX),
                         c.get(PACKETS_BATCH_PACKETS),
-                        c.get(PACKETS_BATCH_LINGER));
+                        c.get(PACKETS_BATCH_LINGER),
+                        c.get(PACKETS_CLOCK_TICK));
         return new AgentConfig(
                 c.get(AGENT_ID),
                 udp,

@@ -75,6 +75,8 @@ public final class AgentMetrics {
     private final LongAdder spooled = new LongAdder();
     private final LongAdder unspooled = new LongAdder();
     private final LongAdder packetBatches = new LongAdder();
+    private final LongAdder clockTicks = new LongAdder();
+    private final LongAdder endOfCaptureMarks = new LongAdder();
     private final LongAdder pcapDrops = new LongAdder();
     private final LongAdder pcapIfDrops = new LongAdder();
     private final LongAdder captureReopens = new LongAdder();
@@ -237,6 +239,18 @@ public final class AgentMetrics {
                 .callback(cb -> cb.call(packetBatches.sum()))
                 .register(registry);
         CounterWithCallback.builder()
+                .name("flowhouse_agent_packet_clock_marks_total")
+                .help(
+                        "records on the packets topic that carry packet time but no packet: tick"
+                                + " (a quiet live capture), end (the end of a packet file)")
+                .labelNames("kind")
+                .callback(
+                        cb -> {
+                            cb.call(clockTicks.sum(), "tick");
+                            cb.call(endOfCaptureMarks.sum(), "end");
+                        })
+                .register(registry);
+        CounterWithCallback.builder()
                 .name("flowhouse_agent_capture_reopens_total")
                 .help("live captures reopened after their interface failed (went down, vanished)")
                 .callback(cb -> cb.call(captureReopens.sum()))
@@ -363,6 +377,18 @@ public final class AgentMetrics {
 
     public void packetBatch() {
         packetBatches.increment();
+    }
+
+    public void clockMark(boolean endOfCapture) {
+        (endOfCapture ? endOfCaptureMarks : clockTicks).increment();
+    }
+
+    public long clockTicks() {
+        return clockTicks.sum();
+    }
+
+    public long endOfCaptureMarks() {
+        return endOfCaptureMarks.sum();
     }
 
     public void captureReopened() {
