@@ -69,6 +69,11 @@ public final class DiskSpool implements Closeable {
     private static final int FRAME_HEADER = 8;
     private static final int WRITE_BUFFER = 256 * 1024;
 
+    /** Least time between two log lines of one kind of problem (all are counted). */
+    private static final long PROBLEM_LOG_NANOS = 10_000_000_000L;
+
+    private final long[] nextLogNanos = new long[Problem.values().length];
+
     /** Least time between two tries of a write that failed. */
     static final long RETRY_NANOS = 100_000_000L;
 
@@ -835,8 +840,14 @@ public final class DiskSpool implements Closeable {
     }
 
     private void problem(Problem p, String message) {
-        problems.get(p).incrementAndGet();
-        LOG.warn("{} ({}, {} so far)", message, p, problems.get(p).get());
+        long n = problems.get(p).incrementAndGet();
+        // A full disk retries every 100 ms: one line per kind every 10 s at most.
+        long now = System.nanoTime();
+        long next = nextLogNanos[p.ordinal()];
+        if (n == 1 || now - next >= 0) {
+            nextLogNanos[p.ordinal()] = now + PROBLEM_LOG_NANOS;
+            LOG.warn("{} ({}, {} so far)", message, p, n);
+        }
     }
 
     /**
