@@ -25,7 +25,15 @@ public final class Tmpfs implements AutoCloseable {
     public static Tmpfs mount(long bytes) throws IOException, InterruptedException {
         Path dir = Files.createTempDirectory("flowhouse-tmpfs-");
         String error =
-                run(List.of("mount", "-t", "tmpfs", "-o", "size=" + bytes, "tmpfs", dir.toString()));
+                run(
+                        List.of(
+                                "mount",
+                                "-t",
+                                "tmpfs",
+                                "-o",
+                                "size=" + bytes,
+                                "tmpfs",
+                                dir.toString()));
         if (error != null) {
             Files.deleteIfExists(dir);
         }
