@@ -227,6 +227,11 @@ public final class AgentMetrics {
                                 kernel.queuedByPort()
                                         .forEach((p, n) -> cb.call(n, Integer.toString(p))))
                 .register(registry);
+        registerPacketMetrics();
+    }
+
+    /** The packet path's metrics (capture, batches, clock marks). */
+    private void registerPacketMetrics() {
         CounterWithCallback.builder()
                 .name("flowhouse_agent_packets_total")
                 .help("captured packets, by parse result")
