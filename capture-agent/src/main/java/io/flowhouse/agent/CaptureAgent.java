@@ -7,6 +7,7 @@ import io.flowhouse.agent.kafka.RawFlowPublisher;
 import io.flowhouse.agent.metrics.AgentMetrics;
 import io.flowhouse.agent.metrics.KernelUdpStats;
 import io.flowhouse.agent.metrics.MetricsServer;
+import io.flowhouse.agent.net.PortOwners;
 import io.flowhouse.agent.pcap.PacketBatcher;
 import io.flowhouse.agent.pcap.PacketSource;
 import io.flowhouse.agent.pcap.Pcap4jPacketSource;
@@ -17,6 +18,9 @@ import io.flowhouse.agent.stamp.AgentEpoch;
 import io.flowhouse.agent.stamp.DatagramStamper;
 import io.flowhouse.agent.udp.DatagramToRawFlowHandler;
 import io.flowhouse.agent.udp.UdpReceiver;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,7 +50,7 @@ public final class CaptureAgent implements AutoCloseable {
     public static final Duration METADATA_WAIT = Duration.ofSeconds(15);
 
     private final AgentConfig config;
-    private final AgentMetrics metrics = new AgentMetrics();
+    private final AgentMetrics metrics;
     private final ScheduledExecutorService poller =
             Executors.newSingleThreadScheduledExecutor(
                     r -> {
@@ -66,6 +70,8 @@ public final class CaptureAgent implements AutoCloseable {
 
     private CaptureAgent(AgentConfig config) {
         this.config = config;
+        this.metrics =
+                new AgentMetrics(config.metrics().maxExporters(), config.metrics().exporterTtl());
     }
 
     /** Starts everything the configuration asks for; on failure, stops what was started. */
@@ -83,7 +89,8 @@ public final class CaptureAgent implements AutoCloseable {
     private void startAll() throws Exception {
         AgentConfig.Spool s = config.spool();
         spool = DiskSpool.open(s.directory(), s.maxBytes(), s.segmentBytes());
-        publisher = new RawFlowPublisher(config.kafka(), spool, metrics);
+        publisher = new RawFlowPublisher(config.kafka(), spool, metrics, s.syncInterval());
+        poller.scheduleWithFixedDelay(metrics::expireExporters, 1, 1, TimeUnit.SECONDS);
         List<String> topics = new ArrayList<>();
         if (config.udp().enabled()) {
             topics.add(config.kafka().rawTopic());
@@ -94,12 +101,7 @@ public final class CaptureAgent implements AutoCloseable {
         }
         publisher.awaitMetadata(topics, METADATA_WAIT);
         if (config.metrics().enabled()) {
-            metricsServer =
-                    new MetricsServer(
-                            config.metrics().host(),
-                            config.metrics().port(),
-                            metrics,
-                            this::health);
+            metricsServer = startMetrics();
             LOG.info(
                     "metrics on http://{}:{}/metrics",
                     config.metrics().host(),
@@ -107,6 +109,7 @@ public final class CaptureAgent implements AutoCloseable {
         }
         if (config.udp().enabled()) {
             AgentConfig.Udp u = config.udp();
+            requireFreeUdpPorts(u);
             // Before the first datagram: this run's epoch, durable in the spool directory.
             stamper =
                     new DatagramStamper(
@@ -137,6 +140,69 @@ public final class CaptureAgent implements AutoCloseable {
         }
     }
 
+    /**
+     * The metrics endpoint on its port. A port in use fails the start with the address and its
+     * holder, except for a packet file read with the default port (a one-shot run next to a running
+     * agent): that one takes a free port and says so.
+     */
+    private MetricsServer startMetrics() throws IOException {
+        AgentConfig.Metrics m = config.metrics();
+        try {
+            return new MetricsServer(m.host(), m.port(), metrics, this::health);
+        } catch (BindException e) {
+            String holder =
+                    PortOwners.tcpListener(InetAddress.getByName(m.host()), m.port())
+                            .orElse("another process");
+            if (m.anyPortIfTaken()) {
+                MetricsServer any = new MetricsServer(m.host(), 0, metrics, this::health);
+                LOG.warn(
+                        "metrics port {}:{} is in use by {}; this packet file run serves its"
+                                + " metrics on {}:{} instead",
+                        m.host(),
+                        m.port(),
+                        holder,
+                        m.host(),
+                        any.port());
+                return any;
+            }
+            throw new IOException(
+                    "metrics endpoint "
+                            + m.host()
+                            + ":"
+                            + m.port()
+                            + " is already in use by "
+                            + holder
+                            + ": choose another port with --metrics-port PORT (0: any free"
+                            + " port) or turn the endpoint off with --no-metrics",
+                    e);
+        }
+    }
+
+    /**
+     * Fails when another socket already holds a configured UDP port: with SO_REUSEPORT a second
+     * agent of the same user could bind it too and the kernel would split the exporters between the
+     * two without a word.
+     */
+    private static void requireFreeUdpPorts(AgentConfig.Udp u) throws IOException {
+        for (AgentConfig.Listener l : u.listeners()) {
+            if (l.port() == 0) {
+                continue;
+            }
+            var holder = PortOwners.udp(InetAddress.getByName(l.host()), l.port());
+            if (holder.isPresent()) {
+                throw new IOException(
+                        "UDP port "
+                                + l.port()
+                                + " (listen address "
+                                + l.host()
+                                + ") is already bound by "
+                                + holder.get()
+                                + ": another agent on the same ports? Stop it, or give this one"
+                                + " other ports (--listen)");
+            }
+        }
+    }
+
     private void startPackets() throws Exception {
         AgentConfig.Packets p = config.packets();
         packetSource =
@@ -156,6 +222,9 @@ public final class CaptureAgent implements AutoCloseable {
                         publisher,
                         metrics,
                         Clock.systemUTC());
+        if (p.file() == null) {
+            batcher.ticksWhenQuiet(p.clockTick());
+        }
         PacketSource source = packetSource;
         captureThread =
                 new Thread(
@@ -163,7 +232,11 @@ public final class CaptureAgent implements AutoCloseable {
                             long t0 = System.nanoTime();
                             try {
                                 long n = source.run(batcher);
-                                batcher.flush();
+                                if (p.file() != null) {
+                                    batcher.endOfCapture();
+                                } else {
+                                    batcher.flush();
+                                }
                                 double secs = (System.nanoTime() - t0) / 1e9;
                                 LOG.info(
                                         "{}: {} packets, {} summaries in {} s ({} packets/s)",
@@ -267,11 +340,7 @@ public final class CaptureAgent implements AutoCloseable {
         if (publisher != null) {
             publisher.close(timeout);
         } else if (spool != null) {
-            try {
-                spool.close();
-            } catch (java.io.IOException e) {
-                LOG.error("closing the spool failed", e);
-            }
+            spool.close();
         }
         if (metricsServer != null) {
             metricsServer.close();

@@ -127,7 +127,12 @@ public final class AgentCommand implements Callable<Integer>, ConfiguredCommand 
         try {
             agent = CaptureAgent.start(config);
         } catch (Exception e) {
-            err.println("flowhouse agent: could not start: " + e);
+            // Start-up failures carry their own explanation (which address, which holder).
+            err.println(
+                    "flowhouse agent: could not start: "
+                            + (e instanceof java.io.IOException && e.getMessage() != null
+                                    ? e.getMessage()
+                                    : e.toString()));
             return Cli.FAILURE;
         }
         CountDownLatch stopped = new CountDownLatch(1);

@@ -87,9 +87,11 @@ public record AgentConfig(
      * @param directory where segment files live (created if missing)
      * @param maxBytes bound on the spool's size on disk; beyond it datagrams are dropped and
      *     counted
-     * @param segmentBytes size at which a segment file is closed and a new one begun
+     * @param segmentBytes size at which a segment file is closed (and forced) and a new one begun
+     * @param syncInterval how often the segment being written is forced to disk; zero: only at
+     *     rotation and shutdown
      */
-    public record Spool(Path directory, long maxBytes, long segmentBytes) {}
+    public record Spool(Path directory, long maxBytes, long segmentBytes, Duration syncInterval) {}
 
     /**
      * Metrics endpoint.
@@ -97,8 +99,18 @@ public record AgentConfig(
      * @param enabled whether the HTTP endpoint runs
      * @param host bind address
      * @param port HTTP port ({@code /metrics}, {@code /health})
+     * @param maxExporters exporter addresses with their own series; the rest count as "other"
+     * @param exporterTtl silence after which an exporter's series are removed
+     * @param anyPortIfTaken take a free port when {@code port} is in use (a packet file read with
+     *     the default port), instead of failing
      */
-    public record Metrics(boolean enabled, String host, int port) {}
+    public record Metrics(
+            boolean enabled,
+            String host,
+            int port,
+            int maxExporters,
+            Duration exporterTtl,
+            boolean anyPortIfTaken) {}
 
     /**
      * Packet capture.
@@ -114,6 +126,7 @@ public record AgentConfig(
      * @param interfaceIndex index recorded in every summary from this source
      * @param batchPackets summaries per Kafka record (at most)
      * @param batchLinger longest a partial batch waits before it is sent
+     * @param clockTick a live capture quiet this long tells the job packet time goes on
      */
     public record Packets(
             Path file,
@@ -125,7 +138,8 @@ public record AgentConfig(
             int bufferBytes,
             int interfaceIndex,
             int batchPackets,
-            Duration batchLinger) {
+            Duration batchLinger,
+            Duration clockTick) {
 
         public boolean enabled() {
             return file != null || interfaceName != null;

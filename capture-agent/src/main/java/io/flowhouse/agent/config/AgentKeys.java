@@ -199,7 +199,17 @@ public final class AgentKeys {
     public static final Key<Long> SPOOL_SEGMENT_BYTES =
             Key.of("spool.segment-bytes", Types.size(64 * 1024, 1L << 30))
                     .defaultValue(64L * 1024 * 1024)
-                    .doc("Size at which a segment file is closed and a new one begun.");
+                    .doc(
+                            "Size at which a segment file is closed, forced to disk (fsync) and a new"
+                                    + " one begun.");
+
+    public static final Key<Duration> SPOOL_SYNC_INTERVAL =
+            Key.of("spool.sync-interval", millis(Duration.ZERO, Duration.ofHours(1)))
+                    .defaultValue(Duration.ofSeconds(1))
+                    .doc(
+                            "How often the segment being written is forced to disk (fsync) while"
+                                    + " records are spooled; a power loss loses at most this much."
+                                    + " 0: only at segment rotation and shutdown.");
 
     public static final Key<Boolean> METRICS_ENABLED =
             Key.of("metrics.enabled", Types.BOOLEAN)
@@ -218,6 +228,23 @@ public final class AgentKeys {
                             "Port of /metrics (Prometheus text) and /health; 0 takes any free port."
                                     + " The flag also turns metrics on.")
                     .flag("--metrics-port", "PORT");
+
+    public static final Key<Integer> METRICS_MAX_EXPORTERS =
+            Key.of("metrics.max-exporters", Types.integer(1, 1_000_000))
+                    .defaultValue(1_000)
+                    .doc(
+                            "Exporter addresses with their own metric series; the traffic of others"
+                                    + " is counted under exporter=\"other\""
+                                    + " (flowhouse_agent_exporter_folded_datagrams_total).");
+
+    public static final Key<Duration> METRICS_EXPORTER_TTL =
+            Key.of(
+                            "metrics.exporter-ttl",
+                            Types.duration(ChronoUnit.SECONDS, Duration.ofSeconds(1), null))
+                    .defaultValue(Duration.ofHours(1))
+                    .doc(
+                            "An exporter silent this long loses its metric series (and its place"
+                                    + " under metrics.max-exporters).");
 
     public static final Key<Path> PACKETS_FILE =
             Key.of("packets.file", Types.PATH)
@@ -273,6 +300,16 @@ public final class AgentKeys {
                     .defaultValue(Duration.ofMillis(100))
                     .doc("Longest a partial batch waits before it is sent (a bare number is ms).");
 
+    public static final Key<Duration> PACKETS_CLOCK_TICK =
+            Key.of("packets.clock-tick-ms", millis(Duration.ofMillis(100), Duration.ofMinutes(10)))
+                    .defaultValue(Duration.ofSeconds(1))
+                    .doc(
+                            "A live capture (or a partition of it) without packets for this long"
+                                    + " sends a clock tick on the packets topic, so that the job"
+                                    + " ends its flows on time while the interface is quiet (a"
+                                    + " bare number is ms). A packet file ends with an"
+                                    + " end-of-capture mark instead.");
+
     public static final ConfigSchema SCHEMA =
             ConfigSchema.of(
                     "flowhouse.agent",
@@ -302,9 +339,12 @@ public final class AgentKeys {
                             SPOOL_DIRECTORY,
                             SPOOL_MAX_BYTES,
                             SPOOL_SEGMENT_BYTES,
+                            SPOOL_SYNC_INTERVAL,
                             METRICS_ENABLED,
                             METRICS_HOST,
                             METRICS_PORT,
+                            METRICS_MAX_EXPORTERS,
+                            METRICS_EXPORTER_TTL,
                             PACKETS_FILE,
                             PACKETS_SPEED,
                             PACKETS_INTERFACE,
@@ -314,7 +354,8 @@ public final class AgentKeys {
                             PACKETS_BUFFER_BYTES,
                             PACKETS_INTERFACE_INDEX,
                             PACKETS_BATCH_PACKETS,
-                            PACKETS_BATCH_LINGER));
+                            PACKETS_BATCH_LINGER,
+                            PACKETS_CLOCK_TICK));
 
     private AgentKeys() {}
 
@@ -382,15 +423,28 @@ public final class AgentKeys {
                         c.get(PACKETS_BUFFER_BYTES).intValue(),
                         c.get(PACKETS_INTERFACE_INDEX),
                         c.get(PACKETS_BATCH_PACKETS),
-                        c.get(PACKETS_BATCH_LINGER));
+                        c.get(PACKETS_BATCH_LINGER),
+                        c.get(PACKETS_CLOCK_TICK));
         return new AgentConfig(
                 c.get(AGENT_ID),
                 udp,
                 kafka,
                 new AgentConfig.Spool(
-                        c.get(SPOOL_DIRECTORY), c.get(SPOOL_MAX_BYTES), c.get(SPOOL_SEGMENT_BYTES)),
+                        c.get(SPOOL_DIRECTORY),
+                        c.get(SPOOL_MAX_BYTES),
+                        c.get(SPOOL_SEGMENT_BYTES),
+                        c.get(SPOOL_SYNC_INTERVAL)),
                 new AgentConfig.Metrics(
-                        c.get(METRICS_ENABLED), c.get(METRICS_HOST), c.get(METRICS_PORT)),
+                        c.get(METRICS_ENABLED),
+                        c.get(METRICS_HOST),
+                        c.get(METRICS_PORT),
+                        c.get(METRICS_MAX_EXPORTERS),
+                        c.get(METRICS_EXPORTER_TTL),
+                        // A one-shot file read next to a running agent must not fail for the
+                        // default port; a port someone chose must be that port.
+                        !c.isSet(METRICS_PORT)
+                                && c.get(PACKETS_FILE) != null
+                                && !c.get(UDP_ENABLED)),
                 packets);
     }
 

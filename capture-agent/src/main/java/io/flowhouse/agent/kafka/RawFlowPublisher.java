@@ -62,10 +62,14 @@ public final class RawFlowPublisher implements RecordSink, AutoCloseable {
     /** Bytes per drain round. */
     static final int DRAIN_BYTES = 8 * 1024 * 1024;
 
+    /** Default of {@code spool.sync-interval}. */
+    public static final Duration DEFAULT_SPOOL_SYNC = Duration.ofSeconds(1);
+
     private final Producer<byte[], byte[]> producer;
     private final DiskSpool spool;
     private final AgentMetrics metrics;
     private final Duration deliveryTimeout;
+    private final Duration spoolSyncInterval;
     private final RateLimitedLog log = new RateLimitedLog(LOG, Duration.ofSeconds(10));
     private final Object lock = new Object();
     private final AtomicLong inFlight = new AtomicLong();
@@ -78,23 +82,38 @@ public final class RawFlowPublisher implements RecordSink, AutoCloseable {
     private volatile boolean closed;
 
     public RawFlowPublisher(AgentConfig.Kafka config, DiskSpool spool, AgentMetrics metrics) {
+        this(config, spool, metrics, DEFAULT_SPOOL_SYNC);
+    }
+
+    /**
+     * @param spoolSyncInterval how often the drain thread forces the spool's current segment to
+     *     disk ({@code spool.sync-interval}; zero: only at segment rotation and close)
+     */
+    public RawFlowPublisher(
+            AgentConfig.Kafka config,
+            DiskSpool spool,
+            AgentMetrics metrics,
+            Duration spoolSyncInterval) {
         this(
                 new KafkaProducer<>(producerProperties(config)),
                 spool,
                 metrics,
-                config.deliveryTimeout());
+                config.deliveryTimeout(),
+                spoolSyncInterval);
     }
 
     RawFlowPublisher(
             Producer<byte[], byte[]> producer,
             DiskSpool spool,
             AgentMetrics metrics,
-            Duration deliveryTimeout) {
+            Duration deliveryTimeout,
+            Duration spoolSyncInterval) {
         this.producer = producer;
         this.spool = spool;
         this.metrics = metrics;
         this.deliveryTimeout = deliveryTimeout;
-        metrics.spoolGauges(spool::records, spool::bytes);
+        this.spoolSyncInterval = spoolSyncInterval;
+        metrics.spool(spool);
         // Records left by an earlier run go first.
         this.spooling = !spool.isEmpty();
         this.drainer = new Thread(this::drainLoop, "flowhouse-spool-drainer");
@@ -236,8 +255,16 @@ public final class RawFlowPublisher implements RecordSink, AutoCloseable {
                     log.warn("spool full ({} bytes); dropping records", spool.maxBytes());
                 }
             } catch (IOException e) {
-                metrics.dropped(Drop.SPOOL_FULL);
-                log.error("spool write failed; dropping records: {}", e.toString());
+                // The spool stays consistent and writes again once it can; until then records
+                // that do not fit in its buffer are dropped, counted by why.
+                boolean noSpace =
+                        e instanceof DiskSpool.SpoolWriteException w
+                                ? w.noSpace()
+                                : DiskSpool.SpoolWriteException.isNoSpace(e);
+                metrics.dropped(noSpace ? Drop.SPOOL_NO_SPACE : Drop.SPOOL_IO_ERROR);
+                log.error(
+                        "spool write failed; dropping records until it writes again: {}",
+                        (noSpace ? "no space left: " : "I/O error: ") + e.getMessage());
             }
         }
     }
@@ -298,6 +325,7 @@ public final class RawFlowPublisher implements RecordSink, AutoCloseable {
         long backoff = 50;
         while (!closed) {
             try {
+                spool.syncIfDue(spoolSyncInterval);
                 if (!spooling) {
                     sleep(20);
                     continue;
@@ -343,6 +371,11 @@ public final class RawFlowPublisher implements RecordSink, AutoCloseable {
             }
         }
         batch = spool.peek(DRAIN_RECORDS, DRAIN_BYTES);
+        if (batch.isEmpty()) {
+            // What waits is still in the spool's write buffer, which cannot be written (disk
+            // full): back off until it can.
+            return false;
+        }
         List<CompletableFuture<RecordMetadata>> acks = new ArrayList<>(batch.size());
         for (Outbound r : batch) {
             CompletableFuture<RecordMetadata> f = new CompletableFuture<>();
@@ -436,11 +469,7 @@ public final class RawFlowPublisher implements RecordSink, AutoCloseable {
         // Records the producer cannot deliver in time fail through their callbacks into the spool.
         producer.close(Duration.ofNanos(remaining));
         synchronized (lock) {
-            try {
-                spool.close();
-            } catch (IOException e) {
-                LOG.error("closing the spool failed", e);
-            }
+            spool.close();
         }
         if (spool.records() > 0) {
             LOG.warn(

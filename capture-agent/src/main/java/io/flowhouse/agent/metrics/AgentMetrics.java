@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.agent.metrics;
 
+import io.flowhouse.agent.spool.DiskSpool;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.packet.ParseResult;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.time.Duration;
 import java.util.EnumMap;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
@@ -16,6 +19,12 @@ import java.util.function.LongSupplier;
  * {@link LongAdder}s; Prometheus reads them through callbacks at scrape time, so a scrape never
  * contends with the receive path. Names follow Prometheus conventions ({@code
  * flowhouse_agent_*_total}).
+ *
+ * <p>Per-exporter series are bounded, since anyone can send from any (spoofed) address: at most
+ * {@code metrics.max-exporters} addresses get their own {@code exporter} label, the traffic of the
+ * rest is counted under {@code exporter="other"} (and in {@code
+ * flowhouse_agent_exporter_folded_datagrams_total}), and the series of an exporter silent for
+ * {@code metrics.exporter-ttl} are removed by {@link #expireExporters()}, which makes room again.
  */
 public final class AgentMetrics {
 
@@ -25,6 +34,10 @@ public final class AgentMetrics {
         NOT_ALLOWED,
         /** Kafka was away and the spool was full. */
         SPOOL_FULL,
+        /** Kafka was away and the file system under the spool was full (ENOSPC). */
+        SPOOL_NO_SPACE,
+        /** Kafka was away and writing the spool failed (EIO, ...). */
+        SPOOL_IO_ERROR,
         /** Kafka refused the record for good (e.g. too large, not authorized). */
         KAFKA_FATAL,
         /** Header check failed and rejected datagrams are not forwarded. */
@@ -33,8 +46,28 @@ public final class AgentMetrics {
         SHUTDOWN
     }
 
+    /** The label of the traffic of exporters beyond {@code metrics.max-exporters}. */
+    public static final String OTHER_EXPORTERS = "other";
+
+    /** Default of {@code metrics.max-exporters}. */
+    public static final int DEFAULT_MAX_EXPORTERS = 1_000;
+
+    /** Default of {@code metrics.exporter-ttl}. */
+    public static final Duration DEFAULT_EXPORTER_TTL = Duration.ofHours(1);
+
     private final PrometheusRegistry registry = new PrometheusRegistry();
-    private final ConcurrentHashMap<ExporterVersion, Traffic> traffic = new ConcurrentHashMap<>();
+    private final int maxExporters;
+    private final long exporterTtlNanos;
+    private final ConcurrentHashMap<IpAddress, Exporter> exporters = new ConcurrentHashMap<>();
+    private final Exporter other;
+    private final Object admitLock = new Object();
+    private final LongAdder folded = new LongAdder();
+    private final LongAdder expired = new LongAdder();
+    private final LongAdder retiredDatagrams = new LongAdder();
+
+    /** A coarse clock (nanoTime, set by {@link #expireExporters()}) for the last-heard stamps. */
+    private volatile long coarseNanos = System.nanoTime();
+
     private final ConcurrentHashMap<String, LongAdder> rejects = new ConcurrentHashMap<>();
     private final EnumMap<Drop, LongAdder> drops = new EnumMap<>(Drop.class);
     private final EnumMap<ParseResult, LongAdder> packets = new EnumMap<>(ParseResult.class);
@@ -43,16 +76,34 @@ public final class AgentMetrics {
     private final LongAdder spooled = new LongAdder();
     private final LongAdder unspooled = new LongAdder();
     private final LongAdder packetBatches = new LongAdder();
+    private final LongAdder clockTicks = new LongAdder();
+    private final LongAdder endOfCaptureMarks = new LongAdder();
     private final LongAdder pcapDrops = new LongAdder();
     private final LongAdder pcapIfDrops = new LongAdder();
     private final LongAdder captureReopens = new LongAdder();
     private volatile LongSupplier streamsStarted = () -> 0;
     private volatile LongSupplier streamsEvicted = () -> 0;
-    private volatile LongSupplier spoolRecords = () -> 0;
-    private volatile LongSupplier spoolBytes = () -> 0;
+    private volatile DiskSpool spool;
     private volatile KernelUdpStats kernel = KernelUdpStats.none();
 
+    /** With the default bounds of the exporter series. */
     public AgentMetrics() {
+        this(DEFAULT_MAX_EXPORTERS, DEFAULT_EXPORTER_TTL);
+    }
+
+    /**
+     * @param maxExporters exporter addresses with their own series ({@code metrics.max-exporters})
+     * @param exporterTtl silence after which an exporter's series are removed ({@code
+     *     metrics.exporter-ttl})
+     */
+    public AgentMetrics(int maxExporters, Duration exporterTtl) {
+        if (maxExporters < 1 || exporterTtl.isNegative() || exporterTtl.isZero()) {
+            throw new IllegalArgumentException(
+                    "max exporters " + maxExporters + ", ttl " + exporterTtl);
+        }
+        this.maxExporters = maxExporters;
+        this.exporterTtlNanos = exporterTtl.toNanos();
+        this.other = new Exporter(0, folded);
         for (Drop d : Drop.values()) {
             drops.put(d, new LongAdder());
         }
@@ -61,29 +112,36 @@ public final class AgentMetrics {
         }
         CounterWithCallback.builder()
                 .name("flowhouse_agent_datagrams_total")
-                .help("UDP datagrams received, by exporter address and export version")
+                .help(
+                        "UDP datagrams received, by exporter address (\"other\" beyond"
+                                + " metrics.max-exporters) and export version")
                 .labelNames("exporter", "version")
-                .callback(
-                        cb ->
-                                traffic.forEach(
-                                        (k, t) ->
-                                                cb.call(
-                                                        t.datagrams.sum(),
-                                                        k.exporter().toString(),
-                                                        Integer.toString(k.version()))))
+                .callback(cb -> eachTraffic((e, v, t) -> cb.call(t.datagrams.sum(), e, v)))
                 .register(registry);
         CounterWithCallback.builder()
                 .name("flowhouse_agent_datagram_bytes_total")
-                .help("UDP payload bytes received, by exporter address and export version")
+                .help(
+                        "UDP payload bytes received, by exporter address (\"other\" beyond"
+                                + " metrics.max-exporters) and export version")
                 .labelNames("exporter", "version")
-                .callback(
-                        cb ->
-                                traffic.forEach(
-                                        (k, t) ->
-                                                cb.call(
-                                                        t.bytes.sum(),
-                                                        k.exporter().toString(),
-                                                        Integer.toString(k.version()))))
+                .callback(cb -> eachTraffic((e, v, t) -> cb.call(t.bytes.sum(), e, v)))
+                .register(registry);
+        GaugeWithCallback.builder()
+                .name("flowhouse_agent_exporter_series")
+                .help("exporter addresses with their own series (at most metrics.max-exporters)")
+                .callback(cb -> cb.call(exporters.size()))
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("flowhouse_agent_exporter_folded_datagrams_total")
+                .help(
+                        "datagrams counted under exporter=\"other\": their address came when"
+                                + " metrics.max-exporters addresses had series")
+                .callback(cb -> cb.call(folded.sum()))
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("flowhouse_agent_exporter_series_expired_total")
+                .help("exporters whose series were removed after metrics.exporter-ttl of silence")
+                .callback(cb -> cb.call(expired.sum()))
                 .register(registry);
         CounterWithCallback.builder()
                 .name("flowhouse_agent_rejected_datagrams_total")
@@ -121,12 +179,38 @@ public final class AgentMetrics {
         GaugeWithCallback.builder()
                 .name("flowhouse_agent_spool_depth_records")
                 .help("records waiting in the on-disk spool")
-                .callback(cb -> cb.call(spoolRecords.getAsLong()))
+                .callback(cb -> cb.call(spool == null ? 0 : spool.records()))
                 .register(registry);
         GaugeWithCallback.builder()
                 .name("flowhouse_agent_spool_bytes")
                 .help("bytes the on-disk spool takes")
-                .callback(cb -> cb.call(spoolBytes.getAsLong()))
+                .callback(cb -> cb.call(spool == null ? 0 : spool.bytes()))
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("flowhouse_agent_spool_problems_total")
+                .help(
+                        "spool file problems, by kind (bad head, torn tail, corrupt frame, missing"
+                                + " segment, no space, I/O error, sync error, head write error)")
+                .labelNames("problem")
+                .callback(
+                        cb -> {
+                            DiskSpool s = spool;
+                            for (DiskSpool.Problem p : DiskSpool.Problem.values()) {
+                                cb.call(s == null ? 0 : s.problems(p), p.name());
+                            }
+                        })
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("flowhouse_agent_spool_lost_records_total")
+                .help("records the spool had taken and lost, by reason")
+                .labelNames("reason")
+                .callback(
+                        cb -> {
+                            DiskSpool s = spool;
+                            for (DiskSpool.Loss l : DiskSpool.Loss.values()) {
+                                cb.call(s == null ? 0 : s.lost(l), l.name());
+                            }
+                        })
                 .register(registry);
         CounterWithCallback.builder()
                 .name("flowhouse_agent_socket_drops_total")
@@ -146,6 +230,28 @@ public final class AgentMetrics {
                                 kernel.queuedByPort()
                                         .forEach((p, n) -> cb.call(n, Integer.toString(p))))
                 .register(registry);
+        registerPacketMetrics();
+        registerStampMetrics();
+    }
+
+    /** The datagram stamp's streams (one per exporter and receive thread). */
+    private void registerStampMetrics() {
+        CounterWithCallback.builder()
+                .name("flowhouse_agent_stamp_streams_total")
+                .help("stamp streams begun in this run (one per exporter and receive thread)")
+                .callback(cb -> cb.call(streamsStarted.getAsLong()))
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("flowhouse_agent_stamp_streams_evicted_total")
+                .help(
+                        "stamp streams forgotten beyond udp.max-exporter-streams (the exporter"
+                                + " begins a new one if it returns)")
+                .callback(cb -> cb.call(streamsEvicted.getAsLong()))
+                .register(registry);
+    }
+
+    /** The packet path's metrics (capture, batches, clock marks). */
+    private void registerPacketMetrics() {
         CounterWithCallback.builder()
                 .name("flowhouse_agent_packets_total")
                 .help("captured packets, by parse result")
@@ -158,16 +264,16 @@ public final class AgentMetrics {
                 .callback(cb -> cb.call(packetBatches.sum()))
                 .register(registry);
         CounterWithCallback.builder()
-                .name("flowhouse_agent_stamp_streams_total")
-                .help("stamp streams begun in this run (one per exporter and receive thread)")
-                .callback(cb -> cb.call(streamsStarted.getAsLong()))
-                .register(registry);
-        CounterWithCallback.builder()
-                .name("flowhouse_agent_stamp_streams_evicted_total")
+                .name("flowhouse_agent_packet_clock_marks_total")
                 .help(
-                        "stamp streams forgotten beyond udp.max-exporter-streams (the exporter"
-                                + " begins a new one if it returns)")
-                .callback(cb -> cb.call(streamsEvicted.getAsLong()))
+                        "records on the packets topic that carry packet time but no packet: tick"
+                                + " (a quiet live capture), end (the end of a packet file)")
+                .labelNames("kind")
+                .callback(
+                        cb -> {
+                            cb.call(clockTicks.sum(), "tick");
+                            cb.call(endOfCaptureMarks.sum(), "end");
+                        })
                 .register(registry);
         CounterWithCallback.builder()
                 .name("flowhouse_agent_capture_reopens_total")
@@ -190,11 +296,74 @@ public final class AgentMetrics {
         return registry;
     }
 
-    /** The traffic counters of one exporter and version; callers may cache the result. */
+    /**
+     * The traffic counters of one exporter and version: its own series while fewer than {@code
+     * metrics.max-exporters} addresses have one, else those of {@code exporter="other"}. Not to be
+     * cached: the series of a silent exporter are removed.
+     */
     public Traffic traffic(IpAddress exporter, int version) {
-        ExporterVersion key = new ExporterVersion(exporter, version);
-        Traffic t = traffic.get(key);
-        return t != null ? t : traffic.computeIfAbsent(key, k -> new Traffic());
+        Exporter e = exporters.get(exporter);
+        if (e == null) {
+            e = admit(exporter);
+        }
+        long now = coarseNanos;
+        if (e.lastHeard != now) {
+            e.lastHeard = now;
+        }
+        return e.version(version);
+    }
+
+    private Exporter admit(IpAddress exporter) {
+        synchronized (admitLock) {
+            Exporter e = exporters.get(exporter);
+            if (e != null) {
+                return e;
+            }
+            if (exporters.size() >= maxExporters) {
+                return other;
+            }
+            e = new Exporter(coarseNanos, null);
+            exporters.put(exporter, e);
+            return e;
+        }
+    }
+
+    /**
+     * Removes the series of exporters not heard for {@code metrics.exporter-ttl}; their counts stay
+     * in the totals ({@link #datagrams()}). Called every second or so; also advances the coarse
+     * clock of the last-heard stamps.
+     */
+    public void expireExporters() {
+        long now = System.nanoTime();
+        coarseNanos = now;
+        for (Map.Entry<IpAddress, Exporter> en : exporters.entrySet()) {
+            Exporter e = en.getValue();
+            if (now - e.lastHeard >= exporterTtlNanos && exporters.remove(en.getKey(), e)) {
+                // A datagram counted on a series while it is removed is lost from the totals.
+                retiredDatagrams.add(e.datagrams());
+                expired.increment();
+            }
+        }
+    }
+
+    /** Exporter addresses with their own series now. */
+    public int exporterSeries() {
+        return exporters.size();
+    }
+
+    /** Datagrams counted under {@code exporter="other"}. */
+    public long foldedDatagrams() {
+        return folded.sum();
+    }
+
+    private interface TrafficVisitor {
+        void visit(String exporter, String version, Traffic t);
+    }
+
+    private void eachTraffic(TrafficVisitor v) {
+        exporters.forEach(
+                (a, e) -> e.versions.forEach((ver, t) -> v.visit(a.toString(), ver.toString(), t)));
+        other.versions.forEach((ver, t) -> v.visit(OTHER_EXPORTERS, ver.toString(), t));
     }
 
     public void rejected(String reason) {
@@ -235,6 +404,18 @@ public final class AgentMetrics {
         packetBatches.increment();
     }
 
+    public void clockMark(boolean endOfCapture) {
+        (endOfCapture ? endOfCaptureMarks : clockTicks).increment();
+    }
+
+    public long clockTicks() {
+        return clockTicks.sum();
+    }
+
+    public long endOfCaptureMarks() {
+        return endOfCaptureMarks.sum();
+    }
+
     public void captureReopened() {
         captureReopens.increment();
     }
@@ -254,9 +435,9 @@ public final class AgentMetrics {
         streamsEvicted = evicted;
     }
 
-    public void spoolGauges(LongSupplier records, LongSupplier bytes) {
-        spoolRecords = records;
-        spoolBytes = bytes;
+    /** The spool whose depth, size, problems and losses are exported. */
+    public void spool(DiskSpool s) {
+        spool = s;
     }
 
     public void kernelStats(KernelUdpStats stats) {
@@ -266,7 +447,11 @@ public final class AgentMetrics {
     // Read-outs for tests, benchmarks and the health endpoint.
 
     public long datagrams() {
-        return traffic.values().stream().mapToLong(t -> t.datagrams.sum()).sum();
+        long n = retiredDatagrams.sum() + other.datagrams();
+        for (Exporter e : exporters.values()) {
+            n += e.datagrams();
+        }
+        return n;
     }
 
     public long rejectedCount() {
@@ -303,23 +488,55 @@ public final class AgentMetrics {
     }
 
     public long spoolDepth() {
-        return spoolRecords.getAsLong();
+        DiskSpool s = spool;
+        return s == null ? 0 : s.records();
     }
 
     public KernelUdpStats kernelStats() {
         return kernel;
     }
 
-    private record ExporterVersion(IpAddress exporter, int version) {}
+    /** The series of one exporter address (or of "other"), one {@link Traffic} per version. */
+    private final class Exporter {
+        final ConcurrentHashMap<Integer, Traffic> versions = new ConcurrentHashMap<>(4);
+        final LongAdder foldedInto;
+        volatile long lastHeard;
 
-    /** Datagram and byte counters of one exporter and version. */
+        Exporter(long now, LongAdder foldedInto) {
+            this.lastHeard = now;
+            this.foldedInto = foldedInto;
+        }
+
+        Traffic version(int version) {
+            Traffic t = versions.get(version);
+            return t != null ? t : versions.computeIfAbsent(version, v -> new Traffic(foldedInto));
+        }
+
+        long datagrams() {
+            long n = 0;
+            for (Traffic t : versions.values()) {
+                n += t.datagrams.sum();
+            }
+            return n;
+        }
+    }
+
+    /** Datagram and byte counters of one exporter (or "other") and version. */
     public static final class Traffic {
         private final LongAdder datagrams = new LongAdder();
         private final LongAdder bytes = new LongAdder();
+        private final LongAdder folded;
+
+        Traffic(LongAdder folded) {
+            this.folded = folded;
+        }
 
         public void add(int payloadBytes) {
             datagrams.increment();
             bytes.add(payloadBytes);
+            if (folded != null) {
+                folded.increment();
+            }
         }
     }
 }

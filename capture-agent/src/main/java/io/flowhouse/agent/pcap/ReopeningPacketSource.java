@@ -57,16 +57,19 @@ public final class ReopeningPacketSource implements PacketSource {
                 }
             }
             consumer.idle();
-            source = closed ? null : reopen();
+            source = closed ? null : reopen(consumer);
         }
         return delivered;
     }
 
-    /** Opens the source again, with backoff; null once closed. */
-    private PacketSource reopen() throws InterruptedException {
+    /**
+     * Opens the source again, with backoff; null once closed. The consumer's {@code idle} runs
+     * meanwhile: the interface is quiet, and its packet time still goes on (clock ticks).
+     */
+    private PacketSource reopen(FrameConsumer consumer) throws InterruptedException {
         long backoff = FIRST_BACKOFF.toMillis();
         while (!closed) {
-            sleepUnlessClosed(backoff);
+            sleepUnlessClosed(backoff, consumer);
             if (closed) {
                 return null;
             }
@@ -92,10 +95,12 @@ public final class ReopeningPacketSource implements PacketSource {
         return null;
     }
 
-    private void sleepUnlessClosed(long millis) throws InterruptedException {
+    private void sleepUnlessClosed(long millis, FrameConsumer consumer)
+            throws InterruptedException {
         long end = System.nanoTime() + millis * 1_000_000L;
         while (!closed && System.nanoTime() - end < 0) {
             Thread.sleep(Math.min(100, Math.max(1, (end - System.nanoTime()) / 1_000_000L)));
+            consumer.idle();
         }
     }
 

@@ -18,6 +18,9 @@ import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.configuration.StateChangelogOptions;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.operators.StreamingRuntimeContext;
 import org.apache.flink.util.Collector;
@@ -56,7 +59,8 @@ import org.slf4j.LoggerFactory;
  * writes.
  */
 public class BucketedFlowAgeingFunction
-        extends KeyedProcessFunction<Integer, PacketSummary, FlowRecord> {
+        extends KeyedProcessFunction<Integer, PacketSummary, FlowRecord>
+        implements CheckpointedFunction {
 
     private static final long serialVersionUID = 1L;
 
@@ -73,13 +77,18 @@ public class BucketedFlowAgeingFunction
     private transient ValueState<FlowTable> state;
     private transient FlowTable.Key key;
 
-    /** Flows cached by this instance, for the memory bound (as in {@link FlowAgeingFunction}). */
+    /**
+     * Flows cached by this instance, for the memory bound (as in {@link FlowAgeingFunction});
+     * checkpointed ({@link ActiveFlowCount}).
+     */
     private transient long activeFlows;
+
+    private transient ActiveFlowCount count;
 
     /**
      * Flows of each bucket as last written by this instance, to count the flows of a bucket the
-     * state TTL dropped. Like {@link #activeFlows} it starts at zero after a restore and catches up
-     * as each bucket is touched.
+     * state TTL dropped. It starts at zero after a restore and catches up as each bucket is
+     * written.
      */
     private transient int[] bucketFlows;
 
@@ -117,13 +126,24 @@ public class BucketedFlowAgeingFunction
     }
 
     @Override
+    public void initializeState(FunctionInitializationContext ctx) throws Exception {
+        count = new ActiveFlowCount();
+        count.initialize(ctx);
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
+        count.snapshot(activeFlows);
+    }
+
+    @Override
     public void open(OpenContext ctx) {
         exporter = settings.exporter();
         state = getRuntimeContext().getState(descriptor(settings));
         key = new FlowTable.Key();
         bucketFlows = new int[settings.flowTableBuckets()];
         writtenMillis = new long[settings.flowTableBuckets()];
-        activeFlows = 0;
+        activeFlows = count == null ? 0 : count.restored();
         metrics = new AgeingMetrics(getRuntimeContext().getMetricGroup(), () -> activeFlows);
         changelog = changelogEnabled(getRuntimeContext());
         inPlace = false;

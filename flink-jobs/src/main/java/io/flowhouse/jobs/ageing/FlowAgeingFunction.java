@@ -7,6 +7,9 @@ import io.flowhouse.codec.packet.PacketSummary;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
@@ -24,16 +27,18 @@ import org.apache.flink.util.Collector;
  * backstop for a watermark that never comes.
  *
  * <p>Memory bound: at most {@code maxActiveFlows} flows are cached per parallel instance (a count
- * kept by this instance; after a restore it restarts from 0, so the bound is approximate until the
- * restored flows age out). Beyond it, a packet of a new flow is exported at once as a one-packet
- * flow with end reason 5 (lack of resources), as probes do when their flow table is full.
+ * kept by this instance and checkpointed, {@link ActiveFlowCount}: a restore at the same
+ * parallelism resumes it; after a rescale it is approximate until the restored flows age out).
+ * Beyond it, a packet of a new flow is exported at once as a one-packet flow with end reason 5
+ * (lack of resources), as probes do when their flow table is full.
  *
  * <p>Output: {@link FlowRecord}s with version 0, the configured exporter address, the capture
  * interface as observation domain and in_if, and the flow's last packet time as receive time, so a
  * replay produces byte-identical rows ({@code row_id} from key and start time).
  */
 public class FlowAgeingFunction
-        extends KeyedProcessFunction<PacketFlowKey, PacketSummary, FlowRecord> {
+        extends KeyedProcessFunction<PacketFlowKey, PacketSummary, FlowRecord>
+        implements CheckpointedFunction {
 
     private static final long serialVersionUID = 1L;
 
@@ -62,11 +67,12 @@ public class FlowAgeingFunction
     private transient ValueState<ActiveFlow> state;
 
     /**
-     * Flows cached by this instance, for the memory bound. It starts at zero after a restore
-     * (restored flows count only as they end, never below zero), so after a restart the bound is
-     * loose for one flow lifetime, never tight.
+     * Flows cached by this instance, for the memory bound; checkpointed ({@link ActiveFlowCount}),
+     * so a restore cuts near the bound as the run before it did.
      */
     private transient long activeFlows;
+
+    private transient ActiveFlowCount count;
 
     private transient AgeingMetrics metrics;
 
@@ -87,8 +93,19 @@ public class FlowAgeingFunction
     public void open(OpenContext ctx) {
         exporter = settings.exporter();
         state = getRuntimeContext().getState(descriptor(settings));
-        activeFlows = 0;
+        activeFlows = count == null ? 0 : count.restored();
         metrics = new AgeingMetrics(getRuntimeContext().getMetricGroup(), () -> activeFlows);
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext ctx) throws Exception {
+        count = new ActiveFlowCount();
+        count.initialize(ctx);
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
+        count.snapshot(activeFlows);
     }
 
     @Override

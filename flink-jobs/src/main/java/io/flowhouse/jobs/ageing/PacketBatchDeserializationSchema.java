@@ -2,6 +2,7 @@
 package io.flowhouse.jobs.ageing;
 
 import io.flowhouse.codec.packet.PacketBatchCodec;
+import io.flowhouse.codec.packet.PacketClockMark;
 import io.flowhouse.codec.packet.PacketSummary;
 import io.flowhouse.jobs.serde.SkippingDeserializationSchema;
 import java.util.List;
@@ -11,9 +12,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Reads {@code packets.raw} batches ({@link PacketBatchCodec}) into one {@link PacketSummary} per
- * packet, so the source's per-partition watermarks follow packet time. A batch that does not decode
- * is counted ({@code flowhouse_packets_malformed_batches_total}), logged at most once a minute and
- * skipped.
+ * packet, so the source's per-partition watermarks follow packet time; a clock mark ({@link
+ * PacketClockMark}) becomes its stream element, which moves the watermark and is then dropped. A
+ * batch that does not decode is counted ({@code flowhouse_packets_malformed_batches_total}), logged
+ * at most once a minute and skipped.
  */
 public final class PacketBatchDeserializationSchema
         extends SkippingDeserializationSchema<PacketSummary> {
@@ -27,6 +29,11 @@ public final class PacketBatchDeserializationSchema
     @Override
     public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<PacketSummary> out) {
         if (record.value() == null) {
+            return;
+        }
+        PacketClockMark mark = PacketClockMark.decode(record.value());
+        if (mark != null) {
+            out.collect(mark.summary());
             return;
         }
         List<PacketSummary> batch;

@@ -2,11 +2,13 @@
 package io.flowhouse.jobs.ageing;
 
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.packet.PacketClockMark;
 import io.flowhouse.codec.packet.PacketSummary;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.Source;
@@ -23,13 +25,17 @@ import org.slf4j.LoggerFactory;
 /**
  * The packets path: {@code packets.raw} summaries, stamped with packet time (per-partition
  * watermarks with idleness), keyed by flow, aged into {@link FlowRecord}s by {@link
- * FlowAgeingFunction}. The caller joins the result with the decoded NetFlow/IPFIX flows, so every
- * sink and rollup serves both.
+ * FlowAgeingFunction}. The agent's clock marks ({@link PacketClockMark}) move the watermark when a
+ * capture goes quiet or ends and are dropped before the flow table. The caller joins the result
+ * with the decoded NetFlow/IPFIX flows, so every sink and rollup serves both.
  */
 public final class PacketFlowTopology {
 
     public static final String UID_SOURCE_PACKETS = "source-packets-raw";
     public static final String UID_AGEING = "age-packet-flows";
+
+    /** Drops the clock marks once they moved the source's watermark. */
+    public static final String UID_DROP_MARKS = "drop-packet-clock-marks";
 
     /** The bucketed flow table's operator: its state does not restore from {@link #UID_AGEING}. */
     public static final String UID_AGEING_BUCKETED = "age-packet-flows-bucketed";
@@ -42,7 +48,13 @@ public final class PacketFlowTopology {
     public static DataStream<FlowRecord> attach(
             StreamExecutionEnvironment env, Source<PacketSummary, ?, ?> packets, AgeingSettings s) {
         DataStream<PacketSummary> summaries =
-                env.fromSource(packets, strategy(s.maxOutOfOrderness(), s.idleness()), s.topic())
+                env.fromSource(
+                                packets,
+                                strategy(
+                                        s.maxOutOfOrderness(),
+                                        s.idleness(),
+                                        endOfCaptureHorizon(s)),
+                                s.topic())
                         .uid(UID_SOURCE_PACKETS);
         return age(summaries, s);
     }
@@ -52,7 +64,9 @@ public final class PacketFlowTopology {
      * auto} decides by the state backend of the environment's configuration, {@link
      * AgeingSettings#bucketedTable(ReadableConfig)}) and ages them.
      */
-    public static DataStream<FlowRecord> age(DataStream<PacketSummary> packets, AgeingSettings s) {
+    public static DataStream<FlowRecord> age(DataStream<PacketSummary> all, AgeingSettings s) {
+        DataStream<PacketSummary> packets =
+                all.filter(new DropClockMarks()).uid(UID_DROP_MARKS).name("drop clock marks");
         ReadableConfig flink = packets.getExecutionEnvironment().getConfiguration();
         boolean bucketed = s.bucketedTable(flink);
         LOG.info(
@@ -76,14 +90,44 @@ public final class PacketFlowTopology {
                 .name("packet flow ageing");
     }
 
-    /** Packet time as event time; bounded out-of-orderness plus idleness. */
+    /**
+     * How far past its last packet an end-of-capture mark moves packet time: far enough that the
+     * watermark passes every open flow's deadline (at most its last packet plus the idle timeout).
+     */
+    public static Duration endOfCaptureHorizon(AgeingSettings s) {
+        return s.idleTimeout().plus(s.maxOutOfOrderness()).plusMillis(1);
+    }
+
+    /**
+     * Packet time as event time; bounded out-of-orderness plus idleness. A tick counts at its time,
+     * an end-of-capture mark {@code endOfCaptureHorizon} later, so that every flow of the capture
+     * ends.
+     */
     public static WatermarkStrategy<PacketSummary> strategy(
-            Duration maxOutOfOrderness, Duration idleness) {
+            Duration maxOutOfOrderness, Duration idleness, Duration endOfCaptureHorizon) {
+        long horizon = endOfCaptureHorizon.toMillis();
         WatermarkStrategy<PacketSummary> w =
                 WatermarkStrategy.<PacketSummary>forBoundedOutOfOrderness(maxOutOfOrderness)
-                        .withTimestampAssigner(
-                                (p, previous) -> Math.floorDiv(p.timestampNanos(), 1_000_000L));
+                        .withTimestampAssigner((p, previous) -> eventTime(p, horizon));
         return idleness.isZero() ? w : w.withIdleness(idleness);
+    }
+
+    static long eventTime(PacketSummary p, long endOfCaptureHorizonMillis) {
+        long ms = Math.floorDiv(p.timestampNanos(), 1_000_000L);
+        PacketClockMark mark = PacketClockMark.of(p);
+        return mark != null && mark.kind() == PacketClockMark.Kind.END_OF_CAPTURE
+                ? ms + endOfCaptureHorizonMillis
+                : ms;
+    }
+
+    /** Lets packets through, not clock marks. */
+    static final class DropClockMarks implements FilterFunction<PacketSummary> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public boolean filter(PacketSummary p) {
+            return !PacketClockMark.isMark(p);
+        }
     }
 
     /**
