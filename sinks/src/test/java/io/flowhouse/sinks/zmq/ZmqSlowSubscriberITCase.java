@@ -27,10 +27,12 @@ class ZmqSlowSubscriberITCase {
                 ZmqPublisherITCase.bindOptions()
                         .overflow(ZmqSinkOptions.Overflow.DROP)
                         .maxMessageBytes(4096)
-                        // Above one round (~450 messages): the reading subscriber, which has read
-                        // each round before the next starts, never reaches it; the stalled one,
-                        // with ~13,500 messages (~55 MB) coming, fills it and its TCP buffers.
-                        .sendHwm(1_000)
+                        // Far above one round (~1,270 messages of <= 4 KB): the reading
+                        // subscriber, which has read each round before the next starts, never
+                        // reaches it even when its thread is starved on a loaded machine (at 1,000
+                        // it lost ~70 messages of a round in CI); the stalled one, with ~38,000
+                        // messages (~150 MB) coming, fills it, its TCP buffers and its receive HWM.
+                        .sendHwm(10_000)
                         .queueCapacity(1 << 20)
                         .build();
         assertThat(options.slowSubscriber()).isEqualTo(ZmqSinkOptions.SlowSubscriber.DROP);
@@ -51,8 +53,8 @@ class ZmqSlowSubscriberITCase {
                     assertThat(pub.publish(f)).isTrue();
                 }
                 pub.flush(TIMEOUT);
-                // A round (~450 messages) is far below what ZMQ and TCP buffer for a subscriber, so
-                // the reading one, given the time, never falls behind by more than that.
+                // A round (~1,270 messages) is far below what ZMQ and TCP buffer for a subscriber,
+                // so the reading one, given the time, never falls behind by more than that.
                 long published = (long) batch.size() * (r + 1);
                 List<ZmqTestSubscriber.Message> sofar =
                         reader.receiveUntil(x -> reader.flowsReceived() >= published, TIMEOUT);
