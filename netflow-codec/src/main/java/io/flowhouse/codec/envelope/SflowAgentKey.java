@@ -3,6 +3,7 @@ package io.flowhouse.codec.envelope;
 
 import io.flowhouse.codec.flow.IpAddress;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * The Kafka record key of an sFlow v5 datagram on {@code flows.raw}: the agent address and
@@ -41,7 +42,7 @@ public record SflowAgentKey(IpAddress agent, long subAgentId) {
      */
     public static byte[] encodeFromHeader(ByteBuffer d) {
         int start = d.position();
-        int type = d.limit() - start >= 8 ? d.getInt(start + 4) : -1;
+        int type = d.limit() - start >= 8 && d.getInt(start) == 5 ? d.getInt(start + 4) : -1;
         int length = type == 1 ? 4 : type == 2 ? 16 : type == 0 ? 0 : -1;
         if (length < 0 || d.limit() - start < 8 + length + 4) {
             throw new IllegalArgumentException("not a checked sFlow v5 header");
@@ -54,6 +55,21 @@ public record SflowAgentKey(IpAddress agent, long subAgentId) {
         d.get(start + 8, key, 16 - length, length);
         d.get(start + 8 + length, key, 16, 4);
         return key;
+    }
+
+    /**
+     * Whether {@code key} is the key of the sFlow v5 datagram {@code payload} (its agent address
+     * and sub-agent id), without decoding either: what a reader of {@code flows.raw} checks.
+     */
+    public static boolean matches(byte[] key, byte[] payload) {
+        if (key == null || key.length != SIZE || payload == null) {
+            return false;
+        }
+        try {
+            return Arrays.equals(key, encodeFromHeader(ByteBuffer.wrap(payload)));
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     public byte[] encode() {
