@@ -108,9 +108,37 @@ class MigrationTemplatesTest {
     }
 
     @Test
+    void interfaceCountersOnBothDialectsWithTheEncodersColumns() {
+        Migration v7 = loadAll().get(6);
+        assertThat(v7.name()).isEqualTo("interface_counters");
+        String modern = String.join("\n", v7.statements(dialect("fh", MODERN, 15, 400)));
+        String legacy = String.join("\n", v7.statements(dialect("fh", LEGACY, 15, 400)));
+        assertThat(modern)
+                .startsWith("CREATE TABLE IF NOT EXISTS fh.interface_counters")
+                .contains("agent IPv6,")
+                .endsWith("TTL toDateTime(time) + INTERVAL 400 DAY");
+        assertThat(legacy)
+                .contains("agent FixedString(16),")
+                .doesNotContain("TTL")
+                .doesNotContain("${");
+        // Every column the encoder writes, in the table's order.
+        List<String> columns = new java.util.ArrayList<>();
+        for (String line : legacy.split("\n")) {
+            java.util.regex.Matcher m =
+                    java.util.regex.Pattern.compile("^    ([a-z0-9_]+) [A-Z]").matcher(line);
+            if (m.find()) {
+                columns.add(m.group(1));
+            }
+        }
+        assertThat(columns)
+                .containsExactlyElementsOf(
+                        io.flowhouse.jobs.counters.InterfaceCountersRowEncoder.COLUMNS);
+    }
+
+    @Test
     void migrationIndexListsEveryFileInOrder() throws IOException {
         List<Migration> all = loadAll();
-        assertThat(all).extracting(Migration::version).containsExactly(1, 2, 3, 4, 5, 6);
+        assertThat(all).extracting(Migration::version).containsExactly(1, 2, 3, 4, 5, 6, 7);
         Path dir = Path.of("src/main/resources/clickhouse/migrations");
         try (Stream<Path> files = Files.list(dir)) {
             assertThat(
