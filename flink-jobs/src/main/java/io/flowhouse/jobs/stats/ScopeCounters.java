@@ -2,6 +2,7 @@
 package io.flowhouse.jobs.stats;
 
 import io.flowhouse.codec.SequenceTracker;
+import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import java.util.Map;
 
@@ -67,13 +68,14 @@ public final class ScopeCounters {
     /**
      * Counts one datagram's sequence number by the codec's rules ({@link SequenceTracker#step}):
      * NetFlow v5 counts flows sent before this datagram, v9 counts export datagrams (RFC 3954
-     * §5.1), IPFIX counts data records sent before this message (RFC 7011 §3.1), all modulo 2^32; a
-     * forward jump below {@link SequenceTracker#RESET_THRESHOLD} is loss, anything else a restart.
-     * Every step back is a restart here (late window 0): one exporter's datagrams reach the job in
-     * the order the agent received them, and an exporter that restarts from a small counter must
-     * count as a restart, not as a run of late datagrams.
+     * §5.1), sFlow v5 counts datagrams per agent and sub-agent, IPFIX counts data records sent
+     * before this message (RFC 7011 §3.1), all modulo 2^32; a forward jump below {@link
+     * SequenceTracker#RESET_THRESHOLD} is loss, anything else a restart. Every step back is a
+     * restart here (late window 0): one exporter's datagrams reach the job in the order the agent
+     * received them, and an exporter that restarts from a small counter must count as a restart,
+     * not as a run of late datagrams.
      *
-     * @param version 5, 9 or 10
+     * @param version 5, 9, 10 or {@link FlowRecord#VERSION_SFLOW5}
      * @param sequence the header's sequence number (uint32)
      * @param units how far the datagram advances the sequence, or -1 if unknown (a data set whose
      *     template is missing): the next datagram then only resynchronises
@@ -82,7 +84,7 @@ public final class ScopeCounters {
         SequenceTracker.Step step = SequenceTracker.step(nextSequence, sequence, units, 0);
         if (step.outcome() == SequenceTracker.Outcome.GAP) {
             sequenceGaps++;
-            if (version == 9) {
+            if (version == 9 || version == FlowRecord.VERSION_SFLOW5) {
                 lostDatagrams += step.missing();
             } else {
                 lostRecords += step.missing();

@@ -3,6 +3,7 @@ package io.flowhouse.jobs.stats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowhouse.codec.flow.FlowRecord;
 import org.junit.jupiter.api.Test;
 
 /** Sequence accounting of a scope: the codec's step, every step back a restart. */
@@ -18,6 +19,20 @@ class ScopeCountersTest {
         assertThat(c.sequenceGaps).isEqualTo(1);
         assertThat(c.lostRecords).isZero();
         assertThat(c.nextSequence).isEqualTo(106);
+    }
+
+    @Test
+    void sflowCountsLostDatagrams() {
+        ScopeCounters c = new ScopeCounters();
+        c.countSequence(FlowRecord.VERSION_SFLOW5, 7, 1);
+        c.countSequence(FlowRecord.VERSION_SFLOW5, 8, 1);
+        c.countSequence(FlowRecord.VERSION_SFLOW5, 11, 1);
+        assertThat(c.lostDatagrams).isEqualTo(2);
+        assertThat(c.sequenceGaps).isEqualTo(1);
+        assertThat(c.lostRecords).isZero();
+        c.countSequence(FlowRecord.VERSION_SFLOW5, 1, 1);
+        assertThat(c.sequenceResets).isEqualTo(1);
+        assertThat(c.nextSequence).isEqualTo(2);
     }
 
     @Test
