@@ -133,18 +133,20 @@ class SflowPipelineITCase {
                             List.of("42173", "42173", "31803431"),
                             List.of("4215", "42150", "32317260"));
         }
-        // Every datagram counted once, under sFlow's version (105) and sub-agent id.
+        // Every datagram counted once, under sFlow's version (105) and sub-agent id; every flow
+        // sample's sequence follows its source's (testdata/README: 1..42,173 for pmacct), no drops.
         assertThat(
                         ch.queryRows(
                                 "SELECT exporter_port, observation_domain, version,"
                                         + " sum(datagrams), sum(records), sum(sequence_gaps),"
-                                        + " sum(lost_datagrams), sum(sequence_resets) FROM "
+                                        + " sum(lost_datagrams), sum(sequence_resets),"
+                                        + " sum(lost_samples), sum(sample_drops) FROM "
                                         + db
                                         + ".exporter_stats FINAL GROUP BY exporter_port,"
                                         + " observation_domain, version ORDER BY exporter_port"))
                 .containsExactly(
-                        List.of("41000", "1", "105", "5770", "42173", "0", "0", "0"),
-                        List.of("41001", "0", "105", "588", "4215", "0", "0", "0"));
+                        List.of("41000", "1", "105", "5770", "42173", "0", "0", "0", "0", "0"),
+                        List.of("41001", "0", "105", "588", "4215", "0", "0", "0", "0", "0"));
         assertInterfaceCounters(ch, db);
         assertUtilisation(ch, db);
     }

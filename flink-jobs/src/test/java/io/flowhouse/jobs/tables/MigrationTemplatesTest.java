@@ -97,13 +97,20 @@ class MigrationTemplatesTest {
                 .doesNotContain("TTL")
                 .doesNotContain("${");
         // The copy names the columns in the order of V002's table, which are those of the encoder
-        // but for the ones later migrations added (V006: duplicate_datagrams).
+        // but for the ones later migrations added (V006: duplicate_datagrams; V008: lost_samples,
+        // sample_drops).
         String copy = legacy.get(1);
         String selected = copy.substring(copy.indexOf("SELECT") + 6, copy.indexOf("FROM"));
         assertThat(selected.replaceAll("\\s+", "").split(","))
                 .containsExactlyElementsOf(
                         ExporterStatsRowEncoder.COLUMNS.stream()
-                                .filter(c -> !c.equals("duplicate_datagrams"))
+                                .filter(
+                                        c ->
+                                                !List.of(
+                                                                "duplicate_datagrams",
+                                                                "lost_samples",
+                                                                "sample_drops")
+                                                        .contains(c))
                                 .toList());
     }
 
@@ -138,7 +145,7 @@ class MigrationTemplatesTest {
     @Test
     void migrationIndexListsEveryFileInOrder() throws IOException {
         List<Migration> all = loadAll();
-        assertThat(all).extracting(Migration::version).containsExactly(1, 2, 3, 4, 5, 6, 7);
+        assertThat(all).extracting(Migration::version).containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
         Path dir = Path.of("src/main/resources/clickhouse/migrations");
         try (Stream<Path> files = Files.list(dir)) {
             assertThat(
