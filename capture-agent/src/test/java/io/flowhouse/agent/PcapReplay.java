@@ -5,17 +5,21 @@ import io.flowhouse.codec.pcap.PcapReader;
 import io.flowhouse.codec.pcap.UdpDatagram;
 import io.flowhouse.codec.pcap.UdpDatagramExtractor;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
+import java.util.zip.GZIPInputStream;
 
 /**
  * Test replayer: the UDP payloads of a capture, sent from one loopback socket per original exporter
@@ -30,6 +34,18 @@ final class PcapReplay {
     private PcapReplay() {}
 
     static List<Exporter> load(Path pcap) throws IOException {
+        if (pcap.getFileName().toString().endsWith(".gz")) {
+            // The reader maps files: a gzipped capture is decompressed to a temporary one first.
+            Path tmp = Files.createTempFile("flowhouse-replay-", ".pcap");
+            try {
+                try (InputStream in = new GZIPInputStream(Files.newInputStream(pcap), 1 << 16)) {
+                    Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+                }
+                return load(tmp);
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+        }
         Map<String, Exporter> byExporter = new LinkedHashMap<>();
         UdpDatagramExtractor extractor = new UdpDatagramExtractor();
         try (PcapReader reader = PcapReader.open(pcap)) {

@@ -52,7 +52,7 @@ class UdpReplayToKafkaITCase {
             captures =
                     files.filter(p -> p.getFileName().toString().endsWith(".pcap"))
                             .filter(p -> !p.getFileName().toString().startsWith("packets-"))
-                            // sFlow captures: the agent does not listen for sFlow yet.
+                            // sFlow captures: keyed by agent, SflowReplayToKafkaITCase.
                             .filter(p -> !p.getFileName().toString().startsWith("sflow-"))
                             .sorted()
                             .toList();

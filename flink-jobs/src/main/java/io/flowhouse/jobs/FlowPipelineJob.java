@@ -37,6 +37,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *                 ├─▶ flows (ClickHouse), ZMQ and IPFIX fan-out, flows.decoded (Kafka; each
  *                 │   when configured)
  *                 ├─▶ flows.rejected (dead letters), flows.templates (learned templates)
+ *                 ├─▶ sFlow counter samples ─▶ interface_counters (ClickHouse)
  *                 └─▶ observations ─▶ exporter statistics (keyed by exporter) ─▶ exporter_stats
  * packets.raw ─▶ packet flow ageing (keyed by flow) ─▶ flows (ClickHouse)
  * decoded ∪ packet flows ─▶ rollups ─▶ flows_&lt;resolution&gt; (ClickHouse)
@@ -58,6 +59,7 @@ public final class FlowPipelineJob {
     public static final String UID_SINK_FLOWS = "sink-clickhouse-flows";
     public static final String UID_SINK_PACKET_FLOWS = "sink-clickhouse-packet-flows";
     public static final String UID_SINK_STATS = "sink-clickhouse-exporter-stats";
+    public static final String UID_SINK_INTERFACE_COUNTERS = "sink-clickhouse-interface-counters";
     public static final String UID_SINK_REJECTED = "sink-kafka-rejected";
     public static final String UID_SINK_TEMPLATES = "sink-kafka-templates";
     public static final String UID_SINK_ZMQ = "zmq-sink";
@@ -197,6 +199,12 @@ public final class FlowPipelineJob {
                     .sinkTo(sinks.templates())
                     .uid(UID_SINK_TEMPLATES)
                     .name("kafka " + s.templatesTopic());
+        }
+        if (sinks.interfaceCounters() != null) {
+            decoded.getSideOutput(DecodeOutputs.INTERFACE_COUNTERS)
+                    .sinkTo(sinks.interfaceCounters())
+                    .uid(UID_SINK_INTERFACE_COUNTERS)
+                    .name("clickhouse interface_counters");
         }
         if (sinks.stats() != null) {
             // The observations come out of the decode operator keyed by its key: taken as keyed

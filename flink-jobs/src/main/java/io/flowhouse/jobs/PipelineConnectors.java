@@ -114,7 +114,8 @@ public final class PipelineConnectors {
                 r -> ch.rollup(r, rollup.ttlDays(r)),
                 fanOut.zmq() == null ? null : new ZmqSink(fanOut.zmq()),
                 fanOut.ipfix() == null ? null : new IpfixExporterSink(fanOut.ipfix()),
-                flowsTopicSink(s));
+                flowsTopicSink(s),
+                ch.interfaceCounters());
     }
 
     /** The decoded-flows topic, or null when it is off. */

@@ -3,6 +3,7 @@ package io.flowhouse.jobs;
 
 import io.flowhouse.codec.envelope.RejectedDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.sflow.InterfaceCounters;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.rollup.RollupTopology;
 import io.flowhouse.jobs.stats.ExporterStats;
@@ -24,6 +25,7 @@ import org.apache.flink.api.connector.sink2.Sink;
  * @param zmq the ntopng ZMQ publisher of the decoded flows
  * @param ipfix the IPFIX re-export of the decoded flows
  * @param flowsTopic the decoded-flows Kafka topic
+ * @param interfaceCounters sFlow counter samples' interface counters ({@code interface_counters})
  */
 public record PipelineSinks(
         Sink<FlowRecord> flows,
@@ -34,7 +36,22 @@ public record PipelineSinks(
         RollupTopology.SinkFactory rollups,
         Sink<FlowRecord> zmq,
         Sink<FlowRecord> ipfix,
-        Sink<FlowRecord> flowsTopic) {
+        Sink<FlowRecord> flowsTopic,
+        Sink<InterfaceCounters> interfaceCounters) {
+
+    /** Without interface counters (sFlow counter samples are then not written). */
+    public PipelineSinks(
+            Sink<FlowRecord> flows,
+            Sink<ExporterStats> stats,
+            Sink<RejectedDatagram> rejected,
+            Sink<ArchivedTemplate> templates,
+            Sink<FlowRecord> packetFlows,
+            RollupTopology.SinkFactory rollups,
+            Sink<FlowRecord> zmq,
+            Sink<FlowRecord> ipfix,
+            Sink<FlowRecord> flowsTopic) {
+        this(flows, stats, rejected, templates, packetFlows, rollups, zmq, ipfix, flowsTopic, null);
+    }
 
     public PipelineSinks {
         Objects.requireNonNull(flows, "flows");
@@ -43,32 +60,86 @@ public record PipelineSinks(
 
     public PipelineSinks withFlows(Sink<FlowRecord> s) {
         return new PipelineSinks(
-                s, stats, rejected, templates, packetFlows, rollups, zmq, ipfix, flowsTopic);
+                s,
+                stats,
+                rejected,
+                templates,
+                packetFlows,
+                rollups,
+                zmq,
+                ipfix,
+                flowsTopic,
+                interfaceCounters);
     }
 
     public PipelineSinks withStats(Sink<ExporterStats> s) {
         return new PipelineSinks(
-                flows, s, rejected, templates, packetFlows, rollups, zmq, ipfix, flowsTopic);
+                flows,
+                s,
+                rejected,
+                templates,
+                packetFlows,
+                rollups,
+                zmq,
+                ipfix,
+                flowsTopic,
+                interfaceCounters);
     }
 
     public PipelineSinks withRejected(Sink<RejectedDatagram> s) {
         return new PipelineSinks(
-                flows, stats, s, templates, packetFlows, rollups, zmq, ipfix, flowsTopic);
+                flows,
+                stats,
+                s,
+                templates,
+                packetFlows,
+                rollups,
+                zmq,
+                ipfix,
+                flowsTopic,
+                interfaceCounters);
     }
 
     public PipelineSinks withTemplates(Sink<ArchivedTemplate> s) {
         return new PipelineSinks(
-                flows, stats, rejected, s, packetFlows, rollups, zmq, ipfix, flowsTopic);
+                flows,
+                stats,
+                rejected,
+                s,
+                packetFlows,
+                rollups,
+                zmq,
+                ipfix,
+                flowsTopic,
+                interfaceCounters);
     }
 
     public PipelineSinks withPacketFlows(Sink<FlowRecord> s) {
         return new PipelineSinks(
-                flows, stats, rejected, templates, s, rollups, zmq, ipfix, flowsTopic);
+                flows,
+                stats,
+                rejected,
+                templates,
+                s,
+                rollups,
+                zmq,
+                ipfix,
+                flowsTopic,
+                interfaceCounters);
     }
 
     public PipelineSinks withRollups(RollupTopology.SinkFactory s) {
         return new PipelineSinks(
-                flows, stats, rejected, templates, packetFlows, s, zmq, ipfix, flowsTopic);
+                flows,
+                stats,
+                rejected,
+                templates,
+                packetFlows,
+                s,
+                zmq,
+                ipfix,
+                flowsTopic,
+                interfaceCounters);
     }
 
     /** With these fan-out sinks (null: off). */
@@ -82,13 +153,29 @@ public record PipelineSinks(
                 rollups,
                 zmqSink,
                 ipfixSink,
-                flowsTopic);
+                flowsTopic,
+                interfaceCounters);
     }
 
     /** With this decoded-flows topic sink (null: off). */
     public PipelineSinks withFlowsTopic(Sink<FlowRecord> s) {
         return new PipelineSinks(
-                flows, stats, rejected, templates, packetFlows, rollups, zmq, ipfix, s);
+                flows,
+                stats,
+                rejected,
+                templates,
+                packetFlows,
+                rollups,
+                zmq,
+                ipfix,
+                s,
+                interfaceCounters);
+    }
+
+    /** With this interface-counters sink (null: sFlow counter samples are not written). */
+    public PipelineSinks withInterfaceCounters(Sink<InterfaceCounters> s) {
+        return new PipelineSinks(
+                flows, stats, rejected, templates, packetFlows, rollups, zmq, ipfix, flowsTopic, s);
     }
 
     /** How many fan-out sinks are on. */

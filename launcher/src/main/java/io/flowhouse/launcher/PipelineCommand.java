@@ -52,13 +52,14 @@ final class PipelineCommand {
             name = "up",
             mixinStandardHelpOptions = true,
             description = {
-                "the whole pipeline in the background: services, agent (UDP 2055/4739), Flink job",
+                "the whole pipeline in the background: services, agent (UDP 2055/4739/6343), Flink",
+                "job",
                 "",
                 "Starts the local pipeline in the background and returns once it is ready:",
                 "  1. ./flowhouse services up (Kafka, ClickHouse, Flink standalone cluster)",
                 "  2. the capture agent (io.flowhouse.agent.CaptureAgentMain) as a background JVM,",
-                "     receiving NetFlow on UDP --netflow-port (2055) and IPFIX on --ipfix-port",
-                "     (4739)",
+                "     receiving NetFlow on UDP --netflow-port (2055), IPFIX on --ipfix-port",
+                "     (4739) and sFlow v5 on --sflow-port (6343); each port takes every format",
                 "  3. the pipeline job (flink-jobs/target/flink-jobs-*-job.jar) submitted to the",
                 "     local cluster with --kafka.bootstrap-servers and --clickhouse.url set",
                 "  4. the web console (./flowhouse console) on 127.0.0.1:8090, FLOWHOUSE_CONSOLE_*",
@@ -88,6 +89,12 @@ final class PipelineCommand {
                 paramLabel = "N",
                 description = "UDP port of the agent's IPFIX listener (default 4739)")
         int ipfixPort = 4739;
+
+        @Option(
+                names = "--sflow-port",
+                paramLabel = "N",
+                description = "UDP port of the agent's sFlow v5 listener (default 6343)")
+        int sflowPort = 6343;
 
         @Option(
                 names = "--agent-arg",
@@ -155,6 +162,7 @@ final class PipelineCommand {
         public Integer call() throws Exception {
             Ranges.check("--netflow-port", netflowPort, 1, 65_535);
             Ranges.check("--ipfix-port", ipfixPort, 1, 65_535);
+            Ranges.check("--sflow-port", sflowPort, 1, 65_535);
             List<String> fanOut = fanOutJobArgs(ipfixTargets, Optional.ofNullable(zmq));
             fanOut.addAll(flowsTopicJobArgs(flowsTopic, flowsTopicFormat));
             return up(ctx, services.config(ctx, false), this, fanOut);
@@ -265,6 +273,7 @@ final class PipelineCommand {
         }
         int netflowPort = options.netflowPort;
         int ipfixPort = options.ipfixPort;
+        int sflowPort = options.sflowPort;
         ServicesManager services = new ServicesManager(config);
         out.println("starting services (Kafka, ClickHouse, Flink) ...");
         services.startAll();
@@ -292,6 +301,8 @@ final class PipelineCommand {
             command.add("[::]:" + netflowPort);
             command.add("--listen");
             command.add("[::]:" + ipfixPort);
+            command.add("--listen");
+            command.add("[::]:" + sflowPort);
             command.add("--spool-dir");
             command.add(config.stateDir().resolve("agent-spool").toString());
             if (options.agentArg != null) {
@@ -303,12 +314,14 @@ final class PipelineCommand {
                             config.stateDir(),
                             Map.of("FLOWHOUSE_KAFKA_BOOTSTRAP", config.kafkaBootstrap()));
             if (!LocalPorts.awaitUdpBound(
-                    handle, List.of(netflowPort, ipfixPort), Duration.ofSeconds(60))) {
+                    handle, List.of(netflowPort, ipfixPort, sflowPort), Duration.ofSeconds(60))) {
                 err.println(
                         "flowhouse up: the agent did not bind UDP "
                                 + netflowPort
                                 + "/"
-                                + ipfixPort);
+                                + ipfixPort
+                                + "/"
+                                + sflowPort);
                 err.println(agent.logTail(30));
                 agent.stop(config.stopTimeout());
                 return ExitCode.FAILURE;
@@ -316,9 +329,11 @@ final class PipelineCommand {
             out.println(
                     "agent listens on UDP "
                             + netflowPort
-                            + " (NetFlow) and "
+                            + " (NetFlow), "
                             + ipfixPort
-                            + " (IPFIX), pid "
+                            + " (IPFIX) and "
+                            + sflowPort
+                            + " (sFlow), pid "
                             + handle.pid());
         }
 
@@ -362,7 +377,12 @@ final class PipelineCommand {
         }
         out.println();
         out.println(
-                "ready: send NetFlow v5/v9 to UDP " + netflowPort + ", IPFIX to UDP " + ipfixPort);
+                "ready: send NetFlow v5/v9 to UDP "
+                        + netflowPort
+                        + ", IPFIX to UDP "
+                        + ipfixPort
+                        + ", sFlow v5 to UDP "
+                        + sflowPort);
         out.println("console: " + consoleUrl);
         if (!fanOut.isEmpty()) {
             out.println("fan-out: " + String.join(" ", fanOut));

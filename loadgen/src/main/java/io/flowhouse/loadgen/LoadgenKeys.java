@@ -40,12 +40,14 @@ public final class LoadgenKeys {
                     .flag("--to", "HOST:PORT");
 
     public static final Key<String> PROTOCOL =
-            Key.of("protocol", Types.oneOf("v5", "v9", "ipfix", "mix"))
+            Key.of("protocol", Types.oneOf("v5", "v9", "ipfix", "sflow", "mix"))
                     .defaultValue("ipfix")
                     .doc(
                             "Export protocol; mix: exporter i speaks v5, v9, ipfix for i mod 3 = 0,"
-                                    + " 1, 2.")
-                    .flag("--protocol", "v5|v9|ipfix|mix");
+                                    + " 1, 2. sflow: sFlow v5, each flow one flow sample of one"
+                                    + " packet (its frame synthesized, bytes the frame length"
+                                    + " with FCS), the sampling rate --sampling.")
+                    .flag("--protocol", "v5|v9|ipfix|sflow|mix");
 
     public static final Key<Integer> EXPORTERS =
             Key.of("exporters", Types.integer(1, 10_000))

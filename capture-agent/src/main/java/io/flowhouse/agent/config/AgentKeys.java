@@ -31,6 +31,9 @@ public final class AgentKeys {
     /** Default IPFIX port (IANA). */
     public static final int IPFIX_PORT = 4739;
 
+    /** Default sFlow port (IANA). */
+    public static final int SFLOW_PORT = 6343;
+
     /** Default metrics port. */
     public static final int DEFAULT_METRICS_PORT = 9464;
 
@@ -63,10 +66,13 @@ public final class AgentKeys {
                     .defaultValue(
                             List.of(
                                     new HostPort("::", NETFLOW_PORT),
-                                    new HostPort("::", IPFIX_PORT)))
+                                    new HostPort("::", IPFIX_PORT),
+                                    new HostPort("::", SFLOW_PORT)))
                     .doc(
                             "UDP listen addresses; :PORT binds all addresses. \"::\" is dual-stack"
-                                    + " (IPv4 arrives as ::ffff:a.b.c.d).")
+                                    + " (IPv4 arrives as ::ffff:a.b.c.d). Every listener takes"
+                                    + " every format: NetFlow v5/v9, IPFIX and sFlow v5 are told"
+                                    + " apart by their version field.")
                     .flag("--listen", "HOST:PORT");
 
     public static final Key<Integer> UDP_SOCKETS_PER_LISTENER =

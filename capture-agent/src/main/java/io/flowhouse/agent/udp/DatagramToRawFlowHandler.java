@@ -12,6 +12,8 @@ import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.HeaderCheck;
 import io.flowhouse.codec.envelope.ExporterPartitionKey;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
+import io.flowhouse.codec.envelope.SflowAgentKey;
+import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler.Sharable;
@@ -29,10 +31,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Turns each received datagram into a raw-datagram envelope for Kafka: allow-list, header check
  * (version, length, count only - decoding is Flink's job), then {@code flows.raw} keyed by exporter
- * with its stamp ({@link DatagramStamper}: the datagram's identity from here on, kept through the
- * spool), or {@code flows.rejected} with the reason. The payload is copied out of the Netty buffer,
- * which {@link SimpleChannelInboundHandler} releases after this returns. Shared by every channel;
- * keeps no per-channel state.
+ * (sFlow v5: by the agent address and sub-agent id of its header, {@link SflowAgentKey}) with its
+ * stamp ({@link DatagramStamper}: the datagram's identity from here on, kept through the spool), or
+ * {@code flows.rejected} with the reason. The payload is copied out of the Netty buffer, which
+ * {@link SimpleChannelInboundHandler} releases after this returns. Shared by every channel; keeps
+ * no per-channel state.
  */
 @Sharable
 public final class DatagramToRawFlowHandler extends SimpleChannelInboundHandler<DatagramPacket> {
@@ -99,8 +102,13 @@ public final class DatagramToRawFlowHandler extends SimpleChannelInboundHandler<
                         : ByteBuffer.wrap(io.netty.buffer.ByteBufUtil.getBytes(content));
         HeaderCheck.Verdict verdict = HeaderCheck.check(payload);
         metrics.traffic(exporter, verdict.ok() ? verdict.version() : 0).add(payload.remaining());
-        byte[] key = ExporterPartitionKey.encode(exporter, port);
         if (verdict.ok()) {
+            // sFlow's sequences are per agent and sub-agent, named in its header: key by those,
+            // so one agent's datagrams stay in one partition whatever socket they came from.
+            byte[] key =
+                    verdict.version() == FlowRecord.VERSION_SFLOW5
+                            ? SflowAgentKey.encodeFromHeader(payload)
+                            : ExporterPartitionKey.encode(exporter, port);
             byte[] value =
                     RawDatagramCodec.encode(
                             exporter,
@@ -112,6 +120,7 @@ public final class DatagramToRawFlowHandler extends SimpleChannelInboundHandler<
             sink.publish(new Outbound(rawTopic, -1, now, key, value, null));
             return;
         }
+        byte[] key = ExporterPartitionKey.encode(exporter, port);
         String reason = verdict.reason().name();
         metrics.rejected(reason);
         rejectLog.warn("rejecting datagram from {}: {}", exporter, verdict.text());

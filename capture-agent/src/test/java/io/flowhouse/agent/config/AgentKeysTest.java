@@ -17,12 +17,14 @@ import org.junit.jupiter.api.Test;
 class AgentKeysTest {
 
     @Test
-    void defaultsListenOnBothPortsAndSendToLocalKafka() {
+    void defaultsListenOnTheNetflowIpfixAndSflowPortsAndSendToLocalKafka() {
         AgentConfig c = AgentCommand.configFrom();
         assertThat(c.udp().enabled()).isTrue();
         assertThat(c.udp().listeners())
                 .containsExactly(
-                        new AgentConfig.Listener("::", 2055), new AgentConfig.Listener("::", 4739));
+                        new AgentConfig.Listener("::", 2055),
+                        new AgentConfig.Listener("::", 4739),
+                        new AgentConfig.Listener("::", 6343));
         assertThat(c.udp().maxDatagramBytes()).isEqualTo(65_535);
         assertThat(c.kafka().bootstrapServers()).isEqualTo("127.0.0.1:9092");
         assertThat(c.kafka().compression()).isEqualTo("lz4");

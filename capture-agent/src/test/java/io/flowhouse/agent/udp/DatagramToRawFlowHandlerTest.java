@@ -13,6 +13,7 @@ import io.flowhouse.codec.envelope.ExporterPartitionKey;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
 import io.flowhouse.codec.envelope.RejectedDatagram;
+import io.flowhouse.codec.envelope.SflowAgentKey;
 import io.flowhouse.codec.flow.IpAddress;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -54,6 +55,23 @@ class DatagramToRawFlowHandlerTest {
     /** A minimal valid IPFIX message: header only, length 16. */
     private static byte[] ipfix() {
         return new byte[] {0, 10, 0, 16, 0x65, 0x5f, 0, 0, 0, 0, 0, 1, 0, 0, 0, 8};
+    }
+
+    /** An sFlow v5 header with no samples: agent 192.0.2.1 (or 2001:db8::1), sub-agent 7. */
+    private static byte[] sflow(boolean ipv6) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(ipv6 ? 40 : 28);
+        b.putInt(5).putInt(ipv6 ? 2 : 1);
+        b.put(ipv6 ? IpAddress.parse("2001:db8::1").toBytes() : new byte[] {(byte) 192, 0, 2, 1});
+        b.putInt(7).putInt(42).putInt(1000).putInt(0);
+        return b.array();
+    }
+
+    /** A NetFlow v5 header with one zeroed record: 16-bit version 5 where sFlow has 32 bits. */
+    private static byte[] netflowV5() {
+        byte[] b = new byte[24 + 48];
+        b[1] = 5;
+        b[3] = 1;
+        return b;
     }
 
     private static byte[] large() {
@@ -101,6 +119,33 @@ class DatagramToRawFlowHandlerTest {
         assertThat(big.payload()).isEqualTo(large());
         assertThat(big.exporterAddress()).isEqualTo(IpAddress.parse("2001:db8::5"));
         assertThat(metrics.datagrams()).isEqualTo(2);
+        assertThat(ch.finish()).isFalse();
+    }
+
+    @Test
+    void sflowIsKeyedByAgentAndSubAgentAndNetflowV5OnTheSamePortByExporter() {
+        EmbeddedChannel ch = channel(List.of(), true);
+        ch.writeInbound(
+                packet(sflow(false), "198.51.100.1", 40000),
+                packet(netflowV5(), "198.51.100.1", 40000),
+                packet(sflow(true), "198.51.100.1", 40001));
+        assertThat(out).hasSize(3);
+        assertThat(out).extracting(Outbound::topic).containsOnly("flows.raw");
+        assertThat(SflowAgentKey.decode(out.get(0).key()))
+                .isEqualTo(new SflowAgentKey(IpAddress.parse("192.0.2.1"), 7));
+        assertThat(ExporterPartitionKey.decode(out.get(1).key()))
+                .isEqualTo(new ExporterKey(IpAddress.parse("198.51.100.1"), 40000));
+        assertThat(SflowAgentKey.decode(out.get(2).key()))
+                .isEqualTo(new SflowAgentKey(IpAddress.parse("2001:db8::1"), 7));
+        // The envelope and its stamp stay the sender's, as for NetFlow.
+        RawDatagram d = RawDatagramCodec.decode(out.get(0).value());
+        assertThat(d.exporterAddress()).isEqualTo(IpAddress.parse("198.51.100.1"));
+        assertThat(d.exporterPort()).isEqualTo(40000);
+        assertThat(d.payload()).isEqualTo(sflow(false));
+        assertThat(d.stamp()).isEqualTo(new DatagramStamp(77L, 1L, 0L));
+        assertThat(RawDatagramCodec.decode(out.get(1).value()).stamp())
+                .isEqualTo(new DatagramStamp(77L, 1L, 1L));
+        assertThat(metrics.rejectedCount()).isZero();
         assertThat(ch.finish()).isFalse();
     }
 

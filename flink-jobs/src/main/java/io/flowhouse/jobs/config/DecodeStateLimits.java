@@ -20,6 +20,8 @@ import java.time.Duration;
  * @param archiveMaxRecordBytes largest templates-topic record written
  * @param statsScopeIdleTimeout the statistics forget a domain silent this long (processing time)
  * @param statsMaxScopesPerExporter domains with their own statistics per exporter key
+ * @param statsMaxSflowSources sFlow data sources per statistics scope (agent and sub-agent) with
+ *     sample-sequence and drops accounting
  */
 public record DecodeStateLimits(
         long maxBytesPerExporter,
@@ -30,7 +32,8 @@ public record DecodeStateLimits(
         Duration exporterIdleTimeout,
         int archiveMaxRecordBytes,
         Duration statsScopeIdleTimeout,
-        int statsMaxScopesPerExporter)
+        int statsMaxScopesPerExporter,
+        int statsMaxSflowSources)
         implements Serializable {
 
     /** 4 MiB: every template an exporter may hold (4,096 of 60 fields) with room for options. */
@@ -62,6 +65,9 @@ public record DecodeStateLimits(
 
     public static final int DEFAULT_STATS_MAX_SCOPES_PER_EXPORTER = 256;
 
+    /** A chassis switch: some hundreds of ports, each a data source with its own sequence. */
+    public static final int DEFAULT_STATS_MAX_SFLOW_SOURCES = 1024;
+
     /**
      * What a state entry counts for beyond its wire bytes: the Flink key and key group before it in
      * RocksDB (20), its map key (up to 16) and the serialized fields of its value (up to 44; a
@@ -80,7 +86,8 @@ public record DecodeStateLimits(
                     DEFAULT_EXPORTER_IDLE_TIMEOUT,
                     DEFAULT_ARCHIVE_MAX_RECORD_BYTES,
                     DEFAULT_STATS_SCOPE_IDLE_TIMEOUT,
-                    DEFAULT_STATS_MAX_SCOPES_PER_EXPORTER);
+                    DEFAULT_STATS_MAX_SCOPES_PER_EXPORTER,
+                    DEFAULT_STATS_MAX_SFLOW_SOURCES);
 
     public DecodeStateLimits {
         positive("max bytes per exporter", maxBytesPerExporter);
@@ -95,6 +102,7 @@ public record DecodeStateLimits(
         positive("exporter idle timeout", exporterIdleTimeout.toMillis());
         positive("stats scope idle timeout", statsScopeIdleTimeout.toMillis());
         positive("stats max scopes per exporter", statsMaxScopesPerExporter);
+        positive("stats max sflow sources", statsMaxSflowSources);
         if (maxBytes < maxBytesPerExporter) {
             throw new IllegalArgumentException(
                     "max bytes "
@@ -129,7 +137,8 @@ public record DecodeStateLimits(
                 exporterIdleTimeout,
                 archiveMaxRecordBytes,
                 statsScopeIdleTimeout,
-                statsMaxScopesPerExporter);
+                statsMaxScopesPerExporter,
+                statsMaxSflowSources);
     }
 
     public DecodeStateLimits withScopes(int decodeScopes, int statsScopes) {
@@ -142,7 +151,8 @@ public record DecodeStateLimits(
                 exporterIdleTimeout,
                 archiveMaxRecordBytes,
                 statsScopeIdleTimeout,
-                statsScopes);
+                statsScopes,
+                statsMaxSflowSources);
     }
 
     public DecodeStateLimits withTimes(
@@ -156,7 +166,8 @@ public record DecodeStateLimits(
                 exporterIdle,
                 archiveMaxRecordBytes,
                 statsScopeIdle,
-                statsMaxScopesPerExporter);
+                statsMaxScopesPerExporter,
+                statsMaxSflowSources);
     }
 
     public DecodeStateLimits withArchiveMaxRecordBytes(int bytes) {
@@ -169,6 +180,21 @@ public record DecodeStateLimits(
                 exporterIdleTimeout,
                 bytes,
                 statsScopeIdleTimeout,
-                statsMaxScopesPerExporter);
+                statsMaxScopesPerExporter,
+                statsMaxSflowSources);
+    }
+
+    public DecodeStateLimits withSflowSources(int sources) {
+        return new DecodeStateLimits(
+                maxBytesPerExporter,
+                maxBytes,
+                maxScopesPerExporter,
+                maxHeldBytes,
+                templateLifetime,
+                exporterIdleTimeout,
+                archiveMaxRecordBytes,
+                statsScopeIdleTimeout,
+                statsMaxScopesPerExporter,
+                sources);
     }
 }

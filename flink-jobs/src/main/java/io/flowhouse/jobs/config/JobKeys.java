@@ -378,6 +378,16 @@ public final class JobKeys {
                                     + " datagrams of further domains are counted in one row"
                                     + " per version with observation_domain 4294967295.");
 
+    public static final Key<Integer> STATS_MAX_SFLOW_SOURCES =
+            Key.of("decode.stats.max-sflow-sources", Types.integer(1, Integer.MAX_VALUE))
+                    .defaultValue(DecodeStateLimits.DEFAULT_STATS_MAX_SFLOW_SOURCES)
+                    .doc(
+                            "sFlow data sources (interface, VLAN or entity) one statistics"
+                                    + " domain (agent and sub-agent) keeps sample-sequence and"
+                                    + " drops accounting for (lost_samples, sample_drops);"
+                                    + " flow samples of further sources are not accounted,"
+                                    + " counted in flowhouse_decode_stats_sflow_samples_untracked_total.");
+
     public static final Key<Long> SAMPLING_DEFAULT =
             Key.of("decode.sampling.default-rate", Types.longRange(1, Long.MAX_VALUE))
                     .defaultValue(1L)
@@ -455,6 +465,7 @@ public final class JobKeys {
                     TEMPLATES_ARCHIVE_MAX_RECORD_BYTES,
                     STATS_SCOPE_IDLE_TIMEOUT,
                     STATS_MAX_SCOPES_PER_EXPORTER,
+                    STATS_MAX_SFLOW_SOURCES,
                     SAMPLING_DEFAULT,
                     SAMPLING_OVERRIDES,
                     CLICKHOUSE_FLOWS_TTL_DAYS);

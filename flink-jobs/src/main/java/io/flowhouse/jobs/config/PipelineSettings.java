@@ -130,7 +130,8 @@ public record PipelineSettings(
                                 conf.get(JobKeys.EXPORTER_IDLE_TIMEOUT),
                                 conf.get(JobKeys.TEMPLATES_ARCHIVE_MAX_RECORD_BYTES),
                                 conf.get(JobKeys.STATS_SCOPE_IDLE_TIMEOUT),
-                                conf.get(JobKeys.STATS_MAX_SCOPES_PER_EXPORTER)),
+                                conf.get(JobKeys.STATS_MAX_SCOPES_PER_EXPORTER),
+                                conf.get(JobKeys.STATS_MAX_SFLOW_SOURCES)),
                         new EventTimeSettings(
                                 conf.get(JobKeys.EVENT_TIME_PAST),
                                 conf.get(JobKeys.EVENT_TIME_FUTURE),

@@ -9,6 +9,7 @@ import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.template.OptionsLimits;
 import io.flowhouse.codec.template.TemplateCache;
 import java.nio.ByteBuffer;
+import java.util.List;
 
 /**
  * The one call into the codec: a datagram and a template cache in, a {@link DecodedDatagram} out.
@@ -44,6 +45,7 @@ final class DatagramDecoder {
                 r.problems(),
                 r.problemCounts(),
                 r.learned().size(),
-                r.scope());
+                r.scope(),
+                r.sflow() == null ? List.of() : r.sflow().counters());
     }
 }

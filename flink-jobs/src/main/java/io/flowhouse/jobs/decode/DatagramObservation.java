@@ -5,6 +5,8 @@ import io.flowhouse.codec.DecodeProblem;
 import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.ProblemCounts;
 import io.flowhouse.codec.envelope.RawDatagram;
+import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.flow.SflowFields;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -29,6 +31,9 @@ import java.util.Objects;
  * @param problemCounts how many problems of each kind in {@code problems} (same index)
  * @param records flow records emitted now
  * @param rejected whether the datagram was sent to the dead-letter topic now
+ * @param sflowSamples sFlow v5 (arrivals): per flow sample decoded, in order, three values: its
+ *     data source ({@code class << 32 | index}), its sample sequence number and its agent's drops
+ *     counter (uint32 each); empty otherwise. At most a third of the datagram's size in values.
  */
 public record DatagramObservation(
         ExporterKey exporter,
@@ -43,7 +48,8 @@ public record DatagramObservation(
         DecodeProblem.Kind[] problems,
         int[] problemCounts,
         int records,
-        boolean rejected) {
+        boolean rejected,
+        long[] sflowSamples) {
 
     /** What happened to the datagram. */
     public enum Kind {
@@ -69,12 +75,14 @@ public record DatagramObservation(
 
     private static final DecodeProblem.Kind[] NO_PROBLEMS = new DecodeProblem.Kind[0];
     private static final int[] NO_COUNTS = new int[0];
+    private static final long[] NO_SAMPLES = new long[0];
 
     public DatagramObservation {
         Objects.requireNonNull(exporter, "exporter");
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(problems, "problems");
         Objects.requireNonNull(problemCounts, "problemCounts");
+        Objects.requireNonNull(sflowSamples, "sflowSamples");
         if (problems.length != problemCounts.length) {
             throw new IllegalArgumentException(
                     problems.length + " problem kinds, " + problemCounts.length + " counts");
@@ -102,7 +110,23 @@ public record DatagramObservation(
                 kinds(r.problemCounts()),
                 counts(r.problemCounts()),
                 records,
-                rejected);
+                rejected,
+                r.version() == FlowRecord.VERSION_SFLOW5 ? sflowSamples(r) : NO_SAMPLES);
+    }
+
+    /** Each flow sample's source, sample sequence and drops, from its record. */
+    private static long[] sflowSamples(DecodedDatagram r) {
+        long[] out = new long[3 * r.records().size()];
+        int n = 0;
+        for (FlowRecord f : r.records()) {
+            SflowFields s = f.sflow();
+            if (s != null) {
+                out[n++] = ((long) s.sourceIdClass() << 32) | s.sourceIdIndex();
+                out[n++] = s.sampleSequence();
+                out[n++] = s.drops();
+            }
+        }
+        return n == out.length ? out : Arrays.copyOf(out, n);
     }
 
     /** A datagram that did not decode at all: counted in version 0, domain 0. */
@@ -121,7 +145,8 @@ public record DatagramObservation(
                 new DecodeProblem.Kind[] {problem},
                 new int[] {1},
                 0,
-                true);
+                true,
+                NO_SAMPLES);
     }
 
     /** A datagram seen before: its scope from its header (version 0 when not NetFlow/IPFIX). */
@@ -152,7 +177,8 @@ public record DatagramObservation(
                 NO_PROBLEMS,
                 NO_COUNTS,
                 0,
-                false);
+                false,
+                NO_SAMPLES);
     }
 
     private static long uint32(byte[] b, int at) {
@@ -178,7 +204,8 @@ public record DatagramObservation(
                 NO_PROBLEMS,
                 NO_COUNTS,
                 records,
-                rejected);
+                rejected,
+                NO_SAMPLES);
     }
 
     private static DecodeProblem.Kind[] kinds(ProblemCounts counts) {
@@ -210,7 +237,8 @@ public record DatagramObservation(
                 && Arrays.equals(problems, x.problems)
                 && Arrays.equals(problemCounts, x.problemCounts)
                 && records == x.records
-                && rejected == x.rejected;
+                && rejected == x.rejected
+                && Arrays.equals(sflowSamples, x.sflowSamples);
     }
 
     @Override

@@ -2,6 +2,7 @@
 package io.flowhouse.jobs.decode;
 
 import io.flowhouse.codec.envelope.RejectedDatagram;
+import io.flowhouse.codec.sflow.InterfaceCounters;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.util.OutputTag;
@@ -20,6 +21,10 @@ public final class DecodeOutputs {
     /** What was observed of each datagram: to the exporter statistics. */
     public static final OutputTag<DatagramObservation> OBSERVATIONS =
             new OutputTag<>("observations", TypeInformation.of(DatagramObservation.class));
+
+    /** sFlow counter samples with interface counters: to {@code interface_counters}. */
+    public static final OutputTag<InterfaceCounters> INTERFACE_COUNTERS =
+            new OutputTag<>("interface-counters", TypeInformation.of(InterfaceCounters.class));
 
     private DecodeOutputs() {}
 }

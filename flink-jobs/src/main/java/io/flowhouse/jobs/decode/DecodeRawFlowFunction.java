@@ -6,6 +6,7 @@ import io.flowhouse.codec.DecodeResult;
 import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.sflow.InterfaceCounters;
 import io.flowhouse.jobs.config.DecodeSettings;
 import io.flowhouse.jobs.config.DecodeStateLimits;
 import io.flowhouse.jobs.model.ArchivedTemplate;
@@ -185,6 +186,9 @@ public final class DecodeRawFlowFunction
         boolean rejected = false;
         if (!hold) {
             emitted = emitter.emit(d, r, out);
+            for (InterfaceCounters c : r.counters()) {
+                ctx.output(DecodeOutputs.INTERFACE_COUNTERS, c);
+            }
             rejected = deadLetters.afterDecode(ctx, d, r);
             rejected = outOfRange(ctx, d, emitted, rejected);
         }

@@ -4,6 +4,7 @@ package io.flowhouse.jobs.decode;
 import io.flowhouse.codec.DecodeProblem;
 import io.flowhouse.codec.ProblemCounts;
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.sflow.InterfaceCounters;
 import io.flowhouse.codec.template.TemplateScope;
 import java.util.List;
 
@@ -21,6 +22,7 @@ import java.util.List;
  * @param problemCounts every problem, counted by kind
  * @param templateRecords template and options template records the datagram carried
  * @param scope the template scope (v9, IPFIX), null for v5
+ * @param counters sFlow counter samples with interface counters (empty for NetFlow/IPFIX)
  */
 record DecodedDatagram(
         List<FlowRecord> records,
@@ -32,7 +34,8 @@ record DecodedDatagram(
         List<DecodeProblem> problems,
         ProblemCounts problemCounts,
         int templateRecords,
-        TemplateScope scope) {
+        TemplateScope scope,
+        List<InterfaceCounters> counters) {
 
     /** Whether a data set's template was unknown. */
     boolean missesTemplates() {

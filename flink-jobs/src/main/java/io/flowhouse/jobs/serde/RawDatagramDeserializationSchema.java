@@ -5,18 +5,20 @@ import io.flowhouse.codec.envelope.ExporterPartitionKey;
 import io.flowhouse.codec.envelope.MalformedEnvelopeException;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
+import io.flowhouse.codec.envelope.SflowAgentKey;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Reads {@code flows.raw} records ({@code flowhouse.v1.RawDatagram} protobuf values, keyed by
- * {@link ExporterPartitionKey}) into {@link RawDatagram}s. The key is the exporter the partitioner
- * placed the record by; a record whose key names another exporter than its envelope (a producer bug
- * that would put one exporter's datagrams in two partitions, out of order) is malformed. An
- * envelope that does not parse, or does not match its key, is counted ({@code
- * flowhouse_decode_malformed_envelopes_total}), logged at most once a minute, and skipped: it is
- * not a datagram, so there is nothing to dead-letter. A record without a key is taken as it is.
+ * {@link ExporterPartitionKey}, sFlow v5 by {@link SflowAgentKey}) into {@link RawDatagram}s. The
+ * key is the exporter (or sFlow agent and sub-agent) the partitioner placed the record by; a record
+ * whose key names another exporter than its envelope (a producer bug that would put one exporter's
+ * datagrams in two partitions, out of order) is malformed. An envelope that does not parse, or does
+ * not match its key, is counted ({@code flowhouse_decode_malformed_envelopes_total}), logged at
+ * most once a minute, and skipped: it is not a datagram, so there is nothing to dead-letter. A
+ * record without a key is taken as it is.
  */
 public final class RawDatagramDeserializationSchema
         extends SkippingDeserializationSchema<RawDatagram> {
@@ -34,12 +36,15 @@ public final class RawDatagramDeserializationSchema
         }
         try {
             RawDatagram d = RawDatagramCodec.decode(record.value());
-            if (record.key() != null && !ExporterPartitionKey.matches(record.key(), d.exporter())) {
+            if (record.key() != null
+                    && !ExporterPartitionKey.matches(record.key(), d.exporter())
+                    && !SflowAgentKey.matches(record.key(), d.payload())) {
                 throw new MalformedEnvelopeException(
                         "record key "
                                 + keyText(record.key())
                                 + " names another exporter than the envelope's "
-                                + d.exporter());
+                                + d.exporter()
+                                + " (or another sFlow agent than its datagram's)");
             }
             out.collect(d);
         } catch (MalformedEnvelopeException e) {
@@ -48,6 +53,9 @@ public final class RawDatagramDeserializationSchema
     }
 
     private static String keyText(byte[] key) {
+        if (key.length == SflowAgentKey.SIZE) {
+            return "sFlow agent " + SflowAgentKey.decode(key);
+        }
         try {
             return ExporterPartitionKey.decode(key).toString();
         } catch (MalformedEnvelopeException e) {

@@ -73,6 +73,7 @@ public final class AggregateExporterStats
 
     private final long idleMillis;
     private final int maxScopes;
+    private final int maxSflowSources;
 
     private transient MapState<ScopeKey, ScopeCounters> counters;
     private transient MapState<ProblemKey, Long> problems;
@@ -82,6 +83,7 @@ public final class AggregateExporterStats
     private transient Counter sequenceResets;
     private transient Counter scopesExpired;
     private transient Counter scopesFolded;
+    private transient Counter sflowUntracked;
 
     /** With the default bounds. */
     public AggregateExporterStats() {
@@ -91,6 +93,7 @@ public final class AggregateExporterStats
     public AggregateExporterStats(DecodeStateLimits limits) {
         this.idleMillis = limits.statsScopeIdleTimeout().toMillis();
         this.maxScopes = limits.statsMaxScopesPerExporter();
+        this.maxSflowSources = limits.statsMaxSflowSources();
     }
 
     @Override
@@ -106,6 +109,7 @@ public final class AggregateExporterStats
         sequenceResets = g.counter("sequence_resets_total");
         scopesExpired = g.counter("stats_scopes_expired_total");
         scopesFolded = g.counter("stats_scopes_folded_total");
+        sflowUntracked = g.counter("stats_sflow_samples_untracked_total");
     }
 
     @Override
@@ -140,6 +144,9 @@ public final class AggregateExporterStats
                 c.countSequence(o.version(), o.sequenceNumber(), o.sequenceUnits());
                 lost.inc(c.lostDatagrams + c.lostRecords - lostBefore);
                 sequenceResets.inc(c.sequenceResets - resetsBefore);
+                if (o.sflowSamples().length > 0) {
+                    sflowUntracked.inc(c.countSflowSamples(o.sflowSamples(), maxSflowSources));
+                }
             }
             c.templateRecords += o.templateRecords();
         }

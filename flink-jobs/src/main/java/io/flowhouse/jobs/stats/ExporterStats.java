@@ -10,7 +10,7 @@ import java.util.TreeMap;
 
 /**
  * One exporter scope's counts for one minute, a row of {@code flowhouse.exporter_stats} (migrations
- * V002, V005, written by {@link ExporterStatsRowEncoder}), and the value {@link
+ * V002, V005, V006, V008, written by {@link ExporterStatsRowEncoder}), and the value {@link
  * AggregateExporterStats} emits. The job emits a minute while it runs and once more, complete, when
  * the next minute starts; {@code updatedAtMillis} only grows, so a later value for the same
  * exporter, domain, version and minute replaces the earlier one (the higher {@code updatedAtMillis}
@@ -36,6 +36,8 @@ import java.util.TreeMap;
  * @param rejectedRecords records sent to the dead-letter topic
  * @param duplicateDatagrams datagrams that arrived again (re-sends, by their stamp): dropped before
  *     decoding and counted only here
+ * @param lostSamples sFlow: flow samples missing by their data sources' sample sequence numbers
+ * @param sampleDrops sFlow: samples the agent dropped, by the increase of its drops counters
  * @param problemKinds decode problem kinds, sorted
  * @param problemCounts the count of each kind
  * @param updatedAtMillis when this value was computed; the version for ReplacingMergeTree
@@ -57,6 +59,8 @@ public record ExporterStats(
         long recordsBeforeTemplate,
         long rejectedRecords,
         long duplicateDatagrams,
+        long lostSamples,
+        long sampleDrops,
         String[] problemKinds,
         long[] problemCounts,
         long updatedAtMillis) {
@@ -80,7 +84,7 @@ public record ExporterStats(
         }
     }
 
-    /** With the problem counts as a map. */
+    /** With the problem counts as a map, without sFlow sample accounting. */
     public ExporterStats(
             long minuteMillis,
             IpAddress exporterAddress,
@@ -117,6 +121,53 @@ public record ExporterStats(
                 recordsBeforeTemplate,
                 rejectedRecords,
                 duplicateDatagrams,
+                0L,
+                0L,
+                problems,
+                updatedAtMillis);
+    }
+
+    /** With the problem counts as a map. */
+    public ExporterStats(
+            long minuteMillis,
+            IpAddress exporterAddress,
+            int exporterPort,
+            long observationDomainId,
+            int version,
+            long datagrams,
+            long datagramBytes,
+            long records,
+            long templateRecords,
+            long sequenceGaps,
+            long lostDatagrams,
+            long lostRecords,
+            long sequenceResets,
+            long recordsBeforeTemplate,
+            long rejectedRecords,
+            long duplicateDatagrams,
+            long lostSamples,
+            long sampleDrops,
+            Map<String, Long> problems,
+            long updatedAtMillis) {
+        this(
+                minuteMillis,
+                exporterAddress,
+                exporterPort,
+                observationDomainId,
+                version,
+                datagrams,
+                datagramBytes,
+                records,
+                templateRecords,
+                sequenceGaps,
+                lostDatagrams,
+                lostRecords,
+                sequenceResets,
+                recordsBeforeTemplate,
+                rejectedRecords,
+                duplicateDatagrams,
+                lostSamples,
+                sampleDrops,
                 new TreeMap<>(problems).keySet().toArray(String[]::new),
                 new TreeMap<>(problems).values().stream().mapToLong(Long::longValue).toArray(),
                 updatedAtMillis);
@@ -159,6 +210,8 @@ public record ExporterStats(
                 && recordsBeforeTemplate == s.recordsBeforeTemplate
                 && rejectedRecords == s.rejectedRecords
                 && duplicateDatagrams == s.duplicateDatagrams
+                && lostSamples == s.lostSamples
+                && sampleDrops == s.sampleDrops
                 && Arrays.equals(problemKinds, s.problemKinds)
                 && Arrays.equals(problemCounts, s.problemCounts)
                 && updatedAtMillis == s.updatedAtMillis;
@@ -205,6 +258,9 @@ public record ExporterStats(
                 + ", resets "
                 + sequenceResets
                 + (duplicateDatagrams == 0 ? "" : ", duplicates " + duplicateDatagrams)
+                + (lostSamples == 0 && sampleDrops == 0
+                        ? ""
+                        : ", lost samples " + lostSamples + ", drops " + sampleDrops)
                 + ", problems "
                 + problems()
                 + ", updated "

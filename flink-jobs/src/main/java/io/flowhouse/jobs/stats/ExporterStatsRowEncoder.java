@@ -8,7 +8,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * {@link ExporterStats} to a row of {@code flowhouse.exporter_stats} (migrations V002, V005, V006).
+ * {@link ExporterStats} to a row of {@code flowhouse.exporter_stats} (migrations V002, V005, V006,
+ * V008).
  */
 public final class ExporterStatsRowEncoder implements ClickHouseRowEncoder<ExporterStats> {
 
@@ -32,6 +33,8 @@ public final class ExporterStatsRowEncoder implements ClickHouseRowEncoder<Expor
                     "records_before_template",
                     "rejected_records",
                     "duplicate_datagrams",
+                    "lost_samples",
+                    "sample_drops",
                     "problem_kinds",
                     "problem_counts",
                     "updated_at");
@@ -64,6 +67,8 @@ public final class ExporterStatsRowEncoder implements ClickHouseRowEncoder<Expor
         out.uint64(s.recordsBeforeTemplate());
         out.uint64(s.rejectedRecords());
         out.uint64(s.duplicateDatagrams());
+        out.uint64(s.lostSamples());
+        out.uint64(s.sampleDrops());
         out.stringArray(Arrays.asList(s.problemKinds()));
         out.uint64Array(s.problemCounts());
         out.uint64(s.updatedAtMillis());

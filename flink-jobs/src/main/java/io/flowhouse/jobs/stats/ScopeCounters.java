@@ -2,7 +2,9 @@
 package io.flowhouse.jobs.stats;
 
 import io.flowhouse.codec.SequenceTracker;
+import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
+import java.util.Arrays;
 import java.util.Map;
 
 /**
@@ -32,6 +34,21 @@ public final class ScopeCounters {
     /** Datagrams that arrived again (re-sends, by their stamp) and were not counted above. */
     public long duplicateDatagrams;
 
+    /** sFlow: flow samples missing by their sources' sample sequence numbers. */
+    public long lostSamples;
+
+    /** sFlow: increase of the sources' drops counters (samples the agent could not send). */
+    public long sampleDrops;
+
+    /** sFlow data sources ({@code class << 32 | index}) with accounting, ascending. */
+    public long[] sflowSources = NO_LONGS;
+
+    /** Each source's sample sequence expected next (uint32); same index as the source. */
+    public long[] sflowNextSample = NO_LONGS;
+
+    /** Each source's last drops counter (uint32); same index as the source. */
+    public long[] sflowDrops = NO_LONGS;
+
     /** Receive time of the latest datagram counted; the row version of the minute. */
     public long lastReceivedMillis;
 
@@ -40,6 +57,8 @@ public final class ScopeCounters {
 
     /** Processing time of the latest datagram counted: the scope is forgotten when idle. */
     public long lastActiveMillis;
+
+    private static final long[] NO_LONGS = new long[0];
 
     public ScopeCounters() {}
 
@@ -57,6 +76,8 @@ public final class ScopeCounters {
         recordsBeforeTemplate = 0;
         rejectedRecords = 0;
         duplicateDatagrams = 0;
+        lostSamples = 0;
+        sampleDrops = 0;
     }
 
     /** Whether this minute has anything to report. */
@@ -67,13 +88,14 @@ public final class ScopeCounters {
     /**
      * Counts one datagram's sequence number by the codec's rules ({@link SequenceTracker#step}):
      * NetFlow v5 counts flows sent before this datagram, v9 counts export datagrams (RFC 3954
-     * §5.1), IPFIX counts data records sent before this message (RFC 7011 §3.1), all modulo 2^32; a
-     * forward jump below {@link SequenceTracker#RESET_THRESHOLD} is loss, anything else a restart.
-     * Every step back is a restart here (late window 0): one exporter's datagrams reach the job in
-     * the order the agent received them, and an exporter that restarts from a small counter must
-     * count as a restart, not as a run of late datagrams.
+     * §5.1), sFlow v5 counts datagrams per agent and sub-agent, IPFIX counts data records sent
+     * before this message (RFC 7011 §3.1), all modulo 2^32; a forward jump below {@link
+     * SequenceTracker#RESET_THRESHOLD} is loss, anything else a restart. Every step back is a
+     * restart here (late window 0): one exporter's datagrams reach the job in the order the agent
+     * received them, and an exporter that restarts from a small counter must count as a restart,
+     * not as a run of late datagrams.
      *
-     * @param version 5, 9 or 10
+     * @param version 5, 9, 10 or {@link FlowRecord#VERSION_SFLOW5}
      * @param sequence the header's sequence number (uint32)
      * @param units how far the datagram advances the sequence, or -1 if unknown (a data set whose
      *     template is missing): the next datagram then only resynchronises
@@ -82,7 +104,7 @@ public final class ScopeCounters {
         SequenceTracker.Step step = SequenceTracker.step(nextSequence, sequence, units, 0);
         if (step.outcome() == SequenceTracker.Outcome.GAP) {
             sequenceGaps++;
-            if (version == 9) {
+            if (version == 9 || version == FlowRecord.VERSION_SFLOW5) {
                 lostDatagrams += step.missing();
             } else {
                 lostRecords += step.missing();
@@ -91,6 +113,56 @@ public final class ScopeCounters {
             sequenceResets++;
         }
         nextSequence = step.expectedNext();
+    }
+
+    /**
+     * Counts an sFlow datagram's flow samples by their data sources: a forward jump of a source's
+     * sample sequence number is loss ({@link #lostSamples}), a step back a restart of the agent (no
+     * loss; its drops counter starts again too), and each increase of a source's drops counter is
+     * added to {@link #sampleDrops}. A source seen first only sets its baseline. At most {@code
+     * maxSources} sources are kept; samples of further ones are not accounted.
+     *
+     * @param samples triples of source, sample sequence and drops, as {@link
+     *     io.flowhouse.jobs.decode.DatagramObservation#sflowSamples()}
+     * @return samples not accounted because their source is beyond the bound
+     */
+    public int countSflowSamples(long[] samples, int maxSources) {
+        int untracked = 0;
+        for (int i = 0; i + 2 < samples.length; i += 3) {
+            long source = samples[i];
+            long sequence = samples[i + 1];
+            long drops = samples[i + 2];
+            int at = Arrays.binarySearch(sflowSources, source);
+            if (at < 0) {
+                if (sflowSources.length >= maxSources) {
+                    untracked++;
+                    continue;
+                }
+                at = -at - 1;
+                sflowSources = insert(sflowSources, at, source);
+                sflowNextSample = insert(sflowNextSample, at, (sequence + 1) & 0xffff_ffffL);
+                sflowDrops = insert(sflowDrops, at, drops);
+                continue;
+            }
+            SequenceTracker.Step step = SequenceTracker.step(sflowNextSample[at], sequence, 1, 0);
+            if (step.outcome() == SequenceTracker.Outcome.GAP) {
+                lostSamples += step.missing();
+            }
+            sflowNextSample[at] = step.expectedNext();
+            if (step.outcome() != SequenceTracker.Outcome.RESET && drops >= sflowDrops[at]) {
+                sampleDrops += drops - sflowDrops[at];
+            }
+            sflowDrops[at] = drops;
+        }
+        return untracked;
+    }
+
+    private static long[] insert(long[] a, int at, long v) {
+        long[] b = new long[a.length + 1];
+        System.arraycopy(a, 0, b, 0, at);
+        b[at] = v;
+        System.arraycopy(a, at, b, at + 1, a.length - at);
+        return b;
     }
 
     /** This minute's counts as the {@code exporter_stats} row of one exporter scope. */
@@ -113,6 +185,8 @@ public final class ScopeCounters {
                 recordsBeforeTemplate,
                 rejectedRecords,
                 duplicateDatagrams,
+                lostSamples,
+                sampleDrops,
                 problems,
                 lastReceivedMillis);
     }
@@ -132,6 +206,11 @@ public final class ScopeCounters {
         c.recordsBeforeTemplate = recordsBeforeTemplate;
         c.rejectedRecords = rejectedRecords;
         c.duplicateDatagrams = duplicateDatagrams;
+        c.lostSamples = lostSamples;
+        c.sampleDrops = sampleDrops;
+        c.sflowSources = sflowSources.clone();
+        c.sflowNextSample = sflowNextSample.clone();
+        c.sflowDrops = sflowDrops.clone();
         c.lastReceivedMillis = lastReceivedMillis;
         c.changed = changed;
         c.lastActiveMillis = lastActiveMillis;

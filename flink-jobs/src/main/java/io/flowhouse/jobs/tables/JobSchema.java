@@ -6,10 +6,10 @@ import io.flowhouse.sinks.clickhouse.SchemaDialect;
 import java.util.Map;
 
 /**
- * The job's versioned ClickHouse schema: the {@code flows} table and its view, and {@code
- * exporter_stats} ({@code clickhouse/migrations/} in this module), applied by the sink's migrator
- * when a writer opens. The rollup tables follow the configured resolutions and are created by their
- * own writers ({@code RollupTables}).
+ * The job's versioned ClickHouse schema: the {@code flows} table and its view, {@code
+ * exporter_stats} and {@code interface_counters} ({@code clickhouse/migrations/} in this module),
+ * applied by the sink's migrator when a writer opens. The rollup tables follow the configured
+ * resolutions and are created by their own writers ({@code RollupTables}).
  */
 public final class JobSchema {
 
@@ -32,12 +32,17 @@ public final class JobSchema {
                 JobSchema.class, MIGRATIONS_DIR, ttls(flowsTtlDays, statsTtlDays));
     }
 
-    /** {@code ${TTL_FLOWS}} on {@code time_received}, {@code ${TTL_STATS}} on {@code minute}. */
+    /**
+     * {@code ${TTL_FLOWS}} on {@code time_received}, {@code ${TTL_STATS}} on {@code minute}, {@code
+     * ${TTL_COUNTERS}} (interface counters, kept as long as the statistics) on {@code time}.
+     */
     public static Map<String, SchemaDialect.Ttl> ttls(int flowsTtlDays, int statsTtlDays) {
         return Map.of(
                 "FLOWS",
                 new SchemaDialect.Ttl("time_received", flowsTtlDays),
                 "STATS",
-                new SchemaDialect.Ttl("minute", statsTtlDays));
+                new SchemaDialect.Ttl("minute", statsTtlDays),
+                "COUNTERS",
+                new SchemaDialect.Ttl("time", statsTtlDays));
     }
 }

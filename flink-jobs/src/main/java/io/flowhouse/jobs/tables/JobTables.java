@@ -2,6 +2,8 @@
 package io.flowhouse.jobs.tables;
 
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.sflow.InterfaceCounters;
+import io.flowhouse.jobs.counters.InterfaceCountersRowEncoder;
 import io.flowhouse.jobs.rollup.RollupRow;
 import io.flowhouse.jobs.rollup.RollupTables;
 import io.flowhouse.jobs.stats.ExporterStats;
@@ -19,7 +21,8 @@ import java.util.Objects;
  *
  * @param options connection, batching and retries of every writer
  * @param flowsTtlDays days raw flows are kept on servers with TTL (0: forever)
- * @param statsTtlDays days exporter statistics are kept on servers with TTL (0: forever)
+ * @param statsTtlDays days exporter statistics and interface counters are kept on servers with TTL
+ *     (0: forever)
  */
 public record JobTables(ClickHouseSinkOptions options, int flowsTtlDays, int statsTtlDays)
         implements Serializable {
@@ -59,6 +62,14 @@ public record JobTables(ClickHouseSinkOptions options, int flowsTtlDays, int sta
         return ClickHouseSink.of(
                 options,
                 new ExporterStatsRowEncoder(),
+                JobSchema.migrations(flowsTtlDays, statsTtlDays));
+    }
+
+    /** sFlow counter samples' interface counters into {@code interface_counters} (V007). */
+    public ClickHouseSink<InterfaceCounters> interfaceCounters() {
+        return ClickHouseSink.of(
+                options,
+                new InterfaceCountersRowEncoder(),
                 JobSchema.migrations(flowsTtlDays, statsTtlDays));
     }
 

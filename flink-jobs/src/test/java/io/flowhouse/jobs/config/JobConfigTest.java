@@ -194,7 +194,8 @@ class JobConfigTest {
                                             "--decode.exporter-idle-timeout", "20 min",
                                             "--templates.archive-max-record-bytes", "100000",
                                             "--decode.stats.scope-idle-timeout", "5 min",
-                                            "--decode.stats.max-scopes-per-exporter", "4"
+                                            "--decode.stats.max-scopes-per-exporter", "4",
+                                            "--decode.stats.max-sflow-sources", "16"
                                         }),
                                 Map.of())
                         .decode()
@@ -210,7 +211,8 @@ class JobConfigTest {
                                 Duration.ofMinutes(20),
                                 100_000,
                                 Duration.ofMinutes(5),
-                                4));
+                                4,
+                                16));
         assertThatThrownBy(
                         () ->
                                 PipelineSettings.from(

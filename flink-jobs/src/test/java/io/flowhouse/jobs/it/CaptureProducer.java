@@ -8,13 +8,18 @@ import io.flowhouse.codec.pcap.PcapReader;
 import io.flowhouse.codec.pcap.UdpDatagram;
 import io.flowhouse.codec.pcap.UdpDatagramExtractor;
 import io.flowhouse.testkit.TestDataDir;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.zip.GZIPInputStream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -54,6 +59,23 @@ final class CaptureProducer {
     /** The UDP payloads of a capture, in order, with their capture time in ms. */
     static List<RawDatagram> datagrams(String file, IpAddress exporter, int port) throws Exception {
         Path path = TestDataDir.file(file);
+        if (file.endsWith(".gz")) {
+            // The reader maps files: a gzipped capture is decompressed to a temporary one first.
+            Path tmp = Files.createTempFile("flowhouse-capture-", ".pcap");
+            try {
+                try (InputStream in = new GZIPInputStream(Files.newInputStream(path), 1 << 16)) {
+                    Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+                }
+                return datagrams(tmp, exporter, port);
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+        }
+        return datagrams(path, exporter, port);
+    }
+
+    private static List<RawDatagram> datagrams(Path path, IpAddress exporter, int port)
+            throws Exception {
         UdpDatagramExtractor extractor = new UdpDatagramExtractor();
         List<RawDatagram> out = new ArrayList<>();
         try (PcapReader r = PcapReader.open(path)) {
@@ -77,6 +99,16 @@ final class CaptureProducer {
     /** Produces datagrams to a topic, keyed by exporter, and waits for every ack. */
     static long produce(String bootstrap, String topic, List<RawDatagram> datagrams)
             throws Exception {
+        return produce(bootstrap, topic, datagrams, RawDatagram::partitionKey);
+    }
+
+    /** Produces datagrams to a topic with the agent's key for each, and waits for every ack. */
+    static long produce(
+            String bootstrap,
+            String topic,
+            List<RawDatagram> datagrams,
+            Function<RawDatagram, byte[]> key)
+            throws Exception {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -93,7 +125,7 @@ final class CaptureProducer {
                                         topic,
                                         null,
                                         d.receivedMillis(),
-                                        d.partitionKey(),
+                                        key.apply(d),
                                         RawDatagramCodec.encode(d))));
             }
             producer.flush();

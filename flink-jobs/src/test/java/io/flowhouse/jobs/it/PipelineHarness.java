@@ -95,6 +95,7 @@ final class PipelineHarness {
         return PipelineConnectors.sinks(s)
                 .withFlows(new DiscardingSink<>())
                 .withStats(null)
+                .withInterfaceCounters(null)
                 .withPacketFlows(new DiscardingSink<>())
                 .withRollups(r -> new DiscardingSink<>());
     }

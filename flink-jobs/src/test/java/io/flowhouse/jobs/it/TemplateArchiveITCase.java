@@ -114,6 +114,7 @@ class TemplateArchiveITCase {
                 PipelineConnectors.sinks(s)
                         .withFlows(new CountingSink<FlowRecord>(flows))
                         .withStats(null)
+                        .withInterfaceCounters(null)
                         .withPacketFlows(new DiscardingSink<>())
                         .withRollups(r -> new DiscardingSink<>());
         FlowPipelineJob.build(env, PipelineConnectors.sources(s), sinks, s);

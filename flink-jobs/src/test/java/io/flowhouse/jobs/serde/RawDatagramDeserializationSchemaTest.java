@@ -7,7 +7,9 @@ import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.envelope.ExporterPartitionKey;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
+import io.flowhouse.codec.envelope.SflowAgentKey;
 import io.flowhouse.codec.flow.IpAddress;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.util.Collector;
@@ -21,12 +23,29 @@ class RawDatagramDeserializationSchemaTest {
     private static final RawDatagram DATAGRAM =
             RawDatagram.of(EXPORTER, 1_000L, "agent", new byte[] {0, 9});
 
+    /** An sFlow v5 header with no samples: agent 192.0.2.1, sub-agent 3. */
+    private static final RawDatagram SFLOW =
+            RawDatagram.of(
+                    EXPORTER,
+                    1_000L,
+                    "agent",
+                    ByteBuffer.allocate(28)
+                            .putInt(5)
+                            .putInt(1)
+                            .put(new byte[] {(byte) 192, 0, 2, 1})
+                            .putInt(3)
+                            .array());
+
     private static List<RawDatagram> read(byte[] key) {
+        return read(key, DATAGRAM);
+    }
+
+    private static List<RawDatagram> read(byte[] key, RawDatagram datagram) {
         List<RawDatagram> out = new ArrayList<>();
         new RawDatagramDeserializationSchema()
                 .deserialize(
                         new ConsumerRecord<>(
-                                "flows.raw", 0, 0L, key, RawDatagramCodec.encode(DATAGRAM)),
+                                "flows.raw", 0, 0L, key, RawDatagramCodec.encode(datagram)),
                         new Collector<>() {
                             @Override
                             public void collect(RawDatagram d) {
@@ -45,6 +64,15 @@ class RawDatagramDeserializationSchemaTest {
         assertThat(read(null)).containsExactly(DATAGRAM);
         assertThat(read(ExporterPartitionKey.encode(EXPORTER)).get(0).exporter())
                 .isEqualTo(EXPORTER);
+    }
+
+    @Test
+    void sflowIsReadWithItsAgentsKeyOrItsExportersAndSkippedWithAnotherAgents() {
+        SflowAgentKey agent = new SflowAgentKey(IpAddress.parse("192.0.2.1"), 3);
+        assertThat(read(agent.encode(), SFLOW)).containsExactly(SFLOW);
+        assertThat(read(ExporterPartitionKey.encode(EXPORTER), SFLOW)).containsExactly(SFLOW);
+        assertThat(read(new SflowAgentKey(agent.agent(), 4).encode(), SFLOW)).isEmpty();
+        assertThat(read(agent.encode(), DATAGRAM)).isEmpty();
     }
 
     @Test

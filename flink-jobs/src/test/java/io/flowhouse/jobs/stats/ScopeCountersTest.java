@@ -3,6 +3,7 @@ package io.flowhouse.jobs.stats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowhouse.codec.flow.FlowRecord;
 import org.junit.jupiter.api.Test;
 
 /** Sequence accounting of a scope: the codec's step, every step back a restart. */
@@ -18,6 +19,59 @@ class ScopeCountersTest {
         assertThat(c.sequenceGaps).isEqualTo(1);
         assertThat(c.lostRecords).isZero();
         assertThat(c.nextSequence).isEqualTo(106);
+    }
+
+    @Test
+    void sflowCountsLostDatagrams() {
+        ScopeCounters c = new ScopeCounters();
+        c.countSequence(FlowRecord.VERSION_SFLOW5, 7, 1);
+        c.countSequence(FlowRecord.VERSION_SFLOW5, 8, 1);
+        c.countSequence(FlowRecord.VERSION_SFLOW5, 11, 1);
+        assertThat(c.lostDatagrams).isEqualTo(2);
+        assertThat(c.sequenceGaps).isEqualTo(1);
+        assertThat(c.lostRecords).isZero();
+        c.countSequence(FlowRecord.VERSION_SFLOW5, 1, 1);
+        assertThat(c.sequenceResets).isEqualTo(1);
+        assertThat(c.nextSequence).isEqualTo(2);
+    }
+
+    @Test
+    void sflowSamplesCountLossAndDropsPerSource() {
+        ScopeCounters c = new ScopeCounters();
+        long a = 3; // ifIndex 3
+        long b = (2L << 32) | 1000; // entity 1000
+        // First sight sets the baselines (drops 5 already counted by the agent before).
+        assertThat(c.countSflowSamples(new long[] {a, 10, 5, b, 7, 0}, 16)).isZero();
+        assertThat(c.lostSamples).isZero();
+        assertThat(c.sampleDrops).isZero();
+        // a: 11 follows 10; b: 9 after 7 loses one; a's drops go 5 -> 8.
+        c.countSflowSamples(new long[] {a, 11, 5, b, 9, 0, a, 12, 8}, 16);
+        assertThat(c.lostSamples).isEqualTo(1);
+        assertThat(c.sampleDrops).isEqualTo(3);
+        // b restarts: no loss, its drops counter starts again.
+        c.countSflowSamples(new long[] {b, 1, 0}, 16);
+        assertThat(c.lostSamples).isEqualTo(1);
+        assertThat(c.sampleDrops).isEqualTo(3);
+        assertThat(c.sflowSources).containsExactly(a, b);
+        assertThat(c.sflowNextSample).containsExactly(13, 2);
+        ScopeCounters copy = c.copy();
+        c.startMinute(60_000);
+        assertThat(c.lostSamples).isZero();
+        assertThat(c.sampleDrops).isZero();
+        assertThat(copy.lostSamples).isEqualTo(1);
+        assertThat(copy.sflowSources).containsExactly(a, b).isNotSameAs(c.sflowSources);
+        // The sequence state survives the minute: a gap across it counts in the new one.
+        c.countSflowSamples(new long[] {a, 15, 8}, 16);
+        assertThat(c.lostSamples).isEqualTo(2);
+    }
+
+    @Test
+    void sflowSourcesBeyondTheBoundAreNotAccounted() {
+        ScopeCounters c = new ScopeCounters();
+        assertThat(c.countSflowSamples(new long[] {1, 1, 0, 2, 1, 0, 3, 1, 0}, 2)).isEqualTo(1);
+        assertThat(c.countSflowSamples(new long[] {3, 9, 0, 1, 2, 0}, 2)).isEqualTo(1);
+        assertThat(c.sflowSources).containsExactly(1, 2);
+        assertThat(c.lostSamples).isZero();
     }
 
     @Test

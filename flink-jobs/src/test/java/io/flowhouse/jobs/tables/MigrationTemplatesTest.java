@@ -97,20 +97,55 @@ class MigrationTemplatesTest {
                 .doesNotContain("TTL")
                 .doesNotContain("${");
         // The copy names the columns in the order of V002's table, which are those of the encoder
-        // but for the ones later migrations added (V006: duplicate_datagrams).
+        // but for the ones later migrations added (V006: duplicate_datagrams; V008: lost_samples,
+        // sample_drops).
         String copy = legacy.get(1);
         String selected = copy.substring(copy.indexOf("SELECT") + 6, copy.indexOf("FROM"));
         assertThat(selected.replaceAll("\\s+", "").split(","))
                 .containsExactlyElementsOf(
                         ExporterStatsRowEncoder.COLUMNS.stream()
-                                .filter(c -> !c.equals("duplicate_datagrams"))
+                                .filter(
+                                        c ->
+                                                !List.of(
+                                                                "duplicate_datagrams",
+                                                                "lost_samples",
+                                                                "sample_drops")
+                                                        .contains(c))
                                 .toList());
+    }
+
+    @Test
+    void interfaceCountersOnBothDialectsWithTheEncodersColumns() {
+        Migration v7 = loadAll().get(6);
+        assertThat(v7.name()).isEqualTo("interface_counters");
+        String modern = String.join("\n", v7.statements(dialect("fh", MODERN, 15, 400)));
+        String legacy = String.join("\n", v7.statements(dialect("fh", LEGACY, 15, 400)));
+        assertThat(modern)
+                .startsWith("CREATE TABLE IF NOT EXISTS fh.interface_counters")
+                .contains("agent IPv6,")
+                .endsWith("TTL toDateTime(time) + INTERVAL 400 DAY");
+        assertThat(legacy)
+                .contains("agent FixedString(16),")
+                .doesNotContain("TTL")
+                .doesNotContain("${");
+        // Every column the encoder writes, in the table's order.
+        List<String> columns = new java.util.ArrayList<>();
+        for (String line : legacy.split("\n")) {
+            java.util.regex.Matcher m =
+                    java.util.regex.Pattern.compile("^    ([a-z0-9_]+) [A-Z]").matcher(line);
+            if (m.find()) {
+                columns.add(m.group(1));
+            }
+        }
+        assertThat(columns)
+                .containsExactlyElementsOf(
+                        io.flowhouse.jobs.counters.InterfaceCountersRowEncoder.COLUMNS);
     }
 
     @Test
     void migrationIndexListsEveryFileInOrder() throws IOException {
         List<Migration> all = loadAll();
-        assertThat(all).extracting(Migration::version).containsExactly(1, 2, 3, 4, 5, 6);
+        assertThat(all).extracting(Migration::version).containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
         Path dir = Path.of("src/main/resources/clickhouse/migrations");
         try (Stream<Path> files = Files.list(dir)) {
             assertThat(

@@ -21,7 +21,8 @@ class DefaultBindsTest {
         AgentConfig defaults = AgentKeys.defaults();
         assertThat(defaults.udp().listeners())
                 .extracting(AgentConfig.Listener::port)
-                .containsExactlyInAnyOrder(AgentKeys.NETFLOW_PORT, AgentKeys.IPFIX_PORT);
+                .containsExactlyInAnyOrder(
+                        AgentKeys.NETFLOW_PORT, AgentKeys.IPFIX_PORT, AgentKeys.SFLOW_PORT);
         assertThat(defaults.metrics().host()).isEqualTo("127.0.0.1");
 
         String documented;
@@ -33,6 +34,7 @@ class DefaultBindsTest {
         assertThat(fromFile.metrics().host()).isEqualTo("127.0.0.1");
         assertThat(fromFile.udp().listeners())
                 .extracting(AgentConfig.Listener::port)
-                .containsExactlyInAnyOrder(AgentKeys.NETFLOW_PORT, AgentKeys.IPFIX_PORT);
+                .containsExactlyInAnyOrder(
+                        AgentKeys.NETFLOW_PORT, AgentKeys.IPFIX_PORT, AgentKeys.SFLOW_PORT);
     }
 }

@@ -29,8 +29,8 @@ interface MessageLayout {
     Written write(MessageContext ctx, List<FlowRecord> flows, boolean templates, ByteBuffer out);
 
     /**
-     * The sequence number after {@code lost} data records (v5, IPFIX) or one datagram (v9) went
-     * missing; used to inject gaps.
+     * The sequence number after {@code lost} data records (v5, IPFIX) or one datagram (v9, sFlow)
+     * went missing; used to inject gaps.
      */
     long skip(long sequence, int lost);
 
@@ -42,13 +42,16 @@ interface MessageLayout {
      * @param sequence sequence number to put in the header
      * @param domainId observation domain / source id; v5 engine id
      * @param samplingInterval 1-in-N, 1 when unsampled
+     * @param firstSample the exporter's index of the message's first flow (sFlow's sample sequence
+     *     numbers follow it)
      */
     record MessageContext(
             long exportTimeMillis,
             long bootTimeMillis,
             long sequence,
             long domainId,
-            int samplingInterval) {}
+            int samplingInterval,
+            long firstSample) {}
 
     /**
      * @param length bytes written

@@ -41,6 +41,7 @@ public final class ReplayExporter implements DatagramSource {
                         case V5 -> d.flows().size();
                         case V9 -> 1;
                         case IPFIX -> d.flows().size() + d.optionsRecords();
+                        case SFLOW -> 1;
                     };
             pool.add(new Pooled(copy, d, d.malformed() ? 0 : units));
         }
@@ -83,6 +84,12 @@ public final class ReplayExporter implements DatagramSource {
             case IPFIX -> {
                 b.putInt(4, (int) secs);
                 b.putInt(8, (int) sequence);
+            }
+            case SFLOW -> {
+                // IPv4 agent: sub-agent at 12, datagram sequence at 16, uptime at 20. The samples'
+                // own sequence numbers repeat with the pool.
+                b.putInt(16, (int) sequence);
+                b.putInt(20, (int) (exportMillis - bootTimeMillis));
             }
         }
     }

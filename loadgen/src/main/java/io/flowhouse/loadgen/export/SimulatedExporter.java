@@ -72,6 +72,7 @@ public final class SimulatedExporter implements DatagramSource {
             case V5 -> new V5Layout();
             case V9 -> new V9Layout();
             case IPFIX -> new IpfixLayout();
+            case SFLOW -> new SflowLayout();
         };
     }
 
@@ -94,7 +95,10 @@ public final class SimulatedExporter implements DatagramSource {
         }
         if (profile.gapRatio() > 0 && behaviour.nextDouble() < profile.gapRatio()) {
             // As if one full datagram had been lost between exporter and collector.
-            int lost = protocol == ExportProtocol.V9 ? 1 : typicalRecords();
+            int lost =
+                    protocol == ExportProtocol.V9 || protocol == ExportProtocol.SFLOW
+                            ? 1
+                            : typicalRecords();
             long before = sequence;
             sequence = layout.skip(sequence, lost);
             gaps++;
@@ -120,13 +124,22 @@ public final class SimulatedExporter implements DatagramSource {
             if (size > maxBytes) {
                 break; // this flow index goes first in the next datagram
             }
-            if (profile.samplingInterval() > 1) {
+            if (protocol == ExportProtocol.SFLOW) {
+                // One sampled packet: what a collector counts for it is the frame length.
+                f =
+                        f.toBuilder()
+                                .packets(1)
+                                .bytes(SflowLayout.frameLength(f))
+                                .samplingRate(Math.max(1, profile.samplingInterval()))
+                                .build();
+            } else if (profile.samplingInterval() > 1) {
                 f = f.toBuilder().samplingRate(profile.samplingInterval()).build();
             }
             (isV6 ? v6 : v4).add(f);
             flowIndex++;
         }
         // Wire order: the IPv4 data set, then the IPv6 one.
+        long firstSample = flowIndex - v4.size() - v6.size();
         List<FlowRecord> flows = new ArrayList<>(v4.size() + v6.size());
         flows.addAll(v4);
         flows.addAll(v6);
@@ -138,7 +151,8 @@ public final class SimulatedExporter implements DatagramSource {
                                 bootTimeMillis,
                                 sequence,
                                 domainId,
-                                profile.samplingInterval()),
+                                profile.samplingInterval(),
+                                firstSample),
                         flows,
                         templates,
                         buffer);
@@ -239,6 +253,12 @@ public final class SimulatedExporter implements DatagramSource {
             case IPFIX -> {
                 buffer.putShort((short) 10).putShort((short) ipfixLength);
                 buffer.putInt((int) secs).putInt((int) sequence).putInt((int) domainId);
+            }
+            case SFLOW -> {
+                // An IPv4 agent and more samples declared than the datagram holds.
+                buffer.putInt(5).putInt(1).putInt(0x0aff_0000 | (int) (domainId & 0xffff));
+                buffer.putInt((int) domainId).putInt((int) sequence).putInt((int) uptime);
+                buffer.putInt(count);
             }
         }
     }

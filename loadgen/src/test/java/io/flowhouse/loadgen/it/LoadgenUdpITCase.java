@@ -95,6 +95,47 @@ class LoadgenUdpITCase {
     }
 
     @Test
+    void sflowSamplesAtASetRateWithExactTotals() throws Exception {
+        try (CountingCollector c = new CountingCollector("127.0.0.1")) {
+            Path json = dir.resolve("summary-sflow.json");
+            long start = System.nanoTime();
+            int exit =
+                    run(
+                            "--to",
+                            "127.0.0.1:" + c.address().getPort(),
+                            "--protocol",
+                            "sflow",
+                            "--exporters",
+                            "4",
+                            "--rate",
+                            "20000",
+                            "--count",
+                            "40000",
+                            "--sampling",
+                            "512",
+                            "--ipv6-share",
+                            "0.3",
+                            "--summary-json",
+                            json.toString(),
+                            "--quiet");
+            double seconds = (System.nanoTime() - start) / 1e9;
+            assertThat(exit).isZero();
+            SummaryJson s = SummaryJson.read(json);
+            assertThat(s.number("flows")).isEqualTo(40_000);
+            // One packet per sample; at 20,000 samples/s the run takes about 2 s.
+            assertThat(s.number("packets")).isEqualTo(40_000);
+            assertThat(seconds).isGreaterThan(1.5);
+            assertThat(c.awaitDatagrams(s.number("datagrams"), 10_000)).isTrue();
+            assertThat(c.records()).isEqualTo(40_000);
+            assertThat(c.packets()).isEqualTo(s.number("packets"));
+            assertThat(c.bytes()).isEqualTo(s.number("bytes"));
+            assertThat(c.sources()).isEqualTo(4);
+            assertThat(c.samplingRate()).isEqualTo(512);
+            assertThat(s.number("send_errors")).isZero();
+        }
+    }
+
+    @Test
     void eachExporterSendsFromItsOwnAddressWithBindPlus() throws Exception {
         try (CountingCollector c = new CountingCollector("127.0.0.1")) {
             Path json = dir.resolve("summary-bind.json");
