@@ -6,6 +6,7 @@ import io.flowhouse.agent.metrics.AgentMetrics;
 import io.flowhouse.agent.metrics.AgentMetrics.Drop;
 import io.flowhouse.agent.metrics.RateLimitedLog;
 import io.flowhouse.agent.spool.DiskSpool;
+import io.flowhouse.agent.spool.SpoolWriteException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -258,9 +259,9 @@ public final class RawFlowPublisher implements RecordSink, AutoCloseable {
                 // The spool stays consistent and writes again once it can; until then records
                 // that do not fit in its buffer are dropped, counted by why.
                 boolean noSpace =
-                        e instanceof DiskSpool.SpoolWriteException w
+                        e instanceof SpoolWriteException w
                                 ? w.noSpace()
-                                : DiskSpool.SpoolWriteException.isNoSpace(e);
+                                : SpoolWriteException.isNoSpace(e);
                 metrics.dropped(noSpace ? Drop.SPOOL_NO_SPACE : Drop.SPOOL_IO_ERROR);
                 log.error(
                         "spool write failed; dropping records until it writes again: {}",

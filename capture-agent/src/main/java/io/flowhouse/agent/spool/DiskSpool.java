@@ -6,25 +6,18 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,20 +58,10 @@ public final class DiskSpool implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(DiskSpool.class);
 
     private static final String SUFFIX = ".spool";
-    private static final String HEAD = "head";
-    private static final int FRAME_HEADER = 8;
     private static final int WRITE_BUFFER = 256 * 1024;
-
-    /** Least time between two log lines of one kind of problem (all are counted). */
-    private static final long PROBLEM_LOG_NANOS = 10_000_000_000L;
-
-    private final long[] nextLogNanos = new long[Problem.values().length];
 
     /** Least time between two tries of a write that failed. */
     static final long RETRY_NANOS = 100_000_000L;
-
-    /** Largest frame body accepted on read; larger lengths mean corruption. */
-    static final int MAX_FRAME = 16 * 1024 * 1024;
 
     /** What went wrong with the spool's files; each is logged and counted. */
     public enum Problem {
@@ -131,9 +114,8 @@ public final class DiskSpool implements Closeable {
     private final SegmentFiles files;
     private final TreeMap<Long, Segment> segments = new TreeMap<>();
     private final ByteBuffer writeBuffer = ByteBuffer.allocate(WRITE_BUFFER);
-    private final CRC32C crc = new CRC32C();
-    private final Map<Problem, AtomicLong> problems = new EnumMap<>(Problem.class);
-    private final Map<Loss, AtomicLong> losses = new EnumMap<>(Loss.class);
+    private final SpoolFrames frames = new SpoolFrames();
+    private final SpoolIncidents incidents = new SpoolIncidents();
     private final List<long[]> peeked = new ArrayList<>();
 
     /** Segments with a failed write that could not be cut off yet: their accounted length. */
@@ -161,12 +143,6 @@ public final class DiskSpool implements Closeable {
         this.maxBytes = maxBytes;
         this.segmentBytes = segmentBytes;
         this.files = files;
-        for (Problem p : Problem.values()) {
-            problems.put(p, new AtomicLong());
-        }
-        for (Loss l : Loss.values()) {
-            losses.put(l, new AtomicLong());
-        }
     }
 
     /**
@@ -212,16 +188,21 @@ public final class DiskSpool implements Closeable {
         }
         headSeq = sizes.isEmpty() ? 1 : sizes.firstKey();
         headOffset = 0;
-        long[] head = readHead();
+        SpoolHeadFile.Position head = SpoolHeadFile.read(dir, this::badHead);
         if (head != null) {
-            long seq = head[0];
+            long seq = head.segment();
             Long size = sizes.get(seq);
             if (size != null) {
-                if (head[1] <= size) {
+                if (head.offset() <= size) {
                     headSeq = seq;
-                    headOffset = head[1];
+                    headOffset = head.offset();
                 } else {
-                    badHead("points to offset " + head[1] + " of a " + size + "-byte segment");
+                    badHead(
+                            "points to offset "
+                                    + head.offset()
+                                    + " of a "
+                                    + size
+                                    + "-byte segment");
                 }
             } else if (sizes.isEmpty() || seq > sizes.lastKey()) {
                 // Everything up to that segment was delivered.
@@ -236,9 +217,12 @@ public final class DiskSpool implements Closeable {
         }
         for (Map.Entry<Long, Long> e : sizes.entrySet()) {
             long seq = e.getKey();
-            long[] scan = scan(seq, seq == headSeq ? headOffset : -1);
+            long[] scan;
+            try (FileChannel ch = files.open(segment(seq), StandardOpenOption.READ)) {
+                scan = frames.scan(ch, seq == headSeq ? headOffset : -1);
+            }
             if (scan[1] < e.getValue()) {
-                problem(
+                incidents.problem(
                         Problem.TORN_TAIL,
                         String.format(
                                 Locale.ROOT,
@@ -276,76 +260,16 @@ public final class DiskSpool implements Closeable {
         }
     }
 
-    /** The head file's segment and offset; null when missing or not parsable (counted). */
-    private long[] readHead() {
-        Path head = dir.resolve(HEAD);
-        if (!Files.exists(head)) {
-            return null;
-        }
-        String text;
-        try {
-            text = Files.readString(head, StandardCharsets.ISO_8859_1).trim();
-        } catch (IOException e) {
-            badHead("cannot be read (" + e + ")");
-            return null;
-        }
-        String[] parts = text.split(" ");
-        if (parts.length == 2
-                && parts[0].matches("[0-9]{1,18}")
-                && parts[1].matches("[0-9]{1,18}")
-                && Long.parseLong(parts[0]) > 0) {
-            return new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])};
-        }
-        String shown = text.length() > 40 ? text.substring(0, 40) + "..." : text;
-        badHead("holds \"" + shown.replaceAll("[^\\x20-\\x7e]", "?") + "\"");
-        return null;
-    }
-
     private void badHead(String why) {
         headDirty = true;
-        problem(
+        incidents.problem(
                 Problem.BAD_HEAD,
                 "spool head file "
-                        + dir.resolve(HEAD)
+                        + dir.resolve(SpoolHeadFile.NAME)
                         + " "
                         + why
                         + "; starting from the first record of the first segment (records"
                         + " delivered before may be sent again)");
-    }
-
-    /**
-     * Counts valid frames of a segment from its start; returns {records, end offset of the last
-     * valid frame, records before {@code mark} or -1 if {@code mark} is not a frame boundary}.
-     */
-    private long[] scan(long seq, long mark) throws IOException {
-        long n = 0;
-        long pos = 0;
-        long before = mark == 0 ? 0 : -1;
-        try (FileChannel ch = files.open(segment(seq), StandardOpenOption.READ)) {
-            long size = ch.size();
-            ByteBuffer header = ByteBuffer.allocate(FRAME_HEADER);
-            while (pos + FRAME_HEADER <= size) {
-                header.clear();
-                readFully(ch, header, pos);
-                header.flip();
-                int len = header.getInt();
-                int sum = header.getInt();
-                if (len < 0 || len > MAX_FRAME || pos + FRAME_HEADER + len > size) {
-                    break;
-                }
-                ByteBuffer body = ByteBuffer.allocate(len);
-                readFully(ch, body, pos + FRAME_HEADER);
-                if (crc(body.array(), 0, len) != sum) {
-                    break;
-                }
-                n++;
-                pos += FRAME_HEADER + len;
-                if (pos == mark) {
-                    before = n;
-                }
-            }
-        }
-        return new long[] {n, pos, before};
     }
 
     // ---- writing
@@ -363,8 +287,8 @@ public final class DiskSpool implements Closeable {
      */
     public synchronized boolean append(Outbound r) throws IOException {
         ensureOpen();
-        byte[] body = encode(r);
-        int frame = FRAME_HEADER + body.length;
+        byte[] body = SpoolRecordCodec.encode(r);
+        int frame = SpoolFrames.HEADER + body.length;
         if (bytes() + frame > maxBytes) {
             return false;
         }
@@ -376,7 +300,7 @@ public final class DiskSpool implements Closeable {
         if (writeBuffer.remaining() < frame) {
             flushBuffer();
         }
-        int sum = crc(body, 0, body.length);
+        int sum = frames.crc(body, 0, body.length);
         if (frame > writeBuffer.capacity()) {
             ByteBuffer big = ByteBuffer.allocate(frame);
             big.putInt(body.length).putInt(sum).put(body).flip();
@@ -508,10 +432,10 @@ public final class DiskSpool implements Closeable {
 
     private SpoolWriteException writeFailed(IOException e, String what) {
         SpoolWriteException failure =
-                e instanceof SpoolWriteException s ? s : new SpoolWriteException(e);
+                e instanceof SpoolWriteException w ? w : new SpoolWriteException(e);
         writeFailure = failure;
         retryAtNanos = System.nanoTime() + RETRY_NANOS;
-        problem(
+        incidents.problem(
                 failure.noSpace() ? Problem.NO_SPACE : Problem.IO_ERROR,
                 what + " failed: " + e.getMessage());
         return failure;
@@ -534,7 +458,8 @@ public final class DiskSpool implements Closeable {
             unsynced = false;
             lastSyncNanos = System.nanoTime();
         } catch (IOException e) {
-            problem(Problem.SYNC_ERROR, "fsync of spool segment " + writeSeq + " failed: " + e);
+            incidents.problem(
+                    Problem.SYNC_ERROR, "fsync of spool segment " + writeSeq + " failed: " + e);
         }
     }
 
@@ -582,21 +507,23 @@ public final class DiskSpool implements Closeable {
             int chunk = (int) Math.min(seg.bytes - pos, Math.max(64 * 1024, maxBytes - bytes));
             ByteBuffer buf = ByteBuffer.allocate(chunk);
             try (FileChannel ch = files.open(segment(seq), StandardOpenOption.READ)) {
-                readFully(ch, buf, pos);
+                SpoolFrames.readFully(ch, buf, pos);
                 buf.flip();
                 boolean progressed = false;
-                while (buf.remaining() >= FRAME_HEADER
+                while (buf.remaining() >= SpoolFrames.HEADER
                         && out.size() < maxRecords
                         && (out.isEmpty() || bytes < maxBytes)) {
                     int len = buf.getInt(buf.position());
-                    if (len < 0 || len > MAX_FRAME || pos + FRAME_HEADER + len > seg.bytes) {
+                    if (len < 0
+                            || len > SpoolFrames.MAX_BODY
+                            || pos + SpoolFrames.HEADER + len > seg.bytes) {
                         corrupt(seq, seg, pos, index, "length " + len);
                         break;
                     }
-                    if (buf.remaining() < FRAME_HEADER + len) {
+                    if (buf.remaining() < SpoolFrames.HEADER + len) {
                         if (!progressed) {
-                            ByteBuffer frame = ByteBuffer.allocate(FRAME_HEADER + len);
-                            readFully(ch, frame, pos);
+                            ByteBuffer frame = ByteBuffer.allocate(SpoolFrames.HEADER + len);
+                            SpoolFrames.readFully(ch, frame, pos);
                             frame.flip();
                             buf = frame;
                             continue;
@@ -605,17 +532,20 @@ public final class DiskSpool implements Closeable {
                     }
                     int sum = buf.getInt(buf.position() + 4);
                     byte[] body = new byte[len];
-                    buf.position(buf.position() + FRAME_HEADER);
+                    buf.position(buf.position() + SpoolFrames.HEADER);
                     buf.get(body);
-                    Outbound r = crc(body, 0, len) == sum ? decodeOrNull(body) : null;
+                    Outbound r =
+                            frames.crc(body, 0, len) == sum
+                                    ? SpoolRecordCodec.decodeOrNull(body)
+                                    : null;
                     if (r == null) {
                         corrupt(seq, seg, pos, index, "checksum or body");
                         break;
                     }
                     out.add(r);
-                    pos += FRAME_HEADER + len;
+                    pos += SpoolFrames.HEADER + len;
                     index++;
-                    bytes += FRAME_HEADER + len;
+                    bytes += SpoolFrames.HEADER + len;
                     peeked.add(new long[] {seq, pos, index});
                     progressed = true;
                 }
@@ -631,7 +561,7 @@ public final class DiskSpool implements Closeable {
      */
     private void corrupt(long seq, Segment seg, long pos, long index, String what) {
         long lost = Math.max(0, seg.records - index);
-        problem(
+        incidents.problem(
                 Problem.CORRUPT_FRAME,
                 String.format(
                         Locale.ROOT,
@@ -642,7 +572,7 @@ public final class DiskSpool implements Closeable {
                         pos,
                         lost,
                         seg.bytes - pos));
-        losses.get(Loss.CORRUPT).addAndGet(lost);
+        incidents.lose(Loss.CORRUPT, lost);
         fileRecords -= lost;
         fileBytes -= seg.bytes - pos;
         seg.records -= lost;
@@ -658,10 +588,10 @@ public final class DiskSpool implements Closeable {
 
     private void missing(long seq, Segment seg, long index) {
         long lost = Math.max(0, seg.records - index);
-        problem(
+        incidents.problem(
                 Problem.MISSING_SEGMENT,
                 "spool segment " + seq + " vanished with " + lost + " records waiting");
-        losses.get(Loss.MISSING_SEGMENT).addAndGet(lost);
+        incidents.lose(Loss.MISSING_SEGMENT, lost);
         fileRecords -= lost;
         fileBytes -= seg.bytes;
         segments.remove(seq);
@@ -729,30 +659,20 @@ public final class DiskSpool implements Closeable {
         try {
             Files.deleteIfExists(f);
         } catch (IOException e) {
-            problem(Problem.IO_ERROR, "cannot delete " + f + ": " + e);
+            incidents.problem(Problem.IO_ERROR, "cannot delete " + f + ": " + e);
         }
     }
 
     private void writeHeadQuietly() {
-        Path tmp = dir.resolve(HEAD + ".tmp");
         try {
-            Files.writeString(tmp, headSeq + " " + headOffset + "\n", StandardCharsets.US_ASCII);
-            try {
-                Files.move(
-                        tmp,
-                        dir.resolve(HEAD),
-                        StandardCopyOption.ATOMIC_MOVE,
-                        StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, dir.resolve(HEAD), StandardCopyOption.REPLACE_EXISTING);
-            }
+            SpoolHeadFile.write(dir, headSeq, headOffset);
             if (headDirty) {
                 headDirty = false;
             }
         } catch (IOException e) {
             // The head lags: after a restart some delivered records are sent again.
             headDirty = true;
-            problem(Problem.HEAD_WRITE_ERROR, "cannot write the spool head: " + e);
+            incidents.problem(Problem.HEAD_WRITE_ERROR, "cannot write the spool head: " + e);
         }
     }
 
@@ -792,12 +712,12 @@ public final class DiskSpool implements Closeable {
 
     /** How often each problem happened since open. */
     public long problems(Problem p) {
-        return problems.get(p).get();
+        return incidents.problems(p);
     }
 
     /** Records lost for this reason since open. */
     public long lost(Loss l) {
-        return losses.get(l).get();
+        return incidents.lost(l);
     }
 
     /** Whether the last write failed and has not succeeded since. */
@@ -839,17 +759,6 @@ public final class DiskSpool implements Closeable {
         lastSyncNanos = now;
     }
 
-    private void problem(Problem p, String message) {
-        long n = problems.get(p).incrementAndGet();
-        // A full disk retries every 100 ms: one line per kind every 10 s at most.
-        long now = System.nanoTime();
-        long next = nextLogNanos[p.ordinal()];
-        if (n == 1 || now - next >= 0) {
-            nextLogNanos[p.ordinal()] = now + PROBLEM_LOG_NANOS;
-            LOG.warn("{} ({}, {} so far)", message, p, n);
-        }
-    }
-
     /**
      * Writes out and forces what is buffered, writes the head and releases the directory. Records
      * that cannot be written are counted lost ({@link Loss#UNWRITTEN_AT_CLOSE}); never throws.
@@ -863,7 +772,7 @@ public final class DiskSpool implements Closeable {
             writeFailure = null;
             flushBuffer();
         } catch (IOException e) {
-            losses.get(Loss.UNWRITTEN_AT_CLOSE).addAndGet(bufferedRecords);
+            incidents.lose(Loss.UNWRITTEN_AT_CLOSE, bufferedRecords);
             LOG.error(
                     "spool closed with {} records it could not write: {}",
                     bufferedRecords,
@@ -885,122 +794,5 @@ public final class DiskSpool implements Closeable {
         if (closed) {
             throw new IOException("spool " + dir + " is closed");
         }
-    }
-
-    private int crc(byte[] b, int off, int len) {
-        crc.reset();
-        crc.update(b, off, len);
-        return (int) crc.getValue();
-    }
-
-    private static void readFully(FileChannel ch, ByteBuffer buf, long pos) throws IOException {
-        while (buf.hasRemaining()) {
-            int n = ch.read(buf, pos);
-            if (n < 0) {
-                throw new IOException("unexpected end of spool segment at " + pos);
-            }
-            pos += n;
-        }
-    }
-
-    /** A write the spool could not make; the spool stays consistent and tries again later. */
-    public static final class SpoolWriteException extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        private final boolean noSpace;
-
-        SpoolWriteException(IOException cause) {
-            super(cause.getMessage(), cause);
-            this.noSpace = isNoSpace(cause);
-        }
-
-        /** Whether the file system was full (ENOSPC), rather than another I/O error. */
-        public boolean noSpace() {
-            return noSpace;
-        }
-
-        /** Whether {@code e} (or a cause) says the file system is full. */
-        public static boolean isNoSpace(IOException e) {
-            for (Throwable t = e; t != null; t = t.getCause()) {
-                String m =
-                        t instanceof FileSystemException f && f.getReason() != null
-                                ? f.getReason()
-                                : t.getMessage();
-                if (m != null && m.contains("No space left on device")) {
-                    return true;
-                }
-                if (t instanceof SpoolWriteException s) {
-                    return s.noSpace;
-                }
-            }
-            return false;
-        }
-    }
-
-    // Body: u8 topic length, topic, i32 partition, i64 timestamp, i32 key length (-1 null), key,
-    // i32 value length, value, u16 reason length (0xffff null), reason.
-    static byte[] encode(Outbound r) {
-        byte[] topic = r.topic().getBytes(StandardCharsets.UTF_8);
-        byte[] reason = r.reason() == null ? null : r.reason().getBytes(StandardCharsets.UTF_8);
-        int keyLen = r.key() == null ? 0 : r.key().length;
-        ByteBuffer b =
-                ByteBuffer.allocate(
-                        1
-                                + topic.length
-                                + 4
-                                + 8
-                                + 4
-                                + keyLen
-                                + 4
-                                + r.value().length
-                                + 2
-                                + (reason == null ? 0 : reason.length));
-        b.put((byte) topic.length).put(topic).putInt(r.partition()).putLong(r.timestampMillis());
-        if (r.key() == null) {
-            b.putInt(-1);
-        } else {
-            b.putInt(keyLen).put(r.key());
-        }
-        b.putInt(r.value().length).put(r.value());
-        if (reason == null) {
-            b.putShort((short) 0xffff);
-        } else {
-            b.putShort((short) reason.length).put(reason);
-        }
-        return b.array();
-    }
-
-    /** The record of a frame body, or null when the body does not parse (a corrupt frame). */
-    private static Outbound decodeOrNull(byte[] body) {
-        try {
-            return decode(body);
-        } catch (RuntimeException e) {
-            return null;
-        }
-    }
-
-    static Outbound decode(byte[] body) {
-        ByteBuffer b = ByteBuffer.wrap(body);
-        byte[] topic = new byte[b.get() & 0xff];
-        b.get(topic);
-        int partition = b.getInt();
-        long ts = b.getLong();
-        int keyLen = b.getInt();
-        byte[] key = null;
-        if (keyLen >= 0) {
-            key = new byte[keyLen];
-            b.get(key);
-        }
-        byte[] value = new byte[b.getInt()];
-        b.get(value);
-        int reasonLen = b.getShort() & 0xffff;
-        String reason = null;
-        if (reasonLen != 0xffff) {
-            byte[] r = new byte[reasonLen];
-            b.get(r);
-            reason = new String(r, StandardCharsets.UTF_8);
-        }
-        return new Outbound(
-                new String(topic, StandardCharsets.UTF_8), partition, ts, key, value, reason);
     }
 }

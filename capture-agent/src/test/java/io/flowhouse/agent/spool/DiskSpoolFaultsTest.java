@@ -90,7 +90,7 @@ class DiskSpoolFaultsTest {
                     if (spool.append(record(i))) {
                         accepted.add(record(i));
                     }
-                } catch (DiskSpool.SpoolWriteException e) {
+                } catch (SpoolWriteException e) {
                     assertThat(e.noSpace()).isFalse();
                     refused++;
                 }
@@ -131,7 +131,7 @@ class DiskSpoolFaultsTest {
                     if (spool.append(record(i))) {
                         accepted.add(record(i));
                     }
-                } catch (DiskSpool.SpoolWriteException e) {
+                } catch (SpoolWriteException e) {
                     // counted by the caller
                 }
                 if (i == 1_200) {

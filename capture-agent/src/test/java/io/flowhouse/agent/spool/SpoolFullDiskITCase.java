@@ -36,7 +36,7 @@ class SpoolFullDiskITCase {
                         if (spool.append(record(i))) {
                             accepted.add(record(i));
                         }
-                    } catch (DiskSpool.SpoolWriteException e) {
+                    } catch (SpoolWriteException e) {
                         assertThat(e.noSpace()).as(e.getMessage()).isTrue();
                         noSpace++;
                     }
@@ -93,7 +93,7 @@ class SpoolFullDiskITCase {
                         if (spool.append(record(i))) {
                             accepted.add(record(i));
                         }
-                    } catch (DiskSpool.SpoolWriteException e) {
+                    } catch (SpoolWriteException e) {
                         // refused: counted by the caller
                     }
                 }
