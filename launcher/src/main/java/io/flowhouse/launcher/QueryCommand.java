@@ -3,7 +3,10 @@ package io.flowhouse.launcher;
 
 import io.flowhouse.jobs.config.JobKeys;
 import io.flowhouse.services.Http;
+import io.flowhouse.services.LocalPorts;
+import io.flowhouse.services.ServiceKind;
 import io.flowhouse.services.ServicesConfig;
+import io.flowhouse.services.ServicesManager;
 import io.flowhouse.services.clickhouse.ClickHousePassword;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -107,6 +110,7 @@ public final class QueryCommand implements Callable<Integer> {
         if (url == null) {
             ServicesConfig config = services.config(ctx, true);
             url = config.clickhouseUrl();
+            requireOurClickHouse(config);
             auth = ClickHousePassword.headersFor(config.clickhousePasswordFile());
         } else {
             // Another server: its credentials from the environment, as the job takes them.
@@ -155,6 +159,26 @@ public final class QueryCommand implements Callable<Integer> {
         } catch (IOException e) {
             err.println("flowhouse query: " + e.getMessage().toLowerCase(Locale.ROOT));
             return ExitCode.FAILURE;
+        }
+    }
+
+    /**
+     * The local password goes only to the ClickHouse that {@code ./flowhouse services} started: the
+     * saved port may have been taken by another process since.
+     */
+    private static void requireOurClickHouse(ServicesConfig config) {
+        int port = config.clickhouseHttpPort();
+        java.util.OptionalLong pid = new ServicesManager(config).pid(ServiceKind.CLICKHOUSE);
+        if (pid.isEmpty()
+                || ProcessHandle.of(pid.getAsLong())
+                        .map(p -> !LocalPorts.tcpListenerOwnedBy(p, port))
+                        .orElse(true)) {
+            throw new UsageError(
+                    "the ClickHouse of ./flowhouse services is not running, or port "
+                            + port
+                            + " is held by another process: the local password is not sent there"
+                            + " ('./flowhouse services up' starts it; --url with"
+                            + " FLOWHOUSE_CLICKHOUSE_PASSWORD queries another server)");
         }
     }
 }

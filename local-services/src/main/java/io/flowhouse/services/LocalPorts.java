@@ -103,4 +103,57 @@ public final class LocalPorts {
                         });
         return bound[0];
     }
+
+    /**
+     * True when {@code owner} or one of its descendants holds the socket listening on TCP {@code
+     * port} (Linux: the LISTEN rows of {@code /proc/net/tcp*} against the processes' socket
+     * descriptors). False when another process holds it, or when it cannot be told (no /proc, the
+     * owner's descriptors unreadable): a caller about to send a secret then does not.
+     */
+    public static boolean tcpListenerOwnedBy(ProcessHandle owner, int port) {
+        java.util.Set<String> inodes = new java.util.HashSet<>();
+        String hexPort = String.format(Locale.ROOT, ":%04X", port);
+        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            List<String> lines;
+            try {
+                lines = Files.readAllLines(Path.of(table));
+            } catch (IOException e) {
+                continue; // no such table (no IPv6)
+            }
+            for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
+                // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+                String[] f = line.trim().split("\\s+");
+                if (f.length > 9 && f[1].endsWith(hexPort) && f[3].equals("0A")) {
+                    inodes.add("socket:[" + f[9] + "]");
+                }
+            }
+        }
+        if (inodes.isEmpty()) {
+            return false;
+        }
+        List<ProcessHandle> candidates = new ArrayList<>();
+        candidates.add(owner);
+        owner.descendants().forEach(candidates::add);
+        for (ProcessHandle p : candidates) {
+            try (java.util.stream.Stream<Path> fds =
+                    Files.list(Path.of("/proc", Long.toString(p.pid()), "fd"))) {
+                boolean holds =
+                        fds.anyMatch(
+                                fd -> {
+                                    try {
+                                        return inodes.contains(
+                                                Files.readSymbolicLink(fd).toString());
+                                    } catch (IOException e) {
+                                        return false;
+                                    }
+                                });
+                if (holds) {
+                    return true;
+                }
+            } catch (IOException e) {
+                // gone, or not ours to read: try the next
+            }
+        }
+        return false;
+    }
 }
