@@ -15,6 +15,10 @@ import java.util.Map;
  * that topic (one per datagram); internal drops from its Prometheus endpoint.
  */
 final class AgentCollector implements Collector {
+    /** What the agent asks per socket by default (SO_RCVBUFFORCE as root); peers get as much. */
+    static final long RECEIVE_BUFFER_BYTES =
+            io.flowhouse.agent.config.AgentKeys.UDP_RECEIVE_BUFFER_BYTES.defaultValue();
+
     private final BenchContext ctx;
     private final int port;
     private final int metricsPort;

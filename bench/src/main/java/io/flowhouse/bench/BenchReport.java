@@ -232,7 +232,7 @@ final class BenchReport {
 
     private static long sysctl(String path) {
         try {
-            return Long.parseLong(Files.readString(Path.of("/proc/sys", path)).trim());
+            return KernelSetting.read(path);
         } catch (IOException | RuntimeException e) {
             return -1;
         }

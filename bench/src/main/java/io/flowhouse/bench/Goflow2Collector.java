@@ -18,6 +18,7 @@ final class Goflow2Collector implements Collector {
     private final int metricsPort;
     private final String topic;
     private ChildProcess process;
+    private KernelSetting receiveBuffer;
     private long baseline;
 
     Goflow2Collector(BenchContext ctx, Path binary) throws java.io.IOException {
@@ -46,6 +47,10 @@ final class Goflow2Collector implements Collector {
     @Override
     public void open() throws Exception {
         ctx.createTopic(topic, 4);
+        // goflow2 v2 has no receive-buffer flag: it gets what the agent asks per socket through
+        // the kernel's default for new sockets, for its run only.
+        receiveBuffer =
+                KernelSetting.atLeast("net/core/rmem_default", AgentCollector.RECEIVE_BUFFER_BYTES);
         Path dir = Files.createDirectories(ctx.workDir().resolve("goflow2"));
         process =
                 ChildProcess.start(
@@ -112,16 +117,22 @@ final class Goflow2Collector implements Collector {
                         + binary
                         + " -format bin -transport kafka (flushfreq 500ms), topic "
                         + topic,
-                "goflow2 v2 has no receive-buffer option: its socket gets the kernel default"
-                        + " (net.core.rmem_default), while the agent asks 32 MiB per socket and"
-                        + " nfcapd 4 MiB (both capped by net.core.rmem_max)");
+                "goflow2 v2 has no receive-buffer option: its socket gets the kernel default, raised"
+                        + " to what the agent asks per socket: "
+                        + (receiveBuffer == null ? "not opened" : receiveBuffer.note()));
     }
 
     @Override
     public void close() throws Exception {
-        if (process != null) {
-            process.stop(15);
+        try {
+            if (process != null) {
+                process.stop(15);
+            }
+            ctx.kafka().deleteQuietly(topic);
+        } finally {
+            if (receiveBuffer != null) {
+                receiveBuffer.close();
+            }
         }
-        ctx.kafka().deleteQuietly(topic);
     }
 }

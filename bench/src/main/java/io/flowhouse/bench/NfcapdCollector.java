@@ -20,6 +20,7 @@ final class NfcapdCollector implements Collector {
     private final Path nfdump;
     private final int port;
     private ChildProcess process;
+    private KernelSetting maxBuffer;
     private Path stepDir;
     private int step;
 
@@ -48,6 +49,9 @@ final class NfcapdCollector implements Collector {
     @Override
     public void open() throws IOException {
         Files.createDirectories(ctx.workDir().resolve("nfcapd"));
+        // nfcapd's -B is a plain SO_RCVBUF, capped by rmem_max: raised for its run so it gets
+        // what the agent asks per socket.
+        maxBuffer = KernelSetting.atLeast("net/core/rmem_max", AgentCollector.RECEIVE_BUFFER_BYTES);
     }
 
     @Override
@@ -65,7 +69,7 @@ final class NfcapdCollector implements Collector {
                                 "-w",
                                 stepDir.toString(),
                                 "-B",
-                                "4194304",
+                                Long.toString(AgentCollector.RECEIVE_BUFFER_BYTES),
                                 "-t",
                                 "3600"),
                         stepDir.resolve("nfcapd.log"));
@@ -118,13 +122,25 @@ final class NfcapdCollector implements Collector {
 
     @Override
     public List<String> notes() {
-        return List.of("nfcapd " + nfcapd + " -B 4194304 -t 3600, counted with nfdump -I");
+        return List.of(
+                "nfcapd "
+                        + nfcapd
+                        + " -B "
+                        + AgentCollector.RECEIVE_BUFFER_BYTES
+                        + " -t 3600, counted with nfdump -I; "
+                        + (maxBuffer == null ? "not opened" : maxBuffer.note()));
     }
 
     @Override
     public void close() throws Exception {
-        if (process != null) {
-            process.stop(15);
+        try {
+            if (process != null) {
+                process.stop(15);
+            }
+        } finally {
+            if (maxBuffer != null) {
+                maxBuffer.close();
+            }
         }
     }
 }
