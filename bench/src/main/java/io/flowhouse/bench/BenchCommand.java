@@ -177,8 +177,10 @@ public final class BenchCommand implements Callable<Integer> {
             List<Collector> collectors = new ArrayList<>();
             collectors.add(new AgentCollector(ctx));
             if (cl.peers) {
-                collectors.add(new Goflow2Collector(ctx, PeerTools.goflow2(out)));
-                Path[] nf = PeerTools.nfdump(out);
+                boolean sflow = settings.protocol().equals("sflow");
+                collectors.add(
+                        new Goflow2Collector(ctx, PeerTools.goflow2(out), settings.protocol()));
+                Path[] nf = sflow ? PeerTools.sfcapd(out) : PeerTools.nfdump(out);
                 collectors.add(new NfcapdCollector(ctx, nf[0], nf[1]));
             }
             for (int i = 0; i < collectors.size(); i++) {

@@ -40,7 +40,7 @@ final class BenchOptions {
     @Option(
             names = "--protocol",
             paramLabel = "P",
-            description = "v5, v9, ipfix or mix (default ipfix)")
+            description = "v5, v9, ipfix, sflow or mix (default ipfix)")
     String protocol;
 
     @Option(

@@ -8,8 +8,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * goflow2 (netsampler) decoding NetFlow/IPFIX and producing one protobuf message per flow to its
- * own Kafka topic. Delivered = messages in that topic; internal drops = its decoder errors.
+ * goflow2 (netsampler) decoding NetFlow/IPFIX (or sFlow: one message per flow sample) and producing
+ * one protobuf message per flow to its own Kafka topic. Delivered = messages in that topic;
+ * internal drops = its decoder errors.
  */
 final class Goflow2Collector implements Collector {
     private final BenchContext ctx;
@@ -17,12 +18,17 @@ final class Goflow2Collector implements Collector {
     private final int port;
     private final int metricsPort;
     private final String topic;
+    private final String scheme;
     private ChildProcess process;
     private KernelSetting receiveBuffer;
     private long baseline;
 
-    Goflow2Collector(BenchContext ctx, Path binary) throws java.io.IOException {
+    /**
+     * {@code protocol} as loadgen takes it: sflow listens for sFlow, anything else NetFlow/IPFIX.
+     */
+    Goflow2Collector(BenchContext ctx, Path binary, String protocol) throws java.io.IOException {
         this.ctx = ctx;
+        this.scheme = protocol.equals("sflow") ? "sflow" : "netflow";
         this.binary = binary;
         this.port = BenchContext.freeUdpPort();
         this.metricsPort = BenchContext.freeTcpPort();
@@ -58,7 +64,7 @@ final class Goflow2Collector implements Collector {
                         List.of(
                                 binary.toString(),
                                 "-listen",
-                                "netflow://127.0.0.1:" + port,
+                                scheme + "://127.0.0.1:" + port,
                                 "-addr",
                                 "127.0.0.1:" + metricsPort,
                                 "-format",
@@ -115,7 +121,9 @@ final class Goflow2Collector implements Collector {
         return List.of(
                 "goflow2 "
                         + binary
-                        + " -format bin -transport kafka (flushfreq 500ms), topic "
+                        + " -listen "
+                        + scheme
+                        + "://... -format bin -transport kafka (flushfreq 500ms), topic "
                         + topic,
                 "goflow2 v2 has no receive-buffer option: its socket gets the kernel default, raised"
                         + " to what the agent asks per socket: "

@@ -11,11 +11,13 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * nfdump's collector, nfcapd, writing flows to files; one nfcapd per step so each step's file is
- * closed and counted with {@code nfdump -I}. Delivered = flows in the file.
+ * nfdump's collectors, nfcapd (NetFlow/IPFIX) or sfcapd (sFlow, one flow per flow sample), writing
+ * flows to files; one collector per step so each step's file is closed and counted with {@code
+ * nfdump -I}. Delivered = flows in the file.
  */
 final class NfcapdCollector implements Collector {
     private final BenchContext ctx;
+    private final String name;
     private final Path nfcapd;
     private final Path nfdump;
     private final int port;
@@ -24,8 +26,10 @@ final class NfcapdCollector implements Collector {
     private Path stepDir;
     private int step;
 
+    /** {@code nfcapd} is nfcapd's or sfcapd's path; they take the same options. */
     NfcapdCollector(BenchContext ctx, Path nfcapd, Path nfdump) throws IOException {
         this.ctx = ctx;
+        this.name = nfcapd.getFileName().toString();
         this.nfcapd = nfcapd;
         this.nfdump = nfdump;
         this.port = BenchContext.freeUdpPort();
@@ -33,7 +37,7 @@ final class NfcapdCollector implements Collector {
 
     @Override
     public String name() {
-        return "nfcapd";
+        return name;
     }
 
     @Override
@@ -48,7 +52,7 @@ final class NfcapdCollector implements Collector {
 
     @Override
     public void open() throws IOException {
-        Files.createDirectories(ctx.workDir().resolve("nfcapd"));
+        Files.createDirectories(ctx.workDir().resolve(name));
         // nfcapd's -B is a plain SO_RCVBUF, capped by rmem_max: raised for its run so it gets
         // what the agent asks per socket.
         maxBuffer = KernelSetting.atLeast("net/core/rmem_max", AgentCollector.RECEIVE_BUFFER_BYTES);
@@ -56,7 +60,7 @@ final class NfcapdCollector implements Collector {
 
     @Override
     public void beginStep() throws Exception {
-        stepDir = Files.createDirectories(ctx.workDir().resolve("nfcapd/step-" + step++));
+        stepDir = Files.createDirectories(ctx.workDir().resolve(name + "/step-" + step++));
         process =
                 ChildProcess.start(
                         name(),
@@ -72,7 +76,7 @@ final class NfcapdCollector implements Collector {
                                 Long.toString(AgentCollector.RECEIVE_BUFFER_BYTES),
                                 "-t",
                                 "3600"),
-                        stepDir.resolve("nfcapd.log"));
+                        stepDir.resolve(name + ".log"));
         process.awaitUdp(port, 20);
     }
 
@@ -117,13 +121,14 @@ final class NfcapdCollector implements Collector {
 
     @Override
     public Map<String, Long> processes() {
-        return process == null ? Map.of() : Map.of("nfcapd", process.pid());
+        return process == null ? Map.of() : Map.of(name, process.pid());
     }
 
     @Override
     public List<String> notes() {
         return List.of(
-                "nfcapd "
+                name
+                        + " "
                         + nfcapd
                         + " -B "
                         + AgentCollector.RECEIVE_BUFFER_BYTES

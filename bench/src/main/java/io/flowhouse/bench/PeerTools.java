@@ -10,8 +10,8 @@ import java.util.Optional;
 
 /**
  * Finds the peer collectors the harness compares against, installing them from their own registries
- * when missing: goflow2 with {@code go install} (Go module proxy), nfdump's nfcapd with {@code
- * apt-get}.
+ * when missing: goflow2 with {@code go install} (Go module proxy), nfdump's nfcapd and sfcapd with
+ * {@code apt-get}.
  */
 final class PeerTools {
 
@@ -69,21 +69,29 @@ final class PeerTools {
 
     /** nfcapd and nfdump, installed with apt-get when missing. */
     static Path[] nfdump(PrintStream log) throws Exception {
-        Optional<Path> nfcapd = find("nfcapd", List.of());
+        return capd(log, "nfcapd", "nfdump");
+    }
+
+    /** sfcapd (nfdump's sFlow collector) and nfdump, installed with apt-get when missing. */
+    static Path[] sfcapd(PrintStream log) throws Exception {
+        return capd(log, "sfcapd", "nfdump-sflow");
+    }
+
+    private static Path[] capd(PrintStream log, String collector, String pkg) throws Exception {
+        Optional<Path> capd = find(collector, List.of());
         Optional<Path> nfdump = find("nfdump", List.of());
-        if (nfcapd.isEmpty() || nfdump.isEmpty()) {
-            log.println("bench: installing nfdump: apt-get install -y nfdump");
-            Process p =
-                    new ProcessBuilder("apt-get", "install", "-y", "nfdump").inheritIO().start();
+        if (capd.isEmpty() || nfdump.isEmpty()) {
+            log.println("bench: installing " + pkg + ": apt-get install -y " + pkg);
+            Process p = new ProcessBuilder("apt-get", "install", "-y", pkg).inheritIO().start();
             if (!p.waitFor(300, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
                 p.destroyForcibly();
-                throw new IllegalStateException("apt-get install nfdump failed (run as root)");
+                throw new IllegalStateException("apt-get install " + pkg + " failed (run as root)");
             }
-            nfcapd = find("nfcapd", List.of());
+            capd = find(collector, List.of());
             nfdump = find("nfdump", List.of());
         }
         return new Path[] {
-            nfcapd.orElseThrow(() -> new IllegalStateException("nfcapd missing")),
+            capd.orElseThrow(() -> new IllegalStateException(collector + " missing")),
             nfdump.orElseThrow(() -> new IllegalStateException("nfdump missing"))
         };
     }
