@@ -59,123 +59,90 @@ public record PipelineSinks(
     }
 
     public PipelineSinks withFlows(Sink<FlowRecord> s) {
-        return new PipelineSinks(
-                s,
-                stats,
-                rejected,
-                templates,
-                packetFlows,
-                rollups,
-                zmq,
-                ipfix,
-                flowsTopic,
-                interfaceCounters);
+        return with(c -> c.flows = s);
     }
 
     public PipelineSinks withStats(Sink<ExporterStats> s) {
-        return new PipelineSinks(
-                flows,
-                s,
-                rejected,
-                templates,
-                packetFlows,
-                rollups,
-                zmq,
-                ipfix,
-                flowsTopic,
-                interfaceCounters);
+        return with(c -> c.stats = s);
     }
 
     public PipelineSinks withRejected(Sink<RejectedDatagram> s) {
-        return new PipelineSinks(
-                flows,
-                stats,
-                s,
-                templates,
-                packetFlows,
-                rollups,
-                zmq,
-                ipfix,
-                flowsTopic,
-                interfaceCounters);
+        return with(c -> c.rejected = s);
     }
 
     public PipelineSinks withTemplates(Sink<ArchivedTemplate> s) {
-        return new PipelineSinks(
-                flows,
-                stats,
-                rejected,
-                s,
-                packetFlows,
-                rollups,
-                zmq,
-                ipfix,
-                flowsTopic,
-                interfaceCounters);
+        return with(c -> c.templates = s);
     }
 
     public PipelineSinks withPacketFlows(Sink<FlowRecord> s) {
-        return new PipelineSinks(
-                flows,
-                stats,
-                rejected,
-                templates,
-                s,
-                rollups,
-                zmq,
-                ipfix,
-                flowsTopic,
-                interfaceCounters);
+        return with(c -> c.packetFlows = s);
     }
 
     public PipelineSinks withRollups(RollupTopology.SinkFactory s) {
-        return new PipelineSinks(
-                flows,
-                stats,
-                rejected,
-                templates,
-                packetFlows,
-                s,
-                zmq,
-                ipfix,
-                flowsTopic,
-                interfaceCounters);
+        return with(c -> c.rollups = s);
     }
 
     /** With these fan-out sinks (null: off). */
     public PipelineSinks withFanOut(Sink<FlowRecord> zmqSink, Sink<FlowRecord> ipfixSink) {
-        return new PipelineSinks(
-                flows,
-                stats,
-                rejected,
-                templates,
-                packetFlows,
-                rollups,
-                zmqSink,
-                ipfixSink,
-                flowsTopic,
-                interfaceCounters);
+        return with(
+                c -> {
+                    c.zmq = zmqSink;
+                    c.ipfix = ipfixSink;
+                });
     }
 
     /** With this decoded-flows topic sink (null: off). */
     public PipelineSinks withFlowsTopic(Sink<FlowRecord> s) {
-        return new PipelineSinks(
-                flows,
-                stats,
-                rejected,
-                templates,
-                packetFlows,
-                rollups,
-                zmq,
-                ipfix,
-                s,
-                interfaceCounters);
+        return with(c -> c.flowsTopic = s);
     }
 
     /** With this interface-counters sink (null: sFlow counter samples are not written). */
     public PipelineSinks withInterfaceCounters(Sink<InterfaceCounters> s) {
+        return with(c -> c.interfaceCounters = s);
+    }
+
+    /** A copy with {@code change} applied: one place that lists every component. */
+    private PipelineSinks with(java.util.function.Consumer<Copy> change) {
+        Copy c = new Copy(this);
+        change.accept(c);
         return new PipelineSinks(
-                flows, stats, rejected, templates, packetFlows, rollups, zmq, ipfix, flowsTopic, s);
+                c.flows,
+                c.stats,
+                c.rejected,
+                c.templates,
+                c.packetFlows,
+                c.rollups,
+                c.zmq,
+                c.ipfix,
+                c.flowsTopic,
+                c.interfaceCounters);
+    }
+
+    /** The components, mutable while a copy is made. */
+    private static final class Copy {
+        Sink<FlowRecord> flows;
+        Sink<ExporterStats> stats;
+        Sink<RejectedDatagram> rejected;
+        Sink<ArchivedTemplate> templates;
+        Sink<FlowRecord> packetFlows;
+        RollupTopology.SinkFactory rollups;
+        Sink<FlowRecord> zmq;
+        Sink<FlowRecord> ipfix;
+        Sink<FlowRecord> flowsTopic;
+        Sink<InterfaceCounters> interfaceCounters;
+
+        Copy(PipelineSinks s) {
+            flows = s.flows;
+            stats = s.stats;
+            rejected = s.rejected;
+            templates = s.templates;
+            packetFlows = s.packetFlows;
+            rollups = s.rollups;
+            zmq = s.zmq;
+            ipfix = s.ipfix;
+            flowsTopic = s.flowsTopic;
+            interfaceCounters = s.interfaceCounters;
+        }
     }
 
     /** How many fan-out sinks are on. */
