@@ -28,11 +28,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * SQL on the stream beside SQL on ClickHouse: every NetFlow/IPFIX capture goes through the job
- * into both {@code flowhouse.flows} and the decoded-flows topic (exactly once); then the {@code
- * CREATE TABLE} documented in {@code sinks/README-kafka.md}, run as written (Kafka connector,
- * protobuf format, read_committed), and a top-talkers query on a MiniCluster give the same rows as
- * that query on {@code flows FINAL}.
+ * SQL on the stream beside SQL on ClickHouse: every NetFlow/IPFIX capture goes through the job into
+ * both {@code flowhouse.flows} and the decoded-flows topic (exactly once); then the {@code CREATE
+ * TABLE} documented in {@code sinks/README-kafka.md}, run as written (Kafka connector, protobuf
+ * format, read_committed), and a top-talkers query on a MiniCluster give the same rows as that
+ * query on {@code flows FINAL}.
  */
 class FlowsTopicSqlITCase {
 

@@ -113,7 +113,8 @@ final class PythonTopicReader {
         return python;
     }
 
-    private static void run(List<String> command, Path out) throws IOException, InterruptedException {
+    private static void run(List<String> command, Path out)
+            throws IOException, InterruptedException {
         Path err = Files.createTempFile("python-topic-reader", ".err");
         try {
             Process p =
