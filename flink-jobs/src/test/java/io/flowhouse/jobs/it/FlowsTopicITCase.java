@@ -45,8 +45,9 @@ import org.junit.jupiter.api.io.TempDir;
  * per capture), goes through the production topology on a MiniCluster with the decoded-flows topic
  * on, exactly once. The topic, read with {@code isolation.level=read_committed}, holds each flow
  * once with the README's ground-truth totals per exporter: counted through the published Java
- * classes, and by an independent decoder, {@code protoc --decode} with the published {@code .proto}
- * files (flowhouse.v1.Flow; goflow2's FlowMessage, length-delimited).
+ * classes, by {@code protoc --decode} with the published {@code .proto} files (flowhouse.v1.Flow;
+ * goflow2's FlowMessage, length-delimited), and by an independent consumer that reads the topic
+ * itself: Python's kafka-python and protobuf with the same files ({@link PythonTopicReader}).
  */
 class FlowsTopicITCase {
 
@@ -115,6 +116,7 @@ class FlowsTopicITCase {
         }
         assertGroundTruth(java, false);
         assertGroundTruth(independent, false);
+        assertGroundTruth(python("fh", "flowhouse", tmp), false);
     }
 
     @Test
@@ -157,6 +159,33 @@ class FlowsTopicITCase {
         // direction only, as goflow2's own decode of it does (testdata/README).
         assertGroundTruth(java, true);
         assertGroundTruth(independent, true);
+        assertGroundTruth(python("g2", "goflow2", tmp), true);
+    }
+
+    /**
+     * The topic as the Python reader (no Flowhouse code, read_committed) sums it, by exporter port;
+     * its distinct-id count stands for the ids (goflow2 has none: each record counts as one).
+     */
+    private static Map<Integer, Totals> python(String suffix, String format, Path tmp)
+            throws Exception {
+        Map<Integer, Totals> byPort = new TreeMap<>();
+        for (Map.Entry<String, PythonTopicReader.Totals> e :
+                PythonTopicReader.read(
+                                KAFKA.bootstrapServers(), "flows.decoded." + suffix, format, tmp)
+                        .entrySet()) {
+            int colon = e.getKey().lastIndexOf(':');
+            int port = Integer.parseInt(e.getKey().substring(colon + 1));
+            assertThat(IpAddress.parse(e.getKey().substring(0, colon)))
+                    .isEqualTo(exporter(port - 40_000));
+            PythonTopicReader.Totals p = e.getValue();
+            Set<String> ids = new HashSet<>();
+            long distinct = p.distinctIds() < 0 ? p.records() : p.distinctIds();
+            for (long i = 0; i < distinct; i++) {
+                ids.add("#" + i);
+            }
+            byPort.put(port, new Totals(p.records(), p.packets(), p.bytes(), ids));
+        }
+        return byPort;
     }
 
     private static IpAddress exporter(int i) {

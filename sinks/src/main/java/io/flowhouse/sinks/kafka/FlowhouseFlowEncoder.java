@@ -54,6 +54,8 @@ public final class FlowhouseFlowEncoder {
                 .setDstMac(r.dstMac())
                 .setDirection(r.direction())
                 .setFlowEndReason(r.flowEndReason())
+                .setExportedFlowStartMs(r.exportedFlowStartMillis())
+                .setExportedFlowEndMs(r.exportedFlowEndMillis())
                 .build();
     }
 

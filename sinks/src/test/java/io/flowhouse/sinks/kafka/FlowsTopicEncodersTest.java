@@ -66,6 +66,7 @@ class FlowsTopicEncodersTest {
                 .dstAs(65_001)
                 .direction(-1)
                 .flowEndReason(3)
+                .exportedTimes(1_600_000_000_001L, 1_600_000_000_999L)
                 .samplingRate(1000);
     }
 
@@ -116,6 +117,8 @@ class FlowsTopicEncodersTest {
         assertThat(f.getDstMac()).isEqualTo(0x66_7788_99aa_bbL);
         assertThat(f.getDirection()).isEqualTo(-1);
         assertThat(f.getFlowEndReason()).isEqualTo(3);
+        assertThat(f.getExportedFlowStartMs()).isEqualTo(1_600_000_000_001L);
+        assertThat(f.getExportedFlowEndMs()).isEqualTo(1_600_000_000_999L);
     }
 
     @Test
