@@ -467,14 +467,15 @@ final class PipelineCommand {
                                 + "/*:"
                                 + home.root().resolve("launcher/target/classes"),
                         PipelineParts.CONSOLE_MAIN);
+        // Every console key the launcher resolved, so the console listens where it was told
+        // (the launcher's environment may be given, not inherited: tests, embedding).
         Map<String, String> extra = new HashMap<>();
-        for (String k :
-                List.of(
-                        "FLOWHOUSE_CONSOLE_CLICKHOUSE_URL",
-                        "FLOWHOUSE_CONSOLE_LOCAL_USER_STATE_DIR",
-                        "FLOWHOUSE_CONSOLE_KAFKA_BOOTSTRAP_SERVERS")) {
-            extra.put(k, env.get(k));
-        }
+        env.forEach(
+                (k, v) -> {
+                    if (k.startsWith("FLOWHOUSE_CONSOLE_")) {
+                        extra.put(k, v);
+                    }
+                });
         process.start(command, config.stateDir(), extra);
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (System.nanoTime() < deadline) {
