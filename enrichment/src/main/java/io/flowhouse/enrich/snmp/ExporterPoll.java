@@ -105,7 +105,7 @@ final class ExporterPoll {
                 + " ms"
                 + (target.getVersion() == org.snmp4j.mp.SnmpConstants.version2c
                         ? " (agent down or unreachable, or it ignores the community)"
-                        : " (agent down or unreachable)");
+                        : " (agent down or unreachable, or it refuses the v3 user or its keys)");
     }
 
     private final class SysNameListener implements ResponseListener {

@@ -312,34 +312,39 @@ public final class SnmpInterfaceDirectory implements InterfaceDirectory, AutoClo
                         + ", "
                         + state.credential.describe()
                         + ")";
+        // State first, then the slot, then the counters: whoever reads a counter sees the rest.
+        String previousError = state.lastError;
         if (outcome == Outcome.OK) {
-            counters.pollsOk.incrementAndGet();
             state.snapshot = snapshot;
-            state.nextPollNanos = t + options.refreshInterval().toNanos();
-            if (state.lastError != null) {
-                LOG.info("{} answers again: {} interfaces", where, snapshot.size());
-            }
             state.lastError = null;
+            state.nextPollNanos = t + options.refreshInterval().toNanos();
         } else {
-            (outcome == Outcome.TIMED_OUT ? counters.pollsTimedOut : counters.pollsFailed)
-                    .incrementAndGet();
-            state.nextPollNanos = t + options.failedRetryInterval().toNanos();
-            // Once per failure streak at WARN: thousands of dead agents must not flood the log.
-            if (state.lastError == null) {
-                LOG.warn(
-                        "{} failed: {}; what it answered before is kept, retried every {}",
-                        where,
-                        error,
-                        Types.formatDuration(options.failedRetryInterval()));
-            } else {
-                LOG.debug("{} failed again: {}", where, error);
-            }
             state.lastError = error;
+            state.nextPollNanos = t + options.failedRetryInterval().toNanos();
         }
         if (state.poll == poll) {
             state.poll = null;
         }
         inFlight.decrementAndGet();
+        if (outcome == Outcome.OK) {
+            counters.pollsOk.incrementAndGet();
+            if (previousError != null) {
+                LOG.info("{} answers again: {} interfaces", where, snapshot.size());
+            }
+            return;
+        }
+        (outcome == Outcome.TIMED_OUT ? counters.pollsTimedOut : counters.pollsFailed)
+                .incrementAndGet();
+        // Once per failure streak at WARN: thousands of dead agents must not flood the log.
+        if (previousError == null) {
+            LOG.warn(
+                    "{} failed: {}; what it answered before is kept, retried every {}",
+                    where,
+                    error,
+                    Types.formatDuration(options.failedRetryInterval()));
+        } else {
+            LOG.debug("{} failed again: {}", where, error);
+        }
     }
 
     private Target<UdpAddress> target(SnmpCredential c, InetSocketAddress agent) {

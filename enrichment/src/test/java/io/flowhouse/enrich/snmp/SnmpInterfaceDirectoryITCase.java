@@ -124,6 +124,79 @@ class SnmpInterfaceDirectoryITCase {
     }
 
     @Test
+    void wrongV3PassphraseTimesOut() throws Exception {
+        SnmpCredentials credentials =
+                new SnmpCredentials(
+                        List.of(
+                                SnmpCredential.v3(
+                                        "127.0.0.1/32",
+                                        Snmpd.USER,
+                                        AuthProtocol.SHA,
+                                        "not-the-passphrase",
+                                        PrivProtocol.AES,
+                                        Snmpd.PRIV_PASS)));
+        SnmpOptions options =
+                SnmpOptions.builder(credentials)
+                        .port(snmpd.port)
+                        .timeout(Duration.ofMillis(500))
+                        .retries(0)
+                        .build();
+        try (SnmpInterfaceDirectory directory = SnmpInterfaceDirectory.start(options)) {
+            directory.observe(LOCAL);
+            await(
+                    () ->
+                            directory.counters().pollsFailed()
+                                            + directory.counters().pollsTimedOut()
+                                    >= 1,
+                    "a refused v3 poll");
+            // snmpd reports usmStatsWrongDigests without authentication; SNMP4J, as RFC 3412
+            // asks, does not take an unauthenticated report for an authenticated request.
+            assertThat(directory.counters().pollsTimedOut()).isEqualTo(1);
+            assertThat(directory.lastError(LOCAL))
+                    .hasValueSatisfying(
+                            e -> assertThat(e).contains("or it refuses the v3 user or its keys"));
+            assertThat(directory.exporterName(LOCAL)).isEmpty();
+            assertThat(directory.interfaces(LOCAL)).isEmpty();
+        }
+    }
+
+    @Test
+    void silentV3AgentTimesOutDuringDiscovery() throws Exception {
+        try (DatagramSocket silent = new DatagramSocket(0, LOCAL)) {
+            SnmpCredentials credentials =
+                    new SnmpCredentials(
+                            List.of(
+                                    SnmpCredential.v3(
+                                            "127.0.0.1/32",
+                                            Snmpd.USER,
+                                            AuthProtocol.SHA,
+                                            Snmpd.AUTH_PASS,
+                                            PrivProtocol.AES,
+                                            Snmpd.PRIV_PASS)));
+            SnmpOptions options =
+                    SnmpOptions.builder(credentials)
+                            .port(silent.getLocalPort())
+                            .timeout(Duration.ofMillis(200))
+                            .retries(1)
+                            .build();
+            try (SnmpInterfaceDirectory directory = SnmpInterfaceDirectory.start(options)) {
+                long start = System.nanoTime();
+                directory.observe(LOCAL);
+                assertThat(directory.lookupInterface(LOCAL, 1)).isEmpty();
+                assertThat(System.nanoTime() - start).isLessThan(TimeUnit.MILLISECONDS.toNanos(50));
+                await(
+                        () ->
+                                directory.counters().pollsTimedOut()
+                                                + directory.counters().pollsFailed()
+                                        >= 1,
+                        "a v3 poll that nobody answers");
+                assertThat(directory.counters().pollsTimedOut()).isEqualTo(1);
+                assertThat(directory.inFlight()).isZero();
+            }
+        }
+    }
+
+    @Test
     void agentDownNeverBlocksLookups() throws Exception {
         int closedPort = Snmpd.freeUdpPort();
         SnmpCredentials credentials =
