@@ -211,6 +211,16 @@ public final class SnmpInterfaceDirectory implements InterfaceDirectory, AutoClo
         return state == null ? Optional.empty() : Optional.ofNullable(state.lastError);
     }
 
+    /** True when the exporter is held (for tests). */
+    boolean holds(InetAddress exporter) {
+        return exporters.containsKey(exporter);
+    }
+
+    /** The coarse clock that observations are stamped with (for tests). */
+    long clock() {
+        return now;
+    }
+
     @Override
     public void close() {
         closed = true;

@@ -176,14 +176,15 @@ class SnmpInterfaceDirectoryITCase {
             SnmpOptions options =
                     SnmpOptions.builder(credentials)
                             .port(silent.getLocalPort())
-                            .timeout(Duration.ofMillis(200))
+                            .timeout(Duration.ofSeconds(1))
                             .retries(1)
                             .build();
             try (SnmpInterfaceDirectory directory = SnmpInterfaceDirectory.start(options)) {
                 long start = System.nanoTime();
                 directory.observe(LOCAL);
                 assertThat(directory.lookupInterface(LOCAL, 1)).isEmpty();
-                assertThat(System.nanoTime() - start).isLessThan(TimeUnit.MILLISECONDS.toNanos(50));
+                assertThat(System.nanoTime() - start)
+                        .isLessThan(TimeUnit.MILLISECONDS.toNanos(500));
                 await(
                         () ->
                                 directory.counters().pollsTimedOut()
@@ -204,18 +205,19 @@ class SnmpInterfaceDirectoryITCase {
         SnmpOptions options =
                 SnmpOptions.builder(credentials)
                         .port(closedPort)
-                        .timeout(Duration.ofMillis(200))
+                        .timeout(Duration.ofSeconds(3))
                         .retries(0)
                         .build();
         try (SnmpInterfaceDirectory directory = SnmpInterfaceDirectory.start(options)) {
             long start = System.nanoTime();
-            for (int i = 0; i < 100_000; i++) {
+            for (int i = 0; i < 30_000; i++) {
                 directory.observe(LOCAL);
                 directory.lookupInterface(LOCAL, i % 8);
                 directory.exporterName(LOCAL);
             }
-            // 300,000 calls while the poll waits on nobody: well under the 200 ms timeout.
-            assertThat(System.nanoTime() - start).isLessThan(TimeUnit.MILLISECONDS.toNanos(200));
+            // 90,000 calls while the poll waits on nobody: well under its 3 s timeout (on a loaded
+            // machine too).
+            assertThat(System.nanoTime() - start).isLessThan(TimeUnit.MILLISECONDS.toNanos(1_500));
             await(
                     () ->
                             directory.counters().pollsTimedOut()
@@ -321,19 +323,25 @@ class SnmpInterfaceDirectoryITCase {
             for (int i = 1; i <= 5; i++) {
                 directory.observe(InetAddress.getByName("198.51.100." + i));
             }
-            Thread.sleep(500);
+            long first = directory.clock();
+            await(() -> directory.clock() != first, "a scheduler tick");
             for (int i = 6; i <= 10; i++) {
                 directory.observe(InetAddress.getByName("198.51.100." + i));
             }
             await(() -> directory.exporterCount() == 5, "the table back at its bound");
+            for (int i = 1; i <= 10; i++) {
+                assertThat(directory.holds(InetAddress.getByName("198.51.100." + i)))
+                        .as("198.51.100.%d held", i)
+                        .isEqualTo(i > 5);
+            }
             for (int i = 11; i <= 100; i++) {
                 directory.observe(InetAddress.getByName("198.51.100." + i));
             }
             assertThat(directory.exporterCount()).isLessThanOrEqualTo(10);
             await(() -> directory.exporterCount() == 5, "the table back at its bound");
             assertThat(directory.counters().exportersDropped()).isEqualTo(95);
-            // 1..10, then 11..15 until the table held 10 again.
-            assertThat(directory.counters().exportersWithoutCredentials()).isEqualTo(15);
+            // 1..10, then at least 11..15 (more if a tick dropped some meanwhile).
+            assertThat(directory.counters().exportersWithoutCredentials()).isBetween(15L, 100L);
         }
     }
 
