@@ -21,9 +21,9 @@ import java.util.concurrent.TimeUnit;
  * v2c read community, a v2c write community (to give interfaces an ifAlias), and a v3 user with
  * SHA/AES. {@link #walk} reads it back with net-snmp's own {@code snmpwalk}.
  */
-final class Snmpd implements AutoCloseable {
+public final class Snmpd implements AutoCloseable {
 
-    static final String COMMUNITY = "flowtest";
+    public static final String COMMUNITY = "flowtest";
     static final String WRITE_COMMUNITY = "flowrw";
     static final String USER = "flowv3";
     static final String AUTH_PASS = "authpass-flowhouse";
@@ -31,7 +31,7 @@ final class Snmpd implements AutoCloseable {
 
     private final Process process;
     private final Path dir;
-    final int port;
+    public final int port;
 
     private Snmpd(Process process, Path dir, int port) {
         this.process = process;
@@ -50,7 +50,7 @@ final class Snmpd implements AutoCloseable {
         return ServiceRequirement.requireExecutable("snmpd", "apt-get install snmpd");
     }
 
-    static Snmpd start(Path dir) throws Exception {
+    public static Snmpd start(Path dir) throws Exception {
         Path binary = requireTools();
         Path persist = Files.createDirectories(dir.resolve("persist"));
         Path conf = dir.resolve("snmpd.conf");
