@@ -316,9 +316,7 @@ public final class SnmpInterfaceDirectory implements InterfaceDirectory, AutoClo
                 "snmp poll of exporter "
                         + state.exporter.getHostAddress()
                         + " (agent "
-                        + agent.getAddress().getHostAddress()
-                        + ":"
-                        + agent.getPort()
+                        + SnmpOptions.hostPort(agent)
                         + ", "
                         + state.credential.describe()
                         + ")";

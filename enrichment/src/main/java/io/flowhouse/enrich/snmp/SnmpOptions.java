@@ -60,6 +60,12 @@ public record SnmpOptions(
         return agent != null ? agent : new InetSocketAddress(exporter, port);
     }
 
+    /** {@code 192.0.2.1:161}, {@code [2001:db8::1]:161}: how logs and the probe name an agent. */
+    static String hostPort(InetSocketAddress agent) {
+        String host = agent.getAddress().getHostAddress();
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + agent.getPort();
+    }
+
     private static boolean positive(Duration d) {
         return d != null && !d.isNegative() && !d.isZero();
     }

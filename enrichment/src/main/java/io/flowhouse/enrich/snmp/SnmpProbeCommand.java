@@ -91,10 +91,9 @@ public final class SnmpProbeCommand implements Callable<Integer>, ConfiguredComm
         var agent = options.agentOf(e);
         out.printf(
                 Locale.ROOT,
-                "exporter %s, agent %s:%d, %s%n",
+                "exporter %s, agent %s, %s%n",
                 e.getHostAddress(),
-                agent.getAddress().getHostAddress(),
-                agent.getPort(),
+                SnmpOptions.hostPort(agent),
                 credential.describe());
         try (SnmpInterfaceDirectory directory = SnmpInterfaceDirectory.start(options)) {
             directory.observe(e);
