@@ -100,6 +100,69 @@ class SnmpInterfaceDirectoryITCase {
     }
 
     @Test
+    void aRefreshPicksUpAChangedAlias() throws Exception {
+        long last =
+                ((TreeMap<Long, String>)
+                                snmpd.walk(snmpd.v2c(), ExporterPoll.IF_NAME.toDottedString()))
+                        .lastKey();
+        String before = snmpd.walk(snmpd.v2c(), ExporterPoll.IF_ALIAS.toDottedString()).get(last);
+        SnmpCredentials credentials =
+                new SnmpCredentials(List.of(SnmpCredential.v2c("127.0.0.1", Snmpd.COMMUNITY)));
+        SnmpOptions options =
+                SnmpOptions.builder(credentials)
+                        .port(snmpd.port)
+                        .refreshInterval(Duration.ofMillis(300))
+                        .build();
+        try (SnmpInterfaceDirectory directory = SnmpInterfaceDirectory.start(options)) {
+            directory.observe(LOCAL);
+            await(() -> directory.counters().pollsOk() >= 1, "a first poll");
+            snmpd.setAlias(last, "renamed by the refresh test");
+            await(
+                    () ->
+                            directory
+                                    .lookupInterface(LOCAL, last)
+                                    .map(i -> i.description().equals("renamed by the refresh test"))
+                                    .orElse(false),
+                    "the new alias after a refresh");
+            assertThat(directory.counters().pollsOk()).isGreaterThanOrEqualTo(2);
+        } finally {
+            snmpd.setAlias(last, before);
+        }
+    }
+
+    @Test
+    void anAgentThatStopsAnsweringKeepsWhatItAnsweredBefore(@TempDir Path own) throws Exception {
+        SnmpCredentials credentials =
+                new SnmpCredentials(List.of(SnmpCredential.v2c("127.0.0.1", Snmpd.COMMUNITY)));
+        Snmpd stopping = Snmpd.start(own);
+        try {
+            SnmpOptions options =
+                    SnmpOptions.builder(credentials)
+                            .port(stopping.port)
+                            .timeout(Duration.ofMillis(200))
+                            .retries(0)
+                            .refreshInterval(Duration.ofMillis(300))
+                            .build();
+            try (SnmpInterfaceDirectory directory = SnmpInterfaceDirectory.start(options)) {
+                directory.observe(LOCAL);
+                await(() -> directory.counters().pollsOk() >= 1, "a first poll");
+                Map<Long, InterfaceInfo> answered = directory.interfaces(LOCAL);
+                String sysName = directory.exporterName(LOCAL).orElseThrow();
+                stopping.close();
+                await(
+                        () -> directory.counters().pollsTimedOut() >= 1,
+                        "a poll of the stopped agent");
+
+                assertThat(directory.interfaces(LOCAL)).isEqualTo(answered);
+                assertThat(directory.exporterName(LOCAL)).contains(sysName);
+                assertThat(directory.lastError(LOCAL)).isPresent();
+            }
+        } finally {
+            stopping.close();
+        }
+    }
+
+    @Test
     void wrongCommunityTimesOutLeavesAnswersEmptyAndRetries() throws Exception {
         SnmpCredentials credentials =
                 new SnmpCredentials(List.of(SnmpCredential.v2c("127.0.0.1", "wrong-community")));
