@@ -89,8 +89,18 @@ public final class SnmpInterfaceDirectory implements InterfaceDirectory, AutoClo
         this.snmp = snmp;
         this.tables = new TableUtils(snmp, new DefaultPDUFactory(org.snmp4j.PDU.GETBULK));
         tables.setMaxNumRowsPerPDU(options.maxRepetitions());
+        // A safety net only: every request of a poll timing out after every retry, and then some.
         long requests = 4 + 4L * ((options.maxInterfaces() / options.maxRepetitions()) + 1);
-        this.pollDeadlineNanos = options.timeout().toNanos() * (options.retries() + 1) * requests;
+        long deadline;
+        try {
+            deadline =
+                    Math.multiplyExact(
+                            Math.multiplyExact(options.timeout().toNanos(), options.retries() + 1L),
+                            requests);
+        } catch (ArithmeticException e) {
+            deadline = Long.MAX_VALUE;
+        }
+        this.pollDeadlineNanos = deadline;
         this.scheduler =
                 Executors.newSingleThreadScheduledExecutor(daemon("flowhouse-snmp-scheduler"));
         this.starter =

@@ -49,7 +49,7 @@ public final class SnmpKeys {
                     .doc("Exporters polled at once; the others wait for a free slot.");
 
     public static final Key<Duration> TIMEOUT =
-            Key.of("enrich.snmp.timeout", millis())
+            Key.of("enrich.snmp.timeout", millis(SnmpOptions.MAX_TIMEOUT))
                     .defaultValue(Duration.ofSeconds(2))
                     .doc("Wait for one SNMP response before a retry (> 0).");
 
@@ -59,12 +59,12 @@ public final class SnmpKeys {
                     .doc("Retries of one request after a timeout.");
 
     public static final Key<Duration> REFRESH_INTERVAL =
-            Key.of("enrich.snmp.refresh-interval", millis())
+            Key.of("enrich.snmp.refresh-interval", millis(SnmpOptions.MAX_INTERVAL))
                     .defaultValue(Duration.ofMinutes(10))
                     .doc("Time between two polls of an exporter that answered (> 0).");
 
     public static final Key<Duration> FAILED_RETRY_INTERVAL =
-            Key.of("enrich.snmp.failed-retry-interval", millis())
+            Key.of("enrich.snmp.failed-retry-interval", millis(SnmpOptions.MAX_INTERVAL))
                     .defaultValue(Duration.ofMinutes(1))
                     .doc(
                             "Time before an exporter whose poll failed is polled again (> 0); what"
@@ -190,7 +190,7 @@ public final class SnmpKeys {
         }
     }
 
-    private static io.flowhouse.config.ValueType<Duration> millis() {
-        return Types.duration(ChronoUnit.MILLIS, Duration.ZERO, null);
+    private static io.flowhouse.config.ValueType<Duration> millis(Duration max) {
+        return Types.duration(ChronoUnit.MILLIS, Duration.ZERO, max);
     }
 }

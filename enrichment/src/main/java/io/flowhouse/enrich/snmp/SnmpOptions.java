@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.enrich.snmp;
 
+import io.flowhouse.config.Types;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -25,6 +26,12 @@ public record SnmpOptions(
         int maxStringChars,
         int maxRepetitions) {
 
+    /** Longest timeout of one request. */
+    public static final Duration MAX_TIMEOUT = Duration.ofMinutes(10);
+
+    /** Longest refresh or retry interval. */
+    public static final Duration MAX_INTERVAL = Duration.ofDays(30);
+
     public SnmpOptions {
         if (credentials == null) {
             throw new IllegalArgumentException("credentials are required");
@@ -32,14 +39,22 @@ public record SnmpOptions(
         agents = Map.copyOf(agents);
         check(port >= 1 && port <= 65_535, SnmpKeys.PORT.name(), port, "1..65535");
         check(maxInFlight >= 1, SnmpKeys.MAX_IN_FLIGHT.name(), maxInFlight, ">= 1");
-        check(positive(timeout), SnmpKeys.TIMEOUT.name(), timeout, "> 0");
-        check(retries >= 0, SnmpKeys.RETRIES.name(), retries, ">= 0");
-        check(positive(refreshInterval), SnmpKeys.REFRESH_INTERVAL.name(), refreshInterval, "> 0");
         check(
-                positive(failedRetryInterval),
+                positive(timeout) && timeout.compareTo(MAX_TIMEOUT) <= 0,
+                SnmpKeys.TIMEOUT.name(),
+                timeout,
+                "> 0, <= " + Types.formatDuration(MAX_TIMEOUT));
+        check(retries >= 0, SnmpKeys.RETRIES.name(), retries, ">= 0");
+        check(
+                positive(refreshInterval) && refreshInterval.compareTo(MAX_INTERVAL) <= 0,
+                SnmpKeys.REFRESH_INTERVAL.name(),
+                refreshInterval,
+                "> 0, <= " + Types.formatDuration(MAX_INTERVAL));
+        check(
+                positive(failedRetryInterval) && failedRetryInterval.compareTo(MAX_INTERVAL) <= 0,
                 SnmpKeys.FAILED_RETRY_INTERVAL.name(),
                 failedRetryInterval,
-                "> 0");
+                "> 0, <= " + Types.formatDuration(MAX_INTERVAL));
         check(maxExporters >= 1, SnmpKeys.MAX_EXPORTERS.name(), maxExporters, ">= 1");
         check(maxInterfaces >= 1, SnmpKeys.MAX_INTERFACES.name(), maxInterfaces, ">= 1");
         check(maxStringChars >= 1, SnmpKeys.MAX_STRING_CHARS.name(), maxStringChars, ">= 1");

@@ -184,6 +184,21 @@ class SnmpKeysTest {
                                                         good.toString(),
                                                         "--set")
                                                 .flag(
+                                                        SnmpKeys.REFRESH_INTERVAL,
+                                                        "1000000d",
+                                                        "--set")
+                                                .resolve()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("enrich.snmp.refresh-interval");
+        assertThatThrownBy(
+                        () ->
+                                SnmpKeys.options(
+                                        ConfigResolver.of(SnmpKeys.SCHEMA)
+                                                .flag(
+                                                        SnmpKeys.CREDENTIALS_FILE,
+                                                        good.toString(),
+                                                        "--set")
+                                                .flag(
                                                         SnmpKeys.AGENTS,
                                                         "192.0.2.1=router.example",
                                                         "--set")
