@@ -80,6 +80,7 @@ public final class FlowhouseMain implements Callable<Integer> {
         cl.addSubcommand(new ModuleCommands.Decode(ctx));
         cl.addSubcommand(new ModuleCommands.Loadgen(ctx));
         cl.addSubcommand(new ModuleCommands.Console(ctx));
+        cl.addSubcommand(new ModuleCommands.SnmpProbe(ctx));
         JobCommand jobCommand = new JobCommand(ctx);
         CommandLine job = new CommandLine(jobCommand);
         jobCommand.subcommands().forEach(job::addSubcommand);
@@ -88,7 +89,7 @@ public final class FlowhouseMain implements Callable<Integer> {
         cl.addSubcommand(new TestCommand(ctx));
         cl.addSubcommand(new CommandLine.HelpCommand());
         // Their flags are the modules' own: everything after the command name goes to them.
-        for (String module : List.of("agent", "decode", "loadgen", "console")) {
+        for (String module : List.of("agent", "decode", "loadgen", "console", "snmp-probe")) {
             cl.getSubcommands().get(module).setStopAtUnmatched(true);
         }
         addServicesFlags(cl);

@@ -4,6 +4,7 @@ package io.flowhouse.launcher;
 import io.flowhouse.agent.CaptureAgentMain;
 import io.flowhouse.agent.cli.DecodeCommand;
 import io.flowhouse.console.ConsoleMain;
+import io.flowhouse.enrich.snmp.SnmpProbeCommand;
 import io.flowhouse.loadgen.LoadgenMain;
 import io.flowhouse.services.ServicesConfig;
 import java.util.ArrayList;
@@ -109,6 +110,26 @@ final class ModuleCommands {
                             services.kafkaBootstrap()),
                     ctx.out(),
                     ctx.err());
+        }
+    }
+
+    /** {@code ./flowhouse snmp-probe}: the SNMP enrichment source, once, on one exporter. */
+    @Command(
+            name = "snmp-probe",
+            description = "poll one exporter's SNMP agent once and print the names it learns")
+    static final class SnmpProbe implements Callable<Integer> {
+        private final LaunchContext ctx;
+
+        @Unmatched List<String> args = new ArrayList<>();
+
+        SnmpProbe(LaunchContext ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public Integer call() {
+            return SnmpProbeCommand.run(
+                    args.toArray(String[]::new), ctx.env(), ctx.out(), ctx.err());
         }
     }
 }

@@ -27,6 +27,7 @@ class FlowhouseMainTest {
                     "decode",
                     "loadgen",
                     "console",
+                    "snmp-probe",
                     "job",
                     "bench",
                     "test");

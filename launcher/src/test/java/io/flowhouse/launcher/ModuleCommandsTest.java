@@ -56,6 +56,18 @@ class ModuleCommandsTest {
     }
 
     @Test
+    void snmpProbeWithoutCredentialsIsAUsageErrorNamingTheKey() {
+        assertThat(run("snmp-probe", "192.0.2.1")).isEqualTo(ExitCode.USAGE);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .startsWith("flowhouse snmp-probe: ")
+                .contains("no credentials: set enrich.snmp.credentials-file");
+        err.reset();
+        assertThat(run("snmp-probe", "router.example")).isEqualTo(ExitCode.USAGE);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("EXPORTER router.example (expected: a numeric IPv4 or IPv6 address)");
+    }
+
+    @Test
     void aBadLoadgenFlagIsAUsageError() {
         assertThat(run("loadgen", "--rate", "fast")).isEqualTo(ExitCode.USAGE);
         assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("flowhouse loadgen: ");
