@@ -52,7 +52,8 @@ public record DatagramObservation(
         int records,
         boolean rejected,
         long[] sflowSamples,
-        long streamId) {
+        long streamId,
+        long streamSequence) {
 
     /** What happened to the datagram. */
     public enum Kind {
@@ -115,7 +116,8 @@ public record DatagramObservation(
                 records,
                 rejected,
                 r.version() == FlowRecord.VERSION_SFLOW5 ? sflowSamples(r) : NO_SAMPLES,
-                d.streamId());
+                d.streamId(),
+                d.stamp() == null ? -1L : d.stamp().sequence());
     }
 
     /** Each flow sample's source, sample sequence and drops, from its record. */
@@ -151,7 +153,8 @@ public record DatagramObservation(
                 0,
                 true,
                 NO_SAMPLES,
-                d.streamId());
+                d.streamId(),
+                d.stamp() == null ? -1L : d.stamp().sequence());
     }
 
     /** A datagram seen before: its scope from its header (version 0 when not NetFlow/IPFIX). */
@@ -184,7 +187,8 @@ public record DatagramObservation(
                 0,
                 false,
                 NO_SAMPLES,
-                d.streamId());
+                d.streamId(),
+                d.stamp() == null ? -1L : d.stamp().sequence());
     }
 
     private static long uint32(byte[] b, int at) {
@@ -212,7 +216,8 @@ public record DatagramObservation(
                 records,
                 rejected,
                 NO_SAMPLES,
-                d.streamId());
+                d.streamId(),
+                d.stamp() == null ? -1L : d.stamp().sequence());
     }
 
     private static DecodeProblem.Kind[] kinds(ProblemCounts counts) {
@@ -246,7 +251,8 @@ public record DatagramObservation(
                 && records == x.records
                 && rejected == x.rejected
                 && Arrays.equals(sflowSamples, x.sflowSamples)
-                && streamId == x.streamId;
+                && streamId == x.streamId
+                && streamSequence == x.streamSequence;
     }
 
     @Override

@@ -29,6 +29,9 @@ public final class ScopeCounters {
     /** Each stream's sequence number expected next (uint32, or -1); same index as the stream. */
     public long[] streamNextSequence = NO_LONGS;
 
+    /** Each stream's highest place (stamp sequence) counted; same index as the stream. */
+    public long[] streamLastPlace = NO_LONGS;
+
     /** Start of the minute counted below, epoch ms; 0 before the first datagram. */
     public long minuteMillis;
 
@@ -118,17 +121,18 @@ public final class ScopeCounters {
 
     /**
      * Counts one datagram's sequence number in the agent stream it was received in ({@code
-     * streamId}, 0 for a datagram without a stamp: {@link #countSequence(int, long, long)}). Within
-     * one stream the datagrams arrive in the order the agent received them, whatever else reaches
-     * the job between them: a spool that drains an earlier run's datagrams beside the live ones of
-     * the next run interleaves two streams, and one sequence state across both saw every switch
-     * back to the older stream as a restart. A stream's first datagram sets its baseline: what an
-     * exporter sent while no agent run received it (between two runs) is not a gap here, and a
-     * restart of the exporter in that time not a reset (the agent's own counters show its outage).
-     * At most {@link #MAX_STREAMS} streams per scope are followed; a forgotten one that comes back
-     * starts from a new baseline.
+     * streamId}, 0 for a datagram without a stamp: {@link #countSequence(int, long, long)}), in the
+     * order the agent received them ({@code place}, the stamp's sequence). The agent writes live
+     * datagrams while its spool drains older ones, its own run's and an earlier run's, so the job
+     * sees streams interleaved and a stream's datagrams out of their receive order; one sequence
+     * state over everything saw every step back to an older datagram as a restart. A datagram whose
+     * place is behind the highest counted in its stream is not in the sequence accounting (it is no
+     * restart: the agent received it before). A stream's first datagram sets its baseline: what an
+     * exporter sent while no agent run received it is not a gap here, and a restart in that time
+     * not a reset (the agent's own counters show its outage). At most {@link #MAX_STREAMS} streams
+     * per scope are followed; a forgotten one starts from a new baseline.
      */
-    public void countSequence(int version, long sequence, long units, long streamId) {
+    public void countSequence(int version, long sequence, long units, long streamId, long place) {
         if (streamId == 0L) {
             countSequence(version, sequence, units);
             return;
@@ -140,11 +144,15 @@ public final class ScopeCounters {
                 break;
             }
         }
+        if (at >= 0 && place <= streamLastPlace[at]) {
+            return; // received before what was counted last: out of the agent's order
+        }
         long expected = at < 0 ? -1L : streamNextSequence[at];
         int n = streams.length;
         if (at < 0 && n < MAX_STREAMS) {
             streams = Arrays.copyOf(streams, n + 1);
             streamNextSequence = Arrays.copyOf(streamNextSequence, n + 1);
+            streamLastPlace = Arrays.copyOf(streamLastPlace, n + 1);
             at = n;
             n++;
         } else if (at < 0) {
@@ -153,8 +161,10 @@ public final class ScopeCounters {
         // Most recently received last.
         System.arraycopy(streams, at + 1, streams, at, n - 1 - at);
         System.arraycopy(streamNextSequence, at + 1, streamNextSequence, at, n - 1 - at);
+        System.arraycopy(streamLastPlace, at + 1, streamLastPlace, at, n - 1 - at);
         streams[n - 1] = streamId;
         streamNextSequence[n - 1] = count(version, expected, sequence, units);
+        streamLastPlace[n - 1] = place;
     }
 
     private long count(int version, long expected, long sequence, long units) {
@@ -253,6 +263,7 @@ public final class ScopeCounters {
         c.nextSequence = nextSequence;
         c.streams = streams.clone();
         c.streamNextSequence = streamNextSequence.clone();
+        c.streamLastPlace = streamLastPlace.clone();
         c.minuteMillis = minuteMillis;
         c.datagrams = datagrams;
         c.datagramBytes = datagramBytes;
