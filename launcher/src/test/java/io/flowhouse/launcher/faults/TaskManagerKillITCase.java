@@ -165,29 +165,7 @@ class TaskManagerKillITCase {
                 assertThat(Long.parseLong(row[2])).as("bytes").isEqualTo(sender.bytes());
                 assertThat(rowIds).as("row ids").isEqualTo(stored);
 
-                // The rollups the killed TaskManager was computing. A last round after a quiet
-                // spell longer than the idleness, received once the next minute has begun: its
-                // flows (dated 2023, clamped 5 minutes back) are late for windows that already
-                // fired, and re-fire them. Every 1-minute bucket then adds up to the raw table.
-                long minute = 60_000L;
-                long next = (System.currentTimeMillis() / minute + 1) * minute;
-                Thread.sleep(next - System.currentTimeMillis() + 8_000);
-                sender.send(RATE, RATE);
-                awaitScalar(
-                        config, "SELECT sum(packets) FROM " + table + " FINAL", sender.packets());
-                String rawTotals =
-                        query(
-                                config,
-                                "SELECT count(), sum(packets), sum(bytes) FROM "
-                                        + table
-                                        + " FINAL");
-                assertThat(rawTotals)
-                        .isEqualTo(
-                                sender.flows() + "\t" + sender.packets() + "\t" + sender.bytes());
-                assertRollup(config, "flows_1m", sender.packets(), rawTotals);
-                // flows_1h is not checked: its hour closes only when the receive time passes it,
-                // and a drained stop wrote no flows_1h rows on this cluster (launcher/FAULTS.md,
-                // "Not covered yet").
+                String rawTotals = lastRoundAndRollups(config, sender, table);
                 long storedAll = Long.parseLong(rawTotals.split("\t")[0]);
                 System.out.printf(
                         java.util.Locale.ROOT,
@@ -227,6 +205,31 @@ class TaskManagerKillITCase {
             }
             manager.stopAll();
         }
+    }
+
+    /**
+     * The rollups the killed TaskManager was computing. A last round after a quiet spell longer
+     * than the idleness, received once the next minute has begun: its flows (dated 2023, clamped 5
+     * minutes back) are late for windows that already fired, and re-fire them. Every 1-minute
+     * bucket then adds up to the raw table. flows_1h is not checked: its hour closes only when the
+     * receive time passes it, and a drained stop wrote no flows_1h rows on this cluster
+     * (launcher/FAULTS.md, "Not covered yet").
+     *
+     * @return the raw table's count, packets and bytes (tab-separated)
+     */
+    private String lastRoundAndRollups(ServicesConfig config, SteadySender sender, String table)
+            throws InterruptedException {
+        long minute = 60_000L;
+        long next = (System.currentTimeMillis() / minute + 1) * minute;
+        Thread.sleep(next - System.currentTimeMillis() + 8_000);
+        sender.send(RATE, RATE);
+        awaitScalar(config, "SELECT sum(packets) FROM " + table + " FINAL", sender.packets());
+        String rawTotals =
+                query(config, "SELECT count(), sum(packets), sum(bytes) FROM " + table + " FINAL");
+        assertThat(rawTotals)
+                .isEqualTo(sender.flows() + "\t" + sender.packets() + "\t" + sender.bytes());
+        assertRollup(config, "flows_1m", sender.packets(), rawTotals);
+        return rawTotals;
     }
 
     /** Waits for a rollup's packets, then checks its flows, packets and bytes (direction 0). */
