@@ -34,6 +34,8 @@ import java.util.Objects;
  * @param sflowSamples sFlow v5 (arrivals): per flow sample decoded, in order, three values: its
  *     data source ({@code class << 32 | index}), its sample sequence number and its agent's drops
  *     counter (uint32 each); empty otherwise. At most a third of the datagram's size in values.
+ * @param streamId the agent stream the datagram was received in ({@link RawDatagram#streamId()}), 0
+ *     when it carries no stamp: the sequence accounting follows each stream on its own
  */
 public record DatagramObservation(
         ExporterKey exporter,
@@ -49,7 +51,9 @@ public record DatagramObservation(
         int[] problemCounts,
         int records,
         boolean rejected,
-        long[] sflowSamples) {
+        long[] sflowSamples,
+        long streamId,
+        long streamSequence) {
 
     /** What happened to the datagram. */
     public enum Kind {
@@ -111,7 +115,9 @@ public record DatagramObservation(
                 counts(r.problemCounts()),
                 records,
                 rejected,
-                r.version() == FlowRecord.VERSION_SFLOW5 ? sflowSamples(r) : NO_SAMPLES);
+                r.version() == FlowRecord.VERSION_SFLOW5 ? sflowSamples(r) : NO_SAMPLES,
+                d.streamId(),
+                d.stamp() == null ? -1L : d.stamp().sequence());
     }
 
     /** Each flow sample's source, sample sequence and drops, from its record. */
@@ -146,7 +152,9 @@ public record DatagramObservation(
                 new int[] {1},
                 0,
                 true,
-                NO_SAMPLES);
+                NO_SAMPLES,
+                d.streamId(),
+                d.stamp() == null ? -1L : d.stamp().sequence());
     }
 
     /** A datagram seen before: its scope from its header (version 0 when not NetFlow/IPFIX). */
@@ -178,7 +186,9 @@ public record DatagramObservation(
                 NO_COUNTS,
                 0,
                 false,
-                NO_SAMPLES);
+                NO_SAMPLES,
+                d.streamId(),
+                d.stamp() == null ? -1L : d.stamp().sequence());
     }
 
     private static long uint32(byte[] b, int at) {
@@ -205,7 +215,9 @@ public record DatagramObservation(
                 NO_COUNTS,
                 records,
                 rejected,
-                NO_SAMPLES);
+                NO_SAMPLES,
+                d.streamId(),
+                d.stamp() == null ? -1L : d.stamp().sequence());
     }
 
     private static DecodeProblem.Kind[] kinds(ProblemCounts counts) {
@@ -238,7 +250,9 @@ public record DatagramObservation(
                 && Arrays.equals(problemCounts, x.problemCounts)
                 && records == x.records
                 && rejected == x.rejected
-                && Arrays.equals(sflowSamples, x.sflowSamples);
+                && Arrays.equals(sflowSamples, x.sflowSamples)
+                && streamId == x.streamId
+                && streamSequence == x.streamSequence;
     }
 
     @Override

@@ -141,7 +141,12 @@ public final class AggregateExporterStats
             if (!folded) {
                 long lostBefore = c.lostDatagrams + c.lostRecords;
                 long resetsBefore = c.sequenceResets;
-                c.countSequence(o.version(), o.sequenceNumber(), o.sequenceUnits());
+                c.countSequence(
+                        o.version(),
+                        o.sequenceNumber(),
+                        o.sequenceUnits(),
+                        o.streamId(),
+                        o.streamSequence());
                 lost.inc(c.lostDatagrams + c.lostRecords - lostBefore);
                 sequenceResets.inc(c.sequenceResets - resetsBefore);
                 if (o.sflowSamples().length > 0) {

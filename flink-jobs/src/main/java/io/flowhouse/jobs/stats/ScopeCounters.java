@@ -14,8 +14,23 @@ import java.util.Map;
  */
 public final class ScopeCounters {
 
-    /** Sequence number expected next (uint32), or -1 when unknown (first datagram, resync). */
+    /** Agent streams a scope follows the sequences of; the least recently received is dropped. */
+    public static final int MAX_STREAMS = 4;
+
+    /**
+     * Sequence number expected next (uint32), or -1 when unknown (first datagram, resync): of the
+     * datagrams without a stamp.
+     */
     public long nextSequence = -1L;
+
+    /** Agent streams ({@code streamId}) of stamped datagrams, least recently received first. */
+    public long[] streams = NO_LONGS;
+
+    /** Each stream's sequence number expected next (uint32, or -1); same index as the stream. */
+    public long[] streamNextSequence = NO_LONGS;
+
+    /** Each stream's highest place (stamp sequence) counted; same index as the stream. */
+    public long[] streamLastPlace = NO_LONGS;
 
     /** Start of the minute counted below, epoch ms; 0 before the first datagram. */
     public long minuteMillis;
@@ -101,7 +116,59 @@ public final class ScopeCounters {
      *     template is missing): the next datagram then only resynchronises
      */
     public void countSequence(int version, long sequence, long units) {
-        SequenceTracker.Step step = SequenceTracker.step(nextSequence, sequence, units, 0);
+        nextSequence = count(version, nextSequence, sequence, units);
+    }
+
+    /**
+     * Counts one datagram's sequence number in the agent stream it was received in ({@code
+     * streamId}, 0 for a datagram without a stamp: {@link #countSequence(int, long, long)}), in the
+     * order the agent received them ({@code place}, the stamp's sequence). The agent writes live
+     * datagrams while its spool drains older ones, its own run's and an earlier run's, so the job
+     * sees streams interleaved and a stream's datagrams out of their receive order; one sequence
+     * state over everything saw every step back to an older datagram as a restart. A datagram whose
+     * place is behind the highest counted in its stream is not in the sequence accounting (it is no
+     * restart: the agent received it before). A stream's first datagram sets its baseline: what an
+     * exporter sent while no agent run received it is not a gap here, and a restart in that time
+     * not a reset (the agent's own counters show its outage). At most {@link #MAX_STREAMS} streams
+     * per scope are followed; a forgotten one starts from a new baseline.
+     */
+    public void countSequence(int version, long sequence, long units, long streamId, long place) {
+        if (streamId == 0L) {
+            countSequence(version, sequence, units);
+            return;
+        }
+        int at = -1;
+        for (int i = 0; i < streams.length; i++) {
+            if (streams[i] == streamId) {
+                at = i;
+                break;
+            }
+        }
+        if (at >= 0 && place <= streamLastPlace[at]) {
+            return; // received before what was counted last: out of the agent's order
+        }
+        long expected = at < 0 ? -1L : streamNextSequence[at];
+        int n = streams.length;
+        if (at < 0 && n < MAX_STREAMS) {
+            streams = Arrays.copyOf(streams, n + 1);
+            streamNextSequence = Arrays.copyOf(streamNextSequence, n + 1);
+            streamLastPlace = Arrays.copyOf(streamLastPlace, n + 1);
+            at = n;
+            n++;
+        } else if (at < 0) {
+            at = 0; // the least recently received stream is forgotten
+        }
+        // Most recently received last.
+        System.arraycopy(streams, at + 1, streams, at, n - 1 - at);
+        System.arraycopy(streamNextSequence, at + 1, streamNextSequence, at, n - 1 - at);
+        System.arraycopy(streamLastPlace, at + 1, streamLastPlace, at, n - 1 - at);
+        streams[n - 1] = streamId;
+        streamNextSequence[n - 1] = count(version, expected, sequence, units);
+        streamLastPlace[n - 1] = place;
+    }
+
+    private long count(int version, long expected, long sequence, long units) {
+        SequenceTracker.Step step = SequenceTracker.step(expected, sequence, units, 0);
         if (step.outcome() == SequenceTracker.Outcome.GAP) {
             sequenceGaps++;
             if (version == 9 || version == FlowRecord.VERSION_SFLOW5) {
@@ -112,7 +179,7 @@ public final class ScopeCounters {
         } else if (step.outcome() == SequenceTracker.Outcome.RESET) {
             sequenceResets++;
         }
-        nextSequence = step.expectedNext();
+        return step.expectedNext();
     }
 
     /**
@@ -194,6 +261,9 @@ public final class ScopeCounters {
     public ScopeCounters copy() {
         ScopeCounters c = new ScopeCounters();
         c.nextSequence = nextSequence;
+        c.streams = streams.clone();
+        c.streamNextSequence = streamNextSequence.clone();
+        c.streamLastPlace = streamLastPlace.clone();
         c.minuteMillis = minuteMillis;
         c.datagrams = datagrams;
         c.datagramBytes = datagramBytes;

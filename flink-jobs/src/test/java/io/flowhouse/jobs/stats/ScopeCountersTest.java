@@ -107,4 +107,63 @@ class ScopeCountersTest {
         assertThat(c.sequenceResets).isZero();
         assertThat(c.nextSequence).isEqualTo(200);
     }
+
+    @Test
+    void aSpoolDrainBesideLiveDatagramsIsNoReset() {
+        // Agent run 1 (stream 11) received v5 sequences 0..20 (5 flows each, places 0..4); 0 and
+        // 5 reached Kafka, the rest waits in the spool. Run 2 (stream 22) receives 40.. live
+        // while the spool drains: the job sees the two streams interleaved.
+        ScopeCounters c = new ScopeCounters();
+        c.countSequence(5, 0, 5, 11, 0);
+        c.countSequence(5, 5, 5, 11, 1);
+        c.countSequence(5, 40, 5, 22, 0);
+        c.countSequence(5, 10, 5, 11, 2);
+        c.countSequence(5, 45, 5, 22, 1);
+        c.countSequence(5, 15, 5, 11, 3);
+        c.countSequence(5, 20, 5, 11, 4);
+        c.countSequence(5, 50, 5, 22, 2);
+        assertThat(c.sequenceResets).isZero();
+        assertThat(c.sequenceGaps).isZero();
+        // One sequence state over both (the datagrams without a stamp) sees restarts.
+        ScopeCounters one = new ScopeCounters();
+        for (long s : new long[] {0, 5, 40, 10, 45, 15, 20, 50}) {
+            one.countSequence(5, s, 5);
+        }
+        assertThat(one.sequenceResets).isEqualTo(2);
+    }
+
+    @Test
+    void aStreamsOwnSpoolDrainedBesideItsLiveDatagramsIsNoReset() {
+        // One run: places 2..3 were spooled while the broker was away; 4.. go straight to Kafka
+        // while the spool drains, so 2 and 3 arrive after 4.
+        ScopeCounters c = new ScopeCounters();
+        c.countSequence(9, 100, 1, 11, 0);
+        c.countSequence(9, 101, 1, 11, 1);
+        c.countSequence(9, 104, 1, 11, 4);
+        c.countSequence(9, 102, 1, 11, 2);
+        c.countSequence(9, 103, 1, 11, 3);
+        c.countSequence(9, 105, 1, 11, 5);
+        assertThat(c.sequenceResets).isZero();
+        c.countSequence(9, 0, 1, 11, 6); // the exporter restarted on its port
+        assertThat(c.sequenceResets).isEqualTo(1);
+    }
+
+    @Test
+    void aRestartWithinAStreamIsAResetAndTheStreamsAreBounded() {
+        ScopeCounters c = new ScopeCounters();
+        c.countSequence(9, 500, 1, 7, 0);
+        c.countSequence(9, 501, 1, 7, 1);
+        c.countSequence(9, 0, 1, 7, 2); // the exporter restarted on its port
+        c.countSequence(9, 1, 1, 7, 3);
+        assertThat(c.sequenceResets).isEqualTo(1);
+        for (long stream = 100; stream < 100 + ScopeCounters.MAX_STREAMS; stream++) {
+            c.countSequence(9, 1_000, 1, stream, 0);
+        }
+        assertThat(c.streams).hasSize(ScopeCounters.MAX_STREAMS).doesNotContain(7L);
+        c.countSequence(9, 900, 1, 7, 4); // forgotten: a new baseline, not a reset
+        assertThat(c.sequenceResets).isEqualTo(1);
+        assertThat(c.streams[ScopeCounters.MAX_STREAMS - 1]).isEqualTo(7L);
+        assertThat(c.streamNextSequence[ScopeCounters.MAX_STREAMS - 1]).isEqualTo(901L);
+        assertThat(c.copy().streams).isEqualTo(c.streams).isNotSameAs(c.streams);
+    }
 }

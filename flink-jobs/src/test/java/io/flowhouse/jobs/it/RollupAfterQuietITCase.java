@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.it;
+
+import static io.flowhouse.jobs.it.StampedExports.flow;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flowhouse.codec.ExporterKey;
+import io.flowhouse.codec.envelope.RawDatagram;
+import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.jobs.config.PipelineSettings;
+import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
+import io.flowhouse.testkit.clickhouse.LocalClickHouse;
+import io.flowhouse.testkit.kafka.EmbeddedKafka;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The rollups of a stream that goes quiet and comes back, as in the TaskManager-kill fault test: an
+ * exporter whose clock says 2023 (every flow clamped 5 minutes back from its receive time, so every
+ * piece is late for windows the receive time has passed), a pause longer than the partitions'
+ * idleness, then one last round received after the next minute began. The streaming job (not
+ * bounded: no end-of-input watermark closes the windows) must write the last round into {@code
+ * flows_1m} too, and the top talkers of every window must add up to its buckets (fewer sources than
+ * ranks).
+ */
+class RollupAfterQuietITCase {
+
+    @RegisterExtension
+    static final EmbeddedKafka KAFKA = EmbeddedKafka.builder().partitions(4).build();
+
+    @RegisterExtension static final ClickHouseExtension CLICKHOUSE = ClickHouseExtension.create();
+
+    @RegisterExtension static final MiniClusterExtension FLINK = new MiniClusterExtension();
+
+    private static final long YEAR_2023 = 1_685_577_600_000L; // 2023-06-01 00:00:00 UTC
+    private static final ExporterKey ROUTER = new ExporterKey(IpAddress.parse("192.0.2.9"), 2055);
+    private static final String DB = "flowhouse_quiet";
+
+    private final StampedExports agent = new StampedExports("quiet-agent", 1);
+    private long sequence;
+    private long flows;
+    private long packets;
+    private long bytes;
+
+    /** {@code count} v5 datagrams of 5 flows dated 2023, received 40 ms apart from {@code t}. */
+    private List<RawDatagram> round(long t, int count) {
+        List<RawDatagram> out = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            long exported = YEAR_2023 + sequence * 40;
+            List<FlowRecord> f = new ArrayList<>();
+            for (int k = 0; k < 5; k++) {
+                long p = k + 1 + i % 3;
+                long b = 100 * p + i % 7;
+                f.add(flow("10.7.0." + (k + 1), "10.8.0.1", exported - 1_000, p, b));
+                flows++;
+                packets += p;
+                bytes += b;
+            }
+            out.add(agent.stamp(ROUTER, t + 40L * i, StampedExports.v5(sequence, exported, f)));
+            sequence += 5;
+        }
+        return out;
+    }
+
+    @Test
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)
+    void aLastRoundAfterAQuietPartitionReachesTheRollups() throws Exception {
+        LocalClickHouse ch = CLICKHOUSE.local();
+        PipelineSettings s =
+                PipelineHarness.settings(
+                        KAFKA.bootstrapServers(),
+                        ch,
+                        "quiet",
+                        "--job.parallelism",
+                        "1",
+                        "--decode.idleness",
+                        "2 s",
+                        "--flowhouse.rollup.max-out-of-orderness",
+                        "0 s");
+        KAFKA.createTopic(s.rawTopic(), 4);
+        JobClient job = PipelineHarness.environment(s, ch).executeAsync("rollups after quiet");
+        try {
+            long minute = 60_000L;
+            long t0 = (System.currentTimeMillis() / minute) * minute + 20_000;
+            CaptureProducer.produce(KAFKA.bootstrapServers(), s.rawTopic(), round(t0, 200));
+            awaitRollups(ch);
+            Thread.sleep(5_000); // longer than the idleness: the partition is idle
+            CaptureProducer.produce(
+                    KAFKA.bootstrapServers(), s.rawTopic(), round(t0 + minute + 48_000, 50));
+            awaitRollups(ch);
+            List<String> expected = expected();
+            assertThat(
+                            ch.queryRows(
+                                    "SELECT count(), sum(packets), sum(bytes) FROM "
+                                            + DB
+                                            + ".flows FINAL"))
+                    .as("flows")
+                    .containsExactly(expected);
+            assertThat(oneMinute(ch)).as("flows_1m").containsExactly(expected);
+            assertThat(ch.queryRows(talkers(DB, "top_talker")))
+                    .as("top talkers")
+                    .isEqualTo(ch.queryRows(talkers(DB, "interface")));
+            // The hour closes when the receive time passes it; a drained stop sends the final
+            // watermark, so the 1-hour buckets are written and add up too.
+            job.stopWithSavepoint(
+                            true,
+                            java.nio.file.Files.createTempDirectory("quiet-savepoint")
+                                    .toUri()
+                                    .toString(),
+                            org.apache.flink.core.execution.SavepointFormatType.CANONICAL)
+                    .get(120, TimeUnit.SECONDS);
+            System.out.println(
+                    "quiet 1h: "
+                            + ch.queryRows(
+                                    "SELECT window_start, kind, sum(flows), sum(bytes) FROM "
+                                            + DB
+                                            + ".flows_1h FINAL GROUP BY window_start, kind"));
+            assertThat(
+                            ch.queryRows(
+                                    "SELECT sum(flows), sum(packets), sum(bytes) FROM "
+                                            + DB
+                                            + ".flows_1h FINAL WHERE kind = 'interface' AND"
+                                            + " direction = 0"))
+                    .as("flows_1h")
+                    .containsExactly(expected);
+        } finally {
+            if (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
+                job.cancel().get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static String talkers(String db, String kind) {
+        return "SELECT window_start, sum(bytes) FROM "
+                + db
+                + ".flows_1m FINAL WHERE kind = '"
+                + kind
+                + "'"
+                + (kind.equals("interface") ? " AND direction = 0" : "")
+                + " GROUP BY window_start ORDER BY window_start";
+    }
+
+    private List<String> expected() {
+        return List.of(Long.toString(flows), Long.toString(packets), Long.toString(bytes));
+    }
+
+    private static List<List<String>> oneMinute(LocalClickHouse ch) {
+        return ch.queryRows(
+                "SELECT sum(flows), sum(packets), sum(bytes) FROM "
+                        + DB
+                        + ".flows_1m FINAL WHERE kind = 'interface' AND direction = 0");
+    }
+
+    private void awaitRollups(LocalClickHouse ch) throws InterruptedException {
+        List<List<String>> expected = List.of(expected());
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                if (expected.equals(oneMinute(ch))) {
+                    return;
+                }
+            } catch (RuntimeException e) {
+                // Tables not created yet.
+            }
+            Thread.sleep(500);
+        }
+    }
+}
