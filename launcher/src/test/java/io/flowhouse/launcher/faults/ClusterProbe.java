@@ -332,6 +332,31 @@ final class ClusterProbe {
         return jars.isEmpty() ? target.resolve("flink-jobs-0.1.0-SNAPSHOT-job.jar") : jars.get(0);
     }
 
+    /**
+     * The first of {@code count} consecutive ports that are free on 127.0.0.1 now (a quorum's nodes
+     * take their ports by offset from the first).
+     */
+    static int freePortBlock(int count) throws IOException {
+        java.util.Random random = new java.util.Random();
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int base = 20_000 + random.nextInt(30_000);
+            List<ServerSocket> sockets = new ArrayList<>();
+            try {
+                for (int i = 0; i < count; i++) {
+                    sockets.add(new ServerSocket(base + i, 1, InetAddress.getLoopbackAddress()));
+                }
+                return base;
+            } catch (IOException taken) {
+                // Try another block.
+            } finally {
+                for (ServerSocket socket : sockets) {
+                    socket.close();
+                }
+            }
+        }
+        throw new IOException("no " + count + " consecutive free ports");
+    }
+
     static int[] freePorts(int count) throws IOException {
         List<ServerSocket> sockets = new ArrayList<>();
         try {
