@@ -154,6 +154,42 @@ final class ClusterProbe {
     }
 
     /**
+     * Every operator metric whose name contains {@code part}, summed over subtasks, by vertex and
+     * name: what a failed check prints beside its numbers.
+     */
+    Map<String, Long> metrics(String jobId, String part) {
+        Map<String, Long> sums = new java.util.TreeMap<>();
+        for (Vertex v : vertices(jobId)) {
+            String base =
+                    config.flinkRestUrl()
+                            + "/jobs/"
+                            + jobId
+                            + "/vertices/"
+                            + v.id()
+                            + "/subtasks/metrics";
+            JsonNode names = getJson(base);
+            if (names == null) {
+                continue;
+            }
+            for (JsonNode n : names) {
+                String id = n.path("id").asText();
+                if (!id.contains(part)) {
+                    continue;
+                }
+                JsonNode m =
+                        getJson(
+                                base
+                                        + "?agg=sum&get="
+                                        + URLEncoder.encode(id, StandardCharsets.UTF_8));
+                if (m != null && !m.isEmpty()) {
+                    sums.put(id, (long) m.get(0).path("sum").asDouble());
+                }
+            }
+        }
+        return sums;
+    }
+
+    /**
      * Waits until the REST API shows the decode operator's {@code datagrams_total} at least {@code
      * atLeast} (the fetcher has read the TaskManagers since then), and returns every counter.
      */
@@ -271,10 +307,23 @@ final class ClusterProbe {
         if (expected.isEmpty()) {
             throw new AssertionError("no closed window before " + lastMinute);
         }
-        awaitRows(oneMinute, expected, Duration.ofSeconds(120));
+        // The windows close on the receive-time watermark; at load averages of 30 on 2 cores
+        // the rollups have taken more than two minutes to follow the raw rows.
+        awaitRows(oneMinute, expected, Duration.ofSeconds(300));
         List<List<String>> got = queryRows(oneMinute);
         if (!got.equals(expected)) {
-            throw new AssertionError("flows_1m " + got + " but flows FINAL " + expected);
+            throw new AssertionError(
+                    "flows_1m "
+                            + got
+                            + " but flows FINAL "
+                            + expected
+                            + " (flows_1m rows by window: "
+                            + queryRows(
+                                    "SELECT window_start, count(), sum(flows) FROM "
+                                            + database
+                                            + ".flows_1m GROUP BY window_start ORDER BY"
+                                            + " window_start")
+                            + ")");
         }
     }
 
