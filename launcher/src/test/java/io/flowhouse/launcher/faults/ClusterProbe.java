@@ -339,6 +339,107 @@ final class ClusterProbe {
         return next / 1000;
     }
 
+    /** The sums {@link #assertTablesExact} checked. */
+    record Totals(long[] sent, long plainRows, long statsDatagrams) {}
+
+    /**
+     * Every table of {@code database} holds exactly what {@code sender} sent: {@code flows FINAL}
+     * (count, packets, bytes, one row per row id), {@code flows_1m} per exporter and closed window
+     * (before {@code lastMinute}), {@code exporter_stats} (datagrams, no duplicates).
+     */
+    Totals assertTablesExact(String database, MixedExporters sender, long lastMinute)
+            throws InterruptedException {
+        long[] sent = sender.sentTotals();
+        String table = database + ".flows";
+        awaitScalar(
+                "SELECT sum(packets) FROM " + table + " FINAL", sent[1], Duration.ofSeconds(180));
+        List<String> raw =
+                queryRows(
+                                "SELECT count(), sum(packets), sum(bytes), uniqExact(row_id,"
+                                        + " row_id_hi) FROM "
+                                        + table
+                                        + " FINAL")
+                        .get(0);
+        org.assertj.core.api.Assertions.assertThat(raw)
+                .as("flows FINAL")
+                .containsExactly(
+                        Long.toString(sent[0]),
+                        Long.toString(sent[1]),
+                        Long.toString(sent[2]),
+                        Long.toString(sent[0]));
+        long plain = Long.parseLong(query("SELECT count() FROM " + table));
+        assertRollupsExact(database, lastMinute);
+        awaitScalar(
+                "SELECT sum(datagrams) FROM " + database + ".exporter_stats FINAL",
+                sender.sent(),
+                Duration.ofSeconds(120));
+        List<String> stats =
+                queryRows(
+                                "SELECT sum(datagrams), sum(duplicate_datagrams) FROM "
+                                        + database
+                                        + ".exporter_stats FINAL")
+                        .get(0);
+        org.assertj.core.api.Assertions.assertThat(stats)
+                .as("exporter_stats: datagrams, duplicates")
+                .containsExactly(Integer.toString(sender.sent()), "0");
+        return new Totals(sent, plain, Long.parseLong(stats.get(0)));
+    }
+
+    /** Sends one second of every exporter at a time until {@code sending} is cleared. */
+    static Thread stream(
+            MixedExporters sender, java.util.concurrent.atomic.AtomicBoolean sending, int rate) {
+        Thread t =
+                new Thread(
+                        () -> {
+                            while (sending.get()) {
+                                sender.send(rate / MixedExporters.EXPORTERS, rate);
+                            }
+                        },
+                        "cluster-sender");
+        t.start();
+        return t;
+    }
+
+    /**
+     * Stops the stream, waits for the next minute, sends one short round so that every window of
+     * the stream closes; returns that minute (epoch seconds).
+     */
+    static long endStream(
+            Thread stream,
+            java.util.concurrent.atomic.AtomicBoolean sending,
+            MixedExporters sender,
+            int rate)
+            throws InterruptedException {
+        sending.set(false);
+        stream.join(30_000);
+        if (stream.isAlive()) {
+            throw new AssertionError("the sender did not stop");
+        }
+        long lastMinute = awaitNextMinute(Duration.ofSeconds(8));
+        sender.send(4, rate);
+        return lastMinute;
+    }
+
+    /** Skips (or, in CI, fails) without the cluster's parts; returns the job jar. */
+    static Path requireCluster(Path root) throws IOException {
+        io.flowhouse.testkit.ServiceRequirement.requireFile(
+                root.resolve("dist/kafka/target/lib"),
+                "the Kafka class path (mvn package -pl dist/kafka)");
+        io.flowhouse.testkit.ServiceRequirement.requireFile(
+                root.resolve("dist/flink/target/lib"),
+                "the Flink class path (mvn package -pl dist/flink)");
+        io.flowhouse.testkit.ServiceRequirement.require(
+                Files.isExecutable(ServicesConfig.defaults(root).clickhouseBinary()),
+                "clickhouse-server (apt-get install -y clickhouse-server)");
+        return io.flowhouse.testkit.ServiceRequirement.requireFile(
+                jobJar(root), "the job jar (mvn package -pl flink-jobs)");
+    }
+
+    /** The checkout the tests run in. */
+    static Path root() {
+        return Path.of(System.getProperty("flowhouse.root.dir", "..")).toAbsolutePath().normalize();
+    }
+
     /** An agent config: one UDP listener, the services' Kafka, a spool and metrics. */
     static Path agentYaml(Path dir, String id, String bootstrap, int udpPort, int metricsPort)
             throws IOException {

@@ -7,13 +7,11 @@ import io.flowhouse.launcher.FlowhouseMain;
 import io.flowhouse.services.FlowhouseHome;
 import io.flowhouse.services.ServicesConfig;
 import io.flowhouse.services.ServicesManager;
-import io.flowhouse.testkit.ServiceRequirement;
 import io.flowhouse.testkit.kafka.TopicReader;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,22 +49,8 @@ class RescaleThroughSavepointsITCase {
     @Test
     @Timeout(value = 14, unit = TimeUnit.MINUTES)
     void rescaledOneTwoFourTwoThroughSavepointsKeepsTemplatesAndExactTotals() throws Exception {
-        Path root =
-                Path.of(System.getProperty("flowhouse.root.dir", ".."))
-                        .toAbsolutePath()
-                        .normalize();
-        ServiceRequirement.requireFile(
-                root.resolve("dist/kafka/target/lib"),
-                "the Kafka class path (mvn package -pl dist/kafka)");
-        ServiceRequirement.requireFile(
-                root.resolve("dist/flink/target/lib"),
-                "the Flink class path (mvn package -pl dist/flink)");
-        ServiceRequirement.require(
-                Files.isExecutable(ServicesConfig.defaults(root).clickhouseBinary()),
-                "clickhouse-server (apt-get install -y clickhouse-server)");
-        Path jar =
-                ServiceRequirement.requireFile(
-                        ClusterProbe.jobJar(root), "the job jar (mvn package -pl flink-jobs)");
+        Path root = ClusterProbe.root();
+        Path jar = ClusterProbe.requireCluster(root);
         Path state =
                 Path.of("target", "faults-rescale-" + System.currentTimeMillis()).toAbsolutePath();
         int[] ports = ClusterProbe.freePorts(6);
@@ -109,15 +93,7 @@ class RescaleThroughSavepointsITCase {
                             new AgentProcess(yaml, state.resolve("agent.log"), metricsPort)
                                     .start();
                     MixedExporters sender = new MixedExporters(udpPort)) {
-                Thread stream =
-                        new Thread(
-                                () -> {
-                                    while (sending.get()) {
-                                        sender.send(RATE / MixedExporters.EXPORTERS, RATE);
-                                    }
-                                },
-                                "rescale-sender");
-                stream.start();
+                Thread stream = ClusterProbe.stream(sender, sending, RATE);
                 String table = DATABASE + ".flows";
                 probe.awaitScalar("SELECT count() FROM " + table, 1, Duration.ofSeconds(120));
 
@@ -139,52 +115,15 @@ class RescaleThroughSavepointsITCase {
 
                 // The rollup windows close once the receive-time watermark passes them: stop,
                 // wait for the next minute, then one more short round closes the last windows.
-                sending.set(false);
-                stream.join(30_000);
-                assertThat(stream.isAlive()).isFalse();
-                long lastMinute = ClusterProbe.awaitNextMinute(Duration.ofSeconds(8));
-                sender.send(4, RATE);
+                long lastMinute = ClusterProbe.endStream(stream, sending, sender, RATE);
 
-                long[] sent = sender.sentTotals();
-                probe.awaitScalar(
-                        "SELECT sum(packets) FROM " + table + " FINAL",
-                        sent[1],
-                        Duration.ofSeconds(180));
                 assertThat(agent.metricSum("flowhouse_agent_dropped_datagrams_total"))
                         .as("agent drops")
                         .isZero();
-                List<String> raw =
-                        probe.queryRows(
-                                        "SELECT count(), sum(packets), sum(bytes),"
-                                                + " uniqExact(row_id, row_id_hi) FROM "
-                                                + table
-                                                + " FINAL")
-                                .get(0);
-                assertThat(raw)
-                        .as("flows FINAL")
-                        .containsExactly(
-                                Long.toString(sent[0]),
-                                Long.toString(sent[1]),
-                                Long.toString(sent[2]),
-                                Long.toString(sent[0]));
-                long plain = Long.parseLong(probe.query("SELECT count() FROM " + table));
-
-                probe.assertRollupsExact(DATABASE, lastMinute);
-
-                probe.awaitScalar(
-                        "SELECT sum(datagrams) FROM " + DATABASE + ".exporter_stats FINAL",
-                        sender.sent(),
-                        Duration.ofSeconds(120));
-                List<String> stats =
-                        probe.queryRows(
-                                        "SELECT sum(datagrams), sum(duplicate_datagrams),"
-                                                + " sum(sequence_resets), sum(sequence_gaps) FROM "
-                                                + DATABASE
-                                                + ".exporter_stats FINAL")
-                                .get(0);
-                assertThat(stats.subList(0, 2))
-                        .as("exporter_stats: datagrams, duplicates")
-                        .containsExactly(Integer.toString(sender.sent()), "0");
+                ClusterProbe.Totals totals = probe.assertTablesExact(DATABASE, sender, lastMinute);
+                long[] sent = totals.sent();
+                long plain = totals.plainRows();
+                long statsDatagrams = totals.statsDatagrams();
 
                 // Nothing dead-lettered: the job writes every datagram it cannot decode to
                 // flows.rejected (a missing template after its hold time among them).
@@ -213,22 +152,22 @@ class RescaleThroughSavepointsITCase {
                 System.out.printf(
                         Locale.ROOT,
                         "RESCALE 1->2->4->2: sent %d datagrams, %d flows %d packets %d bytes;"
-                                + " %d rows before merges; exporter_stats %s; pauses %s s;"
+                                + " %d rows before merges; exporter_stats %d datagrams; pauses %s s;"
                                 + " decode counters %s%n",
                         sender.sent(),
                         sent[0],
                         sent[1],
                         sent[2],
                         plain,
-                        stats,
+                        statsDatagrams,
                         pauses,
                         history);
                 FaultSupport.row(
                         "e2e: rescale 1->2->4->2 via savepoints (v9/IPFIX)",
                         sender.sent(),
-                        Long.parseLong(stats.get(0)),
+                        statsDatagrams,
                         0,
-                        sender.sent() - Long.parseLong(stats.get(0)),
+                        sender.sent() - statsDatagrams,
                         plain - sent[0],
                         Duration.ofMillis(
                                 (long)

@@ -12,13 +12,11 @@ import io.flowhouse.services.ServiceKind;
 import io.flowhouse.services.ServiceStatus;
 import io.flowhouse.services.ServicesConfig;
 import io.flowhouse.services.ServicesManager;
-import io.flowhouse.testkit.ServiceRequirement;
 import io.flowhouse.testkit.kafka.TopicReader;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,22 +59,8 @@ class ThreeBrokersKillITCase {
     @Test
     @Timeout(value = 12, unit = TimeUnit.MINUTES)
     void oneOfThreeBrokersKilledAndRestartedLosesAndDuplicatesNothing() throws Exception {
-        Path root =
-                Path.of(System.getProperty("flowhouse.root.dir", ".."))
-                        .toAbsolutePath()
-                        .normalize();
-        ServiceRequirement.requireFile(
-                root.resolve("dist/kafka/target/lib"),
-                "the Kafka class path (mvn package -pl dist/kafka)");
-        ServiceRequirement.requireFile(
-                root.resolve("dist/flink/target/lib"),
-                "the Flink class path (mvn package -pl dist/flink)");
-        ServiceRequirement.require(
-                Files.isExecutable(ServicesConfig.defaults(root).clickhouseBinary()),
-                "clickhouse-server (apt-get install -y clickhouse-server)");
-        Path jar =
-                ServiceRequirement.requireFile(
-                        ClusterProbe.jobJar(root), "the job jar (mvn package -pl flink-jobs)");
+        Path root = ClusterProbe.root();
+        Path jar = ClusterProbe.requireCluster(root);
         Path state =
                 Path.of("target", "faults-three-brokers-" + System.currentTimeMillis())
                         .toAbsolutePath();
@@ -87,15 +71,7 @@ class ThreeBrokersKillITCase {
             ports = ClusterProbe.freePorts(4);
         } while (java.util.Arrays.stream(ports)
                 .anyMatch(p -> p >= kafkaBase && p < kafkaBase + 2 * BROKERS));
-        Map<String, String> env = new HashMap<>();
-        env.put("FLOWHOUSE_STATE_DIR", state.toString());
-        env.put("FLOWHOUSE_KAFKA_PORT", Integer.toString(kafkaBase));
-        env.put("FLOWHOUSE_KAFKA_CONTROLLER_PORT", Integer.toString(kafkaBase + 1));
-        env.put("FLOWHOUSE_CLICKHOUSE_HTTP_PORT", Integer.toString(ports[0]));
-        env.put("FLOWHOUSE_CLICKHOUSE_NATIVE_PORT", Integer.toString(ports[1]));
-        env.put("FLOWHOUSE_FLINK_REST_PORT", Integer.toString(ports[2]));
-        env.put("FLOWHOUSE_FLINK_RPC_PORT", Integer.toString(ports[3]));
-        env.put("FLOWHOUSE_FLINK_PROMETHEUS_PORTS", "none");
+        Map<String, String> env = environment(state, kafkaBase, ports);
         FlowhouseMain launcher =
                 new FlowhouseMain(
                         new FlowhouseHome(root, state), env, new ByteArrayInputStream(new byte[0]));
@@ -144,15 +120,7 @@ class ThreeBrokersKillITCase {
                             new AgentProcess(yaml, state.resolve("agent.log"), metricsPort)
                                     .start();
                     MixedExporters sender = new MixedExporters(udpPort)) {
-                Thread stream =
-                        new Thread(
-                                () -> {
-                                    while (sending.get()) {
-                                        sender.send(RATE / MixedExporters.EXPORTERS, RATE);
-                                    }
-                                },
-                                "three-brokers-sender");
-                stream.start();
+                Thread stream = ClusterProbe.stream(sender, sending, RATE);
                 String table = DATABASE + ".flows";
                 probe.awaitScalar("SELECT count() FROM " + table, 1, Duration.ofSeconds(120));
                 probe.awaitCompletedCheckpoints(jobId, 2, Duration.ofSeconds(120));
@@ -174,79 +142,26 @@ class ThreeBrokersKillITCase {
                 Duration inSync = Duration.ofNanos(System.nanoTime() - killed);
 
                 Thread.sleep(10_000); // stream on with the broker back
-                sending.set(false);
-                stream.join(30_000);
-                assertThat(stream.isAlive()).isFalse();
-                long lastMinute = ClusterProbe.awaitNextMinute(Duration.ofSeconds(8));
-                sender.send(4, RATE);
+                long lastMinute = ClusterProbe.endStream(stream, sending, sender, RATE);
 
-                long[] sent = sender.sentTotals();
-                probe.awaitScalar(
-                        "SELECT sum(packets) FROM " + table + " FINAL",
-                        sent[1],
-                        Duration.ofSeconds(180));
                 assertThat(agent.metric("flowhouse_agent_spooled_records_total"))
                         .as("records the agent spooled")
                         .isZero();
                 assertThat(agent.metricSum("flowhouse_agent_dropped_datagrams_total"))
                         .as("agent drops")
                         .isZero();
-
                 // flows.raw: every datagram sent, each once.
-                List<ConsumerRecord<byte[], byte[]>> records =
-                        TopicReader.readAll(
-                                config.kafkaBootstrap(),
-                                "flows.raw",
-                                Duration.ofSeconds(60),
-                                got -> got.size() >= sender.sent());
-                Set<String> stamps = new HashSet<>();
-                int duplicates = 0;
-                for (ConsumerRecord<byte[], byte[]> r : records) {
-                    RawDatagram d = RawDatagramCodec.decode(r.value());
-                    DatagramStamp st = d.stamp();
-                    String id =
-                            d.agentId()
-                                    + "/"
-                                    + st.epoch()
-                                    + "/"
-                                    + st.stream()
-                                    + "/"
-                                    + st.sequence();
-                    duplicates += stamps.add(id) ? 0 : 1;
-                }
+                int[] inKafka = distinctAndTwice(config.kafkaBootstrap(), sender.sent());
+                int distinct = inKafka[0];
+                int duplicates = inKafka[1];
                 assertThat(duplicates).as("datagrams twice in flows.raw").isZero();
-                assertThat(stamps).as("datagrams in flows.raw").hasSize(sender.sent());
-
-                List<String> raw =
-                        probe.queryRows(
-                                        "SELECT count(), sum(packets), sum(bytes),"
-                                                + " uniqExact(row_id, row_id_hi) FROM "
-                                                + table
-                                                + " FINAL")
-                                .get(0);
-                assertThat(raw)
-                        .as("flows FINAL")
-                        .containsExactly(
-                                Long.toString(sent[0]),
-                                Long.toString(sent[1]),
-                                Long.toString(sent[2]),
-                                Long.toString(sent[0]));
-                long plain = Long.parseLong(probe.query("SELECT count() FROM " + table));
-                System.out.println("THREE BROKERS rollup metrics: " + probe.metrics(jobId, "rollup_late"));
-                probe.assertRollupsExact(DATABASE, lastMinute);
-                probe.awaitScalar(
-                        "SELECT sum(datagrams) FROM " + DATABASE + ".exporter_stats FINAL",
-                        sender.sent(),
-                        Duration.ofSeconds(120));
-                List<String> stats =
-                        probe.queryRows(
-                                        "SELECT sum(datagrams), sum(duplicate_datagrams) FROM "
-                                                + DATABASE
-                                                + ".exporter_stats FINAL")
-                                .get(0);
-                assertThat(stats)
-                        .as("exporter_stats: datagrams, duplicates")
-                        .containsExactly(Integer.toString(sender.sent()), "0");
+                assertThat(distinct).as("datagrams in flows.raw").isEqualTo(sender.sent());
+                System.out.println(
+                        "THREE BROKERS rollup metrics: " + probe.metrics(jobId, "rollup_late"));
+                ClusterProbe.Totals totals = probe.assertTablesExact(DATABASE, sender, lastMinute);
+                long[] sent = totals.sent();
+                long plain = totals.plainRows();
+                long statsDatagrams = totals.statsDatagrams();
                 long restarts = probe.numRestarts(jobId);
 
                 System.out.printf(
@@ -257,7 +172,7 @@ class ThreeBrokersKillITCase {
                                 + " %d rows before merges%n",
                         sender.sent(),
                         sentWhileDown,
-                        stamps.size(),
+                        distinct,
                         sent[0],
                         sent[1],
                         sent[2],
@@ -268,9 +183,9 @@ class ThreeBrokersKillITCase {
                 FaultSupport.row(
                         "e2e: 3 Kafka brokers, one kill -9 + restart",
                         sender.sent(),
-                        stamps.size(),
+                        distinct,
                         0,
-                        sender.sent() - stamps.size(),
+                        sender.sent() - distinct,
                         duplicates,
                         inSync,
                         "flows.raw each datagram, flows FINAL, flows_1m, exporter_stats;"
@@ -288,6 +203,39 @@ class ThreeBrokersKillITCase {
             run(launcher, "services", "down");
             manager.stopAll();
         }
+    }
+
+    /** The services' places: Kafka's nodes from {@code kafkaBase}, the others on {@code ports}. */
+    private static Map<String, String> environment(Path state, int kafkaBase, int[] ports) {
+        Map<String, String> env = new HashMap<>();
+        env.put("FLOWHOUSE_STATE_DIR", state.toString());
+        env.put("FLOWHOUSE_KAFKA_PORT", Integer.toString(kafkaBase));
+        env.put("FLOWHOUSE_KAFKA_CONTROLLER_PORT", Integer.toString(kafkaBase + 1));
+        env.put("FLOWHOUSE_CLICKHOUSE_HTTP_PORT", Integer.toString(ports[0]));
+        env.put("FLOWHOUSE_CLICKHOUSE_NATIVE_PORT", Integer.toString(ports[1]));
+        env.put("FLOWHOUSE_FLINK_REST_PORT", Integer.toString(ports[2]));
+        env.put("FLOWHOUSE_FLINK_RPC_PORT", Integer.toString(ports[3]));
+        env.put("FLOWHOUSE_FLINK_PROMETHEUS_PORTS", "none");
+        return env;
+    }
+
+    /** The distinct datagrams of {@code flows.raw} (by their stamps) and those seen twice. */
+    private static int[] distinctAndTwice(String bootstrap, int atLeast) {
+        List<ConsumerRecord<byte[], byte[]>> records =
+                TopicReader.readAll(
+                        bootstrap,
+                        "flows.raw",
+                        Duration.ofSeconds(60),
+                        got -> got.size() >= atLeast);
+        Set<String> stamps = new HashSet<>();
+        int duplicates = 0;
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            RawDatagram d = RawDatagramCodec.decode(r.value());
+            DatagramStamp st = d.stamp();
+            String id = d.agentId() + "/" + st.epoch() + "/" + st.stream() + "/" + st.sequence();
+            duplicates += stamps.add(id) ? 0 : 1;
+        }
+        return new int[] {stamps.size(), duplicates};
     }
 
     /** Every partition of the topic has three replicas; the topic needs two in sync. */

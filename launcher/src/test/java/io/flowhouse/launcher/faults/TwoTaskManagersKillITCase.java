@@ -11,7 +11,6 @@ import io.flowhouse.services.ServiceKind;
 import io.flowhouse.services.ServiceStatus;
 import io.flowhouse.services.ServicesConfig;
 import io.flowhouse.services.ServicesManager;
-import io.flowhouse.testkit.ServiceRequirement;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -20,7 +19,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,22 +51,8 @@ class TwoTaskManagersKillITCase {
     @Test
     @Timeout(value = 12, unit = TimeUnit.MINUTES)
     void secondTaskManagerKilledJobRecoversOnTheOtherPlusAReplacement() throws Exception {
-        Path root =
-                Path.of(System.getProperty("flowhouse.root.dir", ".."))
-                        .toAbsolutePath()
-                        .normalize();
-        ServiceRequirement.requireFile(
-                root.resolve("dist/kafka/target/lib"),
-                "the Kafka class path (mvn package -pl dist/kafka)");
-        ServiceRequirement.requireFile(
-                root.resolve("dist/flink/target/lib"),
-                "the Flink class path (mvn package -pl dist/flink)");
-        ServiceRequirement.require(
-                Files.isExecutable(ServicesConfig.defaults(root).clickhouseBinary()),
-                "clickhouse-server (apt-get install -y clickhouse-server)");
-        Path jar =
-                ServiceRequirement.requireFile(
-                        ClusterProbe.jobJar(root), "the job jar (mvn package -pl flink-jobs)");
+        Path root = ClusterProbe.root();
+        Path jar = ClusterProbe.requireCluster(root);
         Path state =
                 Path.of("target", "faults-two-tms-" + System.currentTimeMillis()).toAbsolutePath();
         int[] ports = ClusterProbe.freePorts(6);
@@ -134,15 +118,7 @@ class TwoTaskManagersKillITCase {
                             new AgentProcess(yaml, state.resolve("agent.log"), metricsPort)
                                     .start();
                     MixedExporters sender = new MixedExporters(udpPort)) {
-                Thread stream =
-                        new Thread(
-                                () -> {
-                                    while (sending.get()) {
-                                        sender.send(RATE / MixedExporters.EXPORTERS, RATE);
-                                    }
-                                },
-                                "two-tms-sender");
-                stream.start();
+                Thread stream = ClusterProbe.stream(sender, sending, RATE);
                 String table = DATABASE + ".flows";
                 probe.awaitScalar("SELECT count() FROM " + table, 1, Duration.ofSeconds(120));
                 probe.awaitCompletedCheckpoints(jobId, 2, Duration.ofSeconds(120));
@@ -170,50 +146,16 @@ class TwoTaskManagersKillITCase {
                 assertThat(survivors).as("TaskManagers from before the kill still busy").hasSize(1);
 
                 Thread.sleep(10_000); // stream on under the recovered job
-                sending.set(false);
-                stream.join(30_000);
-                assertThat(stream.isAlive()).isFalse();
-                long lastMinute = ClusterProbe.awaitNextMinute(Duration.ofSeconds(8));
-                sender.send(4, RATE);
+                long lastMinute = ClusterProbe.endStream(stream, sending, sender, RATE);
 
-                long[] sent = sender.sentTotals();
-                probe.awaitScalar(
-                        "SELECT sum(packets) FROM " + table + " FINAL",
-                        sent[1],
-                        Duration.ofSeconds(180));
-                Duration exact = Duration.ofNanos(System.nanoTime() - killed);
                 assertThat(agent.metricSum("flowhouse_agent_dropped_datagrams_total"))
                         .as("agent drops")
                         .isZero();
-                List<String> raw =
-                        probe.queryRows(
-                                        "SELECT count(), sum(packets), sum(bytes),"
-                                                + " uniqExact(row_id, row_id_hi) FROM "
-                                                + table
-                                                + " FINAL")
-                                .get(0);
-                assertThat(raw)
-                        .as("flows FINAL")
-                        .containsExactly(
-                                Long.toString(sent[0]),
-                                Long.toString(sent[1]),
-                                Long.toString(sent[2]),
-                                Long.toString(sent[0]));
-                long plain = Long.parseLong(probe.query("SELECT count() FROM " + table));
-                probe.assertRollupsExact(DATABASE, lastMinute);
-                probe.awaitScalar(
-                        "SELECT sum(datagrams) FROM " + DATABASE + ".exporter_stats FINAL",
-                        sender.sent(),
-                        Duration.ofSeconds(120));
-                List<String> stats =
-                        probe.queryRows(
-                                        "SELECT sum(datagrams), sum(duplicate_datagrams) FROM "
-                                                + DATABASE
-                                                + ".exporter_stats FINAL")
-                                .get(0);
-                assertThat(stats)
-                        .as("exporter_stats: datagrams, duplicates")
-                        .containsExactly(Integer.toString(sender.sent()), "0");
+                ClusterProbe.Totals totals = probe.assertTablesExact(DATABASE, sender, lastMinute);
+                long[] sent = totals.sent();
+                long plain = totals.plainRows();
+                long statsDatagrams = totals.statsDatagrams();
+                Duration exact = Duration.ofNanos(System.nanoTime() - killed);
                 long restarts = probe.numRestarts(jobId);
                 assertThat(restarts).as("numRestarts").isGreaterThanOrEqualTo(1);
 
@@ -221,7 +163,7 @@ class TwoTaskManagersKillITCase {
                         Locale.ROOT,
                         "TWO TMS: sent %d datagrams (%d before the kill), %d flows %d packets %d"
                                 + " bytes; restarts %d; all tasks running %.1f s after the kill,"
-                                + " exact totals %.1f s after; %d rows before merges%n",
+                                + " every table exact %.1f s after; %d rows before merges%n",
                         sender.sent(),
                         sentAtKill,
                         sent[0],
@@ -234,9 +176,9 @@ class TwoTaskManagersKillITCase {
                 FaultSupport.row(
                         "e2e: 2 TaskManagers, one kill -9 + replacement",
                         sender.sent(),
-                        Long.parseLong(stats.get(0)),
+                        statsDatagrams,
                         0,
-                        sender.sent() - Long.parseLong(stats.get(0)),
+                        sender.sent() - statsDatagrams,
                         plain - sent[0],
                         recovery,
                         "flows FINAL + pre-merge, flows_1m, exporter_stats; p=4 on 2x2 slots");
