@@ -27,15 +27,20 @@ import picocli.CommandLine.Parameters;
             "  clickhouse         Debian's clickhouse-server (installed with apt when missing"
                     + " and root)",
             "  kafka              Kafka KRaft broker+controller in its own JVM"
-                    + " (dist/kafka/target/lib)",
+                    + " (dist/kafka/target/lib);",
+            "                     --kafka-brokers N: a quorum of N (kafka, kafka-2, ...),"
+                    + " replication",
+            "                     factor min(3, N), min.insync.replicas 2 from 3",
             "  flink-jobmanager   Flink standalone session cluster JobManager"
                     + " (dist/flink/target/lib)",
-            "  flink-taskmanager  one TaskManager registered with it",
+            "  flink-taskmanager  its TaskManagers (--taskmanagers N processes, --flink-slots",
+            "                     slots each: flink-taskmanager, flink-taskmanager-2, ...)",
             "",
             "  up       start what does not run yet (all, or the SERVICEs named) and return once",
             "           each one answers: Kafka describeCluster, ClickHouse SELECT 1, Flink REST",
             "           /overview with the TaskManager registered",
-            "  status   what runs where, and whether it answers (exit 3 if something is down)",
+            "  status   the topology, what runs where, and whether it answers (exit 3 if",
+            "           something is down)",
             "  down     stop what 'up' started, by the pids in the pid files: SIGTERM, then",
             "           SIGKILL after 30 s; leaves nothing running",
             "",
@@ -136,17 +141,18 @@ public final class ServicesCommand implements Callable<Integer> {
 
     static int status(ServicesManager manager, PrintStream out) {
         List<ServiceStatus> all = manager.status();
-        out.printf(Locale.ROOT, "%-18s %-8s %-8s %s%n", "SERVICE", "PID", "STATE", "WHERE");
+        out.println("topology: " + manager.topology());
+        out.printf(Locale.ROOT, "%-20s %-8s %-8s %s%n", "SERVICE", "PID", "STATE", "WHERE");
         boolean allAnswer = true;
         for (ServiceStatus status : all) {
             out.printf(
                     Locale.ROOT,
-                    "%-18s %-8s %-8s %s%n",
-                    status.kind().serviceName(),
+                    "%-20s %-8s %-8s %s%n",
+                    status.name(),
                     status.pid().isPresent() ? Long.toString(status.pid().getAsLong()) : "-",
                     status.state(),
                     status.endpoint());
-            out.printf(Locale.ROOT, "%-18s %-8s %-8s   %s%n", "", "", "", status.detail());
+            out.printf(Locale.ROOT, "%-20s %-8s %-8s   %s%n", "", "", "", status.detail());
             allAnswer &= status.running() && status.answers();
         }
         ServicesConfig config = manager.config();

@@ -58,11 +58,20 @@ public final class ServiceProcess {
      * that does not come up is stopped again and the error carries the end of its log.
      */
     public void start() {
+        awaitStarted(launch());
+    }
+
+    /**
+     * Starts the process unless it already runs, without waiting for an answer: the nodes of a
+     * quorum answer only once a majority of them runs. {@link #awaitStarted} waits for it.
+     *
+     * @return the running process, and whether it ran already
+     */
+    public Launched launch() {
         Optional<ProcessHandle> running = process.running();
         if (running.isPresent()) {
             service.adopt(running.get());
-            awaitAnswer(running.get());
-            return;
+            return new Launched(running.get(), true);
         }
         for (int port : service.ports()) {
             if (!LocalPorts.isFree(port)) {
@@ -74,18 +83,31 @@ public final class ServiceProcess {
                                 + " stop it or choose another port");
             }
         }
-        ProcessHandle handle;
         try {
             Files.createDirectories(service.workDir());
             service.prepare();
-            handle = process.start(service.command(), service.workDir(), service.environment());
+            return new Launched(
+                    process.start(service.command(), service.workDir(), service.environment()),
+                    false);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare " + service.name(), e);
         }
+    }
+
+    /** A process {@link #launch} started, or found running ({@code adopted}). */
+    public record Launched(ProcessHandle handle, boolean adopted) {}
+
+    /**
+     * Waits until a launched process answers; stops it again when it does not, unless it ran
+     * before.
+     */
+    public void awaitStarted(Launched launched) {
         try {
-            awaitAnswer(handle);
+            awaitAnswer(launched.handle());
         } catch (RuntimeException e) {
-            process.stop(stopTimeout);
+            if (!launched.adopted()) {
+                process.stop(stopTimeout);
+            }
             throw e;
         }
     }

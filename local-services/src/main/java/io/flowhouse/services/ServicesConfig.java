@@ -29,12 +29,15 @@ import java.util.Properties;
  * @param kafkaPort client listener on 127.0.0.1
  * @param kafkaControllerPort KRaft controller listener on 127.0.0.1
  * @param kafkaPartitions partitions of auto-created topics
+ * @param kafkaBrokers KRaft nodes (broker and controller each); node {@code i} (from 0) listens on
+ *     {@code kafkaPort + 2i} and {@code kafkaControllerPort + 2i}
  * @param clickhouseHttpPort HTTP interface on 127.0.0.1
  * @param clickhouseNativePort native protocol on 127.0.0.1
  * @param clickhouseBinary the {@code clickhouse-server} executable
  * @param flinkRestPort the JobManager's REST API and web UI on localhost
  * @param flinkRpcPort the JobManager's RPC port (TaskManagers register here)
- * @param flinkSlots task slots of the one TaskManager
+ * @param flinkSlots task slots of each TaskManager
+ * @param flinkTaskManagers TaskManager processes of the standalone cluster
  * @param flinkPrometheusPorts port range of Flink's Prometheus reporter, empty for none
  * @param startTimeout how long {@code up} waits for each service to answer
  * @param stopTimeout how long {@code down} waits after SIGTERM before SIGKILL
@@ -46,12 +49,14 @@ public record ServicesConfig(
         int kafkaPort,
         int kafkaControllerPort,
         int kafkaPartitions,
+        int kafkaBrokers,
         int clickhouseHttpPort,
         int clickhouseNativePort,
         Path clickhouseBinary,
         int flinkRestPort,
         int flinkRpcPort,
         int flinkSlots,
+        int flinkTaskManagers,
         String flinkPrometheusPorts,
         Duration startTimeout,
         Duration stopTimeout) {
@@ -146,12 +151,14 @@ public record ServicesConfig(
                 c.get(ServicesKeys.KAFKA_PORT),
                 c.get(ServicesKeys.KAFKA_CONTROLLER_PORT),
                 c.get(ServicesKeys.KAFKA_PARTITIONS),
+                c.get(ServicesKeys.KAFKA_BROKERS),
                 c.get(ServicesKeys.CLICKHOUSE_HTTP_PORT),
                 c.get(ServicesKeys.CLICKHOUSE_NATIVE_PORT),
                 c.get(ServicesKeys.CLICKHOUSE_BINARY),
                 c.get(ServicesKeys.FLINK_REST_PORT),
                 c.get(ServicesKeys.FLINK_RPC_PORT),
                 c.get(ServicesKeys.FLINK_SLOTS),
+                c.get(ServicesKeys.FLINK_TASKMANAGERS),
                 c.get(ServicesKeys.FLINK_PROMETHEUS_PORTS),
                 c.get(ServicesKeys.START_TIMEOUT),
                 Duration.ofSeconds(30));
@@ -177,12 +184,14 @@ public record ServicesConfig(
         props.setProperty("kafka-port", Integer.toString(kafkaPort));
         props.setProperty("kafka-controller-port", Integer.toString(kafkaControllerPort));
         props.setProperty("kafka-partitions", Integer.toString(kafkaPartitions));
+        props.setProperty("kafka-brokers", Integer.toString(kafkaBrokers));
         props.setProperty("clickhouse-http-port", Integer.toString(clickhouseHttpPort));
         props.setProperty("clickhouse-native-port", Integer.toString(clickhouseNativePort));
         props.setProperty("clickhouse-binary", clickhouseBinary.toString());
         props.setProperty("flink-rest-port", Integer.toString(flinkRestPort));
         props.setProperty("flink-rpc-port", Integer.toString(flinkRpcPort));
         props.setProperty("flink-slots", Integer.toString(flinkSlots));
+        props.setProperty("flink-taskmanagers", Integer.toString(flinkTaskManagers));
         props.setProperty(
                 "flink-prometheus-ports",
                 flinkPrometheusPorts.isEmpty() ? "none" : flinkPrometheusPorts);
@@ -197,12 +206,14 @@ public record ServicesConfig(
                 kafkaPort,
                 kafkaControllerPort,
                 kafkaPartitions,
+                kafkaBrokers,
                 clickhouseHttpPort,
                 clickhouseNativePort,
                 clickhouseBinary,
                 flinkRestPort,
                 flinkRpcPort,
                 flinkSlots,
+                flinkTaskManagers,
                 flinkPrometheusPorts,
                 startTimeout,
                 stopTimeout);
@@ -226,12 +237,36 @@ public record ServicesConfig(
                 kafka,
                 kafkaController,
                 kafkaPartitions,
+                kafkaBrokers,
                 clickhouseHttp,
                 clickhouseNative,
                 clickhouseBinary,
                 flinkRest,
                 flinkRpc,
                 flinkSlots,
+                flinkTaskManagers,
+                flinkPrometheusPorts,
+                startTimeout,
+                stopTimeout);
+    }
+
+    /** The same settings with {@code count} TaskManager processes of {@code slots} slots each. */
+    public ServicesConfig withTaskManagers(int count, int slots) {
+        return new ServicesConfig(
+                rootDir,
+                stateDir,
+                javaBin,
+                kafkaPort,
+                kafkaControllerPort,
+                kafkaPartitions,
+                kafkaBrokers,
+                clickhouseHttpPort,
+                clickhouseNativePort,
+                clickhouseBinary,
+                flinkRestPort,
+                flinkRpcPort,
+                slots,
+                count,
                 flinkPrometheusPorts,
                 startTimeout,
                 stopTimeout);
@@ -245,12 +280,14 @@ public record ServicesConfig(
                 kafkaPort,
                 kafkaControllerPort,
                 kafkaPartitions,
+                kafkaBrokers,
                 clickhouseHttpPort,
                 clickhouseNativePort,
                 clickhouseBinary,
                 flinkRestPort,
                 flinkRpcPort,
                 flinkSlots,
+                flinkTaskManagers,
                 value,
                 startTimeout,
                 stopTimeout);
@@ -272,8 +309,47 @@ public record ServicesConfig(
         return rootDir.resolve("dist/flink/target/lib");
     }
 
+    /**
+     * Every broker's client address, comma-separated: a client reaches the others when one is down.
+     */
     public String kafkaBootstrap() {
-        return "127.0.0.1:" + kafkaPort;
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < kafkaBrokers; i++) {
+            b.append(i == 0 ? "" : ",").append("127.0.0.1:").append(kafkaPort(i));
+        }
+        return b.toString();
+    }
+
+    /** The client port of KRaft node {@code index} (from 0). */
+    public int kafkaPort(int index) {
+        return kafkaPort + 2 * index;
+    }
+
+    /** The controller port of KRaft node {@code index} (from 0). */
+    public int kafkaControllerPort(int index) {
+        return kafkaControllerPort + 2 * index;
+    }
+
+    /** The same settings with {@code count} KRaft nodes. */
+    public ServicesConfig withKafkaBrokers(int count) {
+        return new ServicesConfig(
+                rootDir,
+                stateDir,
+                javaBin,
+                kafkaPort,
+                kafkaControllerPort,
+                kafkaPartitions,
+                count,
+                clickhouseHttpPort,
+                clickhouseNativePort,
+                clickhouseBinary,
+                flinkRestPort,
+                flinkRpcPort,
+                flinkSlots,
+                flinkTaskManagers,
+                flinkPrometheusPorts,
+                startTimeout,
+                stopTimeout);
     }
 
     /**

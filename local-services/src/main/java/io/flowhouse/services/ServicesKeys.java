@@ -54,6 +54,17 @@ public final class ServicesKeys {
                     .flag("--kafka-partitions", "N")
                     .env("FLOWHOUSE_KAFKA_PARTITIONS");
 
+    public static final Key<Integer> KAFKA_BROKERS =
+            Key.of("kafka-brokers", Types.integer(1, 9))
+                    .defaultValue(1)
+                    .doc(
+                            "Kafka KRaft nodes, each broker and controller in its own JVM; node i"
+                                    + " (from 0) listens on kafka-port + 2i and"
+                                    + " kafka-controller-port + 2i. Topics get replication factor"
+                                    + " min(3, N) and, from 3 nodes, min.insync.replicas 2.")
+                    .flag("--kafka-brokers", "N")
+                    .env("FLOWHOUSE_KAFKA_BROKERS");
+
     public static final Key<Integer> CLICKHOUSE_HTTP_PORT =
             port(
                     "clickhouse-http-port",
@@ -90,9 +101,18 @@ public final class ServicesKeys {
     public static final Key<Integer> FLINK_SLOTS =
             Key.of("flink-slots", Types.integer(1, 256))
                     .defaultValue(2)
-                    .doc("Task slots of the one TaskManager.")
+                    .doc("Task slots of each TaskManager.")
                     .flag("--flink-slots", "N")
                     .env("FLOWHOUSE_FLINK_SLOTS");
+
+    public static final Key<Integer> FLINK_TASKMANAGERS =
+            Key.of("flink-taskmanagers", Types.integer(1, 16))
+                    .defaultValue(1)
+                    .doc(
+                            "TaskManager processes of the standalone cluster, each with"
+                                    + " flink-slots slots.")
+                    .flag("--taskmanagers", "N")
+                    .env("FLOWHOUSE_FLINK_TASKMANAGERS");
 
     public static final Key<String> FLINK_PROMETHEUS_PORTS =
             Key.of("flink-prometheus-ports", PORT_RANGE)
@@ -118,12 +138,14 @@ public final class ServicesKeys {
                     KAFKA_PORT,
                     KAFKA_CONTROLLER_PORT,
                     KAFKA_PARTITIONS,
+                    KAFKA_BROKERS,
                     CLICKHOUSE_HTTP_PORT,
                     CLICKHOUSE_NATIVE_PORT,
                     CLICKHOUSE_BINARY,
                     FLINK_REST_PORT,
                     FLINK_RPC_PORT,
                     FLINK_SLOTS,
+                    FLINK_TASKMANAGERS,
                     FLINK_PROMETHEUS_PORTS,
                     START_TIMEOUT);
 

@@ -35,25 +35,47 @@ public final class ServicesManager {
     private static final Logger LOG = LoggerFactory.getLogger(ServicesManager.class);
 
     private final ServicesConfig config;
-    private final Map<ServiceKind, ServiceProcess> processes = new EnumMap<>(ServiceKind.class);
+
+    /** Every kind's processes: one each, except {@code flink-taskmanagers} TaskManagers. */
+    private final Map<ServiceKind, List<ServiceProcess>> processes =
+            new EnumMap<>(ServiceKind.class);
 
     public ServicesManager(ServicesConfig config) {
         this.config = config;
         add(ServiceKind.CLICKHOUSE, ClickHouseServer.forServices(config));
-        add(ServiceKind.KAFKA, new KafkaProcess(config));
+        for (int i = 0; i < config.kafkaBrokers(); i++) {
+            add(ServiceKind.KAFKA, new KafkaProcess(config, i));
+        }
         add(ServiceKind.FLINK_JOBMANAGER, new FlinkJobManager(config));
-        add(ServiceKind.FLINK_TASKMANAGER, new FlinkTaskManager(config));
+        for (int i = 0; i < config.flinkTaskManagers(); i++) {
+            add(ServiceKind.FLINK_TASKMANAGER, new FlinkTaskManager(config, i));
+        }
     }
 
     private void add(ServiceKind kind, LocalService service) {
-        processes.put(
-                kind,
-                new ServiceProcess(
-                        service,
-                        config.pidDir(),
-                        config.logDir(),
-                        config.startTimeout(),
-                        config.stopTimeout()));
+        processes
+                .computeIfAbsent(kind, k -> new ArrayList<>())
+                .add(
+                        new ServiceProcess(
+                                service,
+                                config.pidDir(),
+                                config.logDir(),
+                                config.startTimeout(),
+                                config.stopTimeout()));
+    }
+
+    private ServiceProcess process(ServiceKind kind, int index) {
+        List<ServiceProcess> all = processes.get(kind);
+        if (index < 0 || index >= all.size()) {
+            throw new IllegalArgumentException(
+                    kind.serviceName() + " " + (index + 1) + " of " + all.size());
+        }
+        return all.get(index);
+    }
+
+    /** How many processes of this kind the topology has. */
+    public int instances(ServiceKind kind) {
+        return processes.get(kind).size();
     }
 
     public ServicesConfig config() {
@@ -76,17 +98,40 @@ public final class ServicesManager {
     }
 
     /**
-     * Starts one service unless its process already runs, and waits until it answers. A service
-     * that does not come up is stopped again and the error carries the end of its log.
+     * Starts every process of one service that does not run yet, and waits until each answers. A
+     * service that does not come up is stopped again and the error carries the end of its log.
+     *
+     * @return the status of its first process
      */
     public ServiceStatus start(ServiceKind kind) {
-        ServiceProcess process = processes.get(kind);
+        if (instances(kind) == 1) {
+            return start(kind, 0);
+        }
+        // All first, then the waits: a KRaft quorum answers once a majority of its nodes runs.
+        List<ServiceProcess.Launched> launched = new ArrayList<>();
+        for (ServiceProcess process : processes.get(kind)) {
+            launched.add(process.launch());
+        }
+        for (int i = 0; i < launched.size(); i++) {
+            ServiceProcess process = process(kind, i);
+            process.awaitStarted(launched.get(i));
+            if (!launched.get(i).adopted()) {
+                LOG.info(
+                        "started {} as pid {}", process.service().name(), process.pid().orElse(-1));
+            }
+        }
+        return status(kind);
+    }
+
+    /** Starts process {@code index} (from 0) of a service unless it runs, as {@link #start}. */
+    public ServiceStatus start(ServiceKind kind, int index) {
+        ServiceProcess process = process(kind, index);
         boolean wasRunning = process.isRunning();
         process.start();
         if (!wasRunning) {
-            LOG.info("started {} as pid {}", kind.serviceName(), process.pid().orElse(-1));
+            LOG.info("started {} as pid {}", process.service().name(), process.pid().orElse(-1));
         }
-        return status(kind);
+        return status(kind, index);
     }
 
     /** Stops every service that a pid file names, in reverse start order. */
@@ -113,11 +158,18 @@ public final class ServicesManager {
         return stopped;
     }
 
-    /** SIGTERM, then SIGKILL after the stop timeout; true when a process was stopped. */
+    /**
+     * SIGTERM, then SIGKILL after the stop timeout, for every process of the service (the last
+     * first); true when a process was stopped.
+     */
     public boolean stop(ServiceKind kind) {
-        boolean stopped = processes.get(kind).stop();
-        if (stopped) {
-            LOG.info("stopped {}", kind.serviceName());
+        boolean stopped = false;
+        for (int i = instances(kind) - 1; i >= 0; i--) {
+            ServiceProcess process = process(kind, i);
+            if (process.stop()) {
+                LOG.info("stopped {}", process.service().name());
+                stopped = true;
+            }
         }
         return stopped;
     }
@@ -130,35 +182,69 @@ public final class ServicesManager {
         return ClickHouseInstaller.ensureInstalled(config.clickhouseBinary(), out);
     }
 
-    /** {@code kill -9}, for fault tests: no clean shutdown. */
+    /** {@code kill -9} of a service's first process, for fault tests: no clean shutdown. */
     public boolean kill(ServiceKind kind) {
-        return processes.get(kind).kill();
+        return kill(kind, 0);
     }
 
-    /** The pid of a running service. */
+    /** {@code kill -9} of process {@code index} (from 0) of a service. */
+    public boolean kill(ServiceKind kind, int index) {
+        return process(kind, index).kill();
+    }
+
+    /** The pid of a running service's first process. */
     public OptionalLong pid(ServiceKind kind) {
-        return processes.get(kind).pid();
+        return pid(kind, 0);
     }
 
-    /** Probes every service. */
+    public OptionalLong pid(ServiceKind kind, int index) {
+        return process(kind, index).pid();
+    }
+
+    /** Probes every process of every service. */
     public List<ServiceStatus> status() {
         List<ServiceStatus> all = new ArrayList<>();
         for (ServiceKind kind : ServiceKind.values()) {
-            all.add(status(kind));
+            for (int i = 0; i < instances(kind); i++) {
+                all.add(status(kind, i));
+            }
         }
         return all;
     }
 
+    /** The status of a service's first process. */
     public ServiceStatus status(ServiceKind kind) {
-        ServiceProcess process = processes.get(kind);
+        return status(kind, 0);
+    }
+
+    public ServiceStatus status(ServiceKind kind, int index) {
+        ServiceProcess process = process(kind, index);
         OptionalLong pid = process.pid();
         LocalService.Health health = process.health();
         return new ServiceStatus(
-                kind, pid, health.answers(), process.service().endpoint(), health.detail());
+                kind,
+                process.service().name(),
+                pid,
+                health.answers(),
+                process.service().endpoint(),
+                health.detail());
     }
 
-    /** The log file a service writes its stdout and stderr to. */
+    /** The topology in one line: what {@code status} shows above the services. */
+    public String topology() {
+        return String.format(
+                java.util.Locale.ROOT,
+                "%d Kafka broker(s), %d partition(s) per topic; %d TaskManager(s) x %d slot(s);"
+                        + " %d ClickHouse server(s)",
+                instances(ServiceKind.KAFKA),
+                config.kafkaPartitions(),
+                instances(ServiceKind.FLINK_TASKMANAGER),
+                config.flinkSlots(),
+                instances(ServiceKind.CLICKHOUSE));
+    }
+
+    /** The log file a service's first process writes its stdout and stderr to. */
     public Path logFile(ServiceKind kind) {
-        return processes.get(kind).logFile();
+        return process(kind, 0).logFile();
     }
 }

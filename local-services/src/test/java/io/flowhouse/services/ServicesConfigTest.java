@@ -62,6 +62,27 @@ class ServicesConfigTest {
     }
 
     @Test
+    void taskManagersComeFromTheirVariableAndAreSavedForStatusAndDown() {
+        assertThat(resolve(Map.of(), List.of(), false).flinkTaskManagers()).isEqualTo(1);
+        resolve(Map.of("FLOWHOUSE_FLINK_TASKMANAGERS", "3"), List.of("--flink-slots", "4"), false)
+                .save();
+
+        ServicesConfig status = resolve(Map.of(), List.of(), true);
+        assertThat(status.flinkTaskManagers()).isEqualTo(3);
+        assertThat(status.flinkSlots()).isEqualTo(4);
+        assertThat(status.withTaskManagers(2, 1))
+                .extracting(ServicesConfig::flinkTaskManagers, ServicesConfig::flinkSlots)
+                .containsExactly(2, 1);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () ->
+                                resolve(
+                                        Map.of("FLOWHOUSE_FLINK_TASKMANAGERS", "17"),
+                                        List.of(),
+                                        false))
+                .hasMessageContaining("FLOWHOUSE_FLINK_TASKMANAGERS");
+    }
+
+    @Test
     void prometheusCanBeSwitchedOff() {
         assertThat(
                         resolve(Map.of(), List.of("--flink-prometheus-ports", "none"), false)

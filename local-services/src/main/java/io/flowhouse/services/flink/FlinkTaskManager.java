@@ -20,7 +20,9 @@ import org.apache.flink.runtime.clusterframework.TaskExecutorProcessUtils;
 import org.apache.flink.runtime.util.config.memory.ProcessMemoryUtils;
 
 /**
- * The TaskManager of the local standalone session cluster ({@code TaskManagerRunner}). Every start
+ * One TaskManager of the local standalone session cluster ({@code TaskManagerRunner}); with
+ * several, each is its own process with its own name, pid file and log ({@code flink-taskmanager},
+ * {@code flink-taskmanager-2}, ...), sharing the cluster's configuration directory. Every start
  * gets a fresh resource id, so after a {@code kill -9} the probe waits for the new TaskManager to
  * register instead of seeing the dead one that the JobManager has not yet timed out.
  */
@@ -32,16 +34,29 @@ public final class FlinkTaskManager implements LocalService {
 
     private final ServicesConfig config;
     private final FlinkConf conf;
+    private final String name;
     private String resourceId;
 
+    /** The first TaskManager. */
     public FlinkTaskManager(ServicesConfig config) {
+        this(config, 0);
+    }
+
+    /** TaskManager {@code index} (from 0) of the cluster's {@code flink-taskmanagers}. */
+    public FlinkTaskManager(ServicesConfig config, int index) {
         this.config = config;
         this.conf = new FlinkConf(config);
+        this.name = nameOf(index);
+    }
+
+    /** {@code flink-taskmanager} for the first, {@code flink-taskmanager-2} for the second, ... */
+    public static String nameOf(int index) {
+        return index == 0 ? NAME : NAME + "-" + (index + 1);
     }
 
     @Override
     public String name() {
-        return NAME;
+        return name;
     }
 
     @Override
@@ -56,7 +71,7 @@ public final class FlinkTaskManager implements LocalService {
 
     @Override
     public String marker() {
-        return NAME + "@" + config.stateDir();
+        return name + "@" + config.stateDir();
     }
 
     @Override
@@ -67,7 +82,7 @@ public final class FlinkTaskManager implements LocalService {
     @Override
     public void prepare() throws IOException {
         conf.write();
-        resourceId = "flowhouse-tm-" + Long.toString(System.currentTimeMillis(), 36);
+        resourceId = "flowhouse-" + name + "-" + Long.toString(System.currentTimeMillis(), 36);
     }
 
     @Override
@@ -78,7 +93,7 @@ public final class FlinkTaskManager implements LocalService {
                 new ArrayList<>(
                         conf.javaPrefix(
                                 FlinkConf.split(ProcessMemoryUtils.generateJvmParametersStr(spec)),
-                                NAME,
+                                name,
                                 marker()));
         command.add("org.apache.flink.runtime.taskexecutor.TaskManagerRunner");
         command.add("--configDir");

@@ -76,6 +76,38 @@ public final class KafkaBrokerConfig {
         return p;
     }
 
+    /**
+     * The configuration of node {@code nodeId} (from 1) of a KRaft quorum of {@code nodes}
+     * broker+controller nodes on 127.0.0.1: the one-node configuration with every node a voter,
+     * every topic (internal ones too) replicated to min(3, nodes) brokers and, from 3 nodes, a
+     * write acknowledged by all only once 2 replicas have it ({@code min.insync.replicas}), so one
+     * broker may die without a loss or a refused write.
+     *
+     * @param voters {@code id@127.0.0.1:controllerPort} of every node, comma-separated
+     */
+    public static Map<String, String> quorumProperties(
+            int nodeId,
+            int nodes,
+            String voters,
+            int port,
+            int controllerPort,
+            Path dataDir,
+            int partitions) {
+        Map<String, String> p = properties(port, controllerPort, dataDir, partitions);
+        p.put("node.id", Integer.toString(nodeId));
+        p.put("controller.quorum.voters", voters);
+        String replicas = Integer.toString(Math.min(3, nodes));
+        String minIsr = nodes >= 3 ? "2" : "1";
+        p.put("default.replication.factor", replicas);
+        p.put("min.insync.replicas", minIsr);
+        p.put("offsets.topic.replication.factor", replicas);
+        p.put("transaction.state.log.replication.factor", replicas);
+        p.put("transaction.state.log.min.isr", minIsr);
+        p.put("share.coordinator.state.topic.replication.factor", replicas);
+        p.put("share.coordinator.state.topic.min.isr", minIsr);
+        return p;
+    }
+
     /** Writes {@code config} as a properties file. */
     public static void store(Map<String, String> config, Path file, String comment) {
         Properties props = new Properties();
@@ -92,6 +124,14 @@ public final class KafkaBrokerConfig {
      * is formatted already is left as it is.
      */
     public static void format(Path serverProperties) {
+        format(serverProperties, Uuid.randomUuid().toString());
+    }
+
+    /**
+     * Formats the storage named in a server.properties file with {@code clusterId}, which every
+     * node of a quorum shares; storage that is formatted already is left as it is.
+     */
+    public static void format(Path serverProperties, String clusterId) {
         ByteArrayOutputStream output = new ByteArrayOutputStream();
         int exitCode;
         try (PrintStream print = new PrintStream(output, true, StandardCharsets.UTF_8)) {
@@ -100,7 +140,7 @@ public final class KafkaBrokerConfig {
                             new String[] {
                                 "format",
                                 "--cluster-id",
-                                Uuid.randomUuid().toString(),
+                                clusterId,
                                 "--config",
                                 serverProperties.toString(),
                                 "--ignore-formatted"
