@@ -78,6 +78,29 @@ final class FlinkRest {
         return sum;
     }
 
+    /** The job's recent failures as the REST API gives them (JSON), for a failure message. */
+    String exceptions() {
+        JsonNode n = get("/jobs/" + jobId + "/exceptions?maxExceptions=3");
+        String text = n == null ? "(no answer)" : n.toString();
+        return text.length() > 6_000 ? text.substring(0, 6_000) + "..." : text;
+    }
+
+    /** Every vertex's name and its subtasks' input watermarks (ms), for a failure message. */
+    String watermarks() {
+        JsonNode job = get("/jobs/" + jobId);
+        if (job == null) {
+            return "(no answer)";
+        }
+        StringBuilder b = new StringBuilder();
+        for (JsonNode v : job.path("vertices")) {
+            JsonNode w =
+                    get("/jobs/" + jobId + "/vertices/" + v.path("id").asText() + "/watermarks");
+            String name = v.path("name").asText();
+            b.append(name, 0, Math.min(60, name.length())).append('=').append(w).append("; ");
+        }
+        return b.toString();
+    }
+
     /** The size of the latest completed checkpoint in bytes; 0 before the first. */
     long latestCheckpointBytes() {
         JsonNode n = get("/jobs/" + jobId + "/checkpoints");

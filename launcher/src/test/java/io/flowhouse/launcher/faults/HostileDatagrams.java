@@ -6,8 +6,8 @@ import java.util.Arrays;
 
 /**
  * The attackers' datagrams of the hostile rows, each at most the largest UDP payload over IPv4
- * (65,507 bytes). Wire layouts as RFC 7011 (IPFIX) and RFC 3954 (v9) describe them, nothing
- * the codec's own encoders would refuse to write.
+ * (65,507 bytes). Wire layouts as RFC 7011 (IPFIX) and RFC 3954 (v9) describe them, nothing the
+ * codec's own encoders would refuse to write.
  */
 final class HostileDatagrams {
 
@@ -43,8 +43,8 @@ final class HostileDatagrams {
 
     /**
      * An options template (scope ingressInterface, then a variable-length interfaceName) and one
-     * data set of {@code names} records, each naming interface {@code firstIf + i} with a string
-     * of {@code nameBytes} bytes; at most one datagram long.
+     * data set of {@code names} records, each naming interface {@code firstIf + i} with a string of
+     * {@code nameBytes} bytes; at most one datagram long.
      */
     static byte[] optionStrings(long now, int sequence, int firstIf, int names, int nameBytes) {
         int record = 4 + 3 + nameBytes;
@@ -73,7 +73,8 @@ final class HostileDatagrams {
      * An IPFIX template set of {@code count} templates from {@code firstId}, each of {@code fields}
      * well-formed 4-byte fields (sourceIPv4Address repeated: legal on the wire, a cost in state).
      */
-    static byte[] templates(long now, int sequence, long domain, int firstId, int count, int fields) {
+    static byte[] templates(
+            long now, int sequence, long domain, int firstId, int count, int fields) {
         int set = 4 + count * (4 + 4 * fields);
         ByteBuffer b = ByteBuffer.allocate(16 + set);
         ipfixHeader(b, now, sequence, domain);
@@ -106,8 +107,8 @@ final class HostileDatagrams {
     }
 
     /**
-     * A NetFlow v9 datagram from source id {@code sourceId} with one template (id 256, five
-     * fields) and one data record for it: every source id is a new scope to keep.
+     * A NetFlow v9 datagram from source id {@code sourceId} with one template (id 256, five fields)
+     * and one data record for it: every source id is a new scope to keep.
      */
     static byte[] v9WithSourceId(long now, int sequence, int sourceId) {
         ByteBuffer b = ByteBuffer.allocate(20 + 4 + 4 + 5 * 4 + 4 + 20);
