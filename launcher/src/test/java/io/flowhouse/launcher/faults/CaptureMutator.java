@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.launcher.faults;
+
+import io.flowhouse.codec.pcap.PcapReader;
+import io.flowhouse.codec.pcap.UdpDatagram;
+import io.flowhouse.codec.pcap.UdpDatagramExtractor;
+import io.flowhouse.testkit.TestDataDir;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * Seeded mutations of the real NetFlow v5/v9 and IPFIX captures in {@code testdata/}: bit flips,
+ * random bytes, 16-bit lengths and counts set to 0 or 0xffff, cuts and random tails, a slice of
+ * another datagram pasted in. One in twenty is sent unchanged, so that templates are learned and
+ * the mutated data sets after them reach the record decoder rather than stopping at a missing
+ * template.
+ */
+final class CaptureMutator {
+
+    static final List<String> CAPTURES =
+            List.of(
+                    "netflow-v5-softflowd.pcap",
+                    "netflow-v9-pmacct.pcap",
+                    "netflow-v9-softflowd.pcap",
+                    "netflow-v9-nfreplay.pcap",
+                    "ipfix-pmacct.pcap",
+                    "ipfix-softflowd.pcap",
+                    "ipfix-biflow-softflowd.pcap");
+
+    private final List<byte[]> originals;
+    private final SplittableRandom random;
+    private long unchanged;
+
+    CaptureMutator(long seed) throws IOException {
+        this.originals = new ArrayList<>();
+        for (String c : CAPTURES) {
+            originals.addAll(payloads(TestDataDir.file(c)));
+        }
+        this.random = new SplittableRandom(seed);
+    }
+
+    int originals() {
+        return originals.size();
+    }
+
+    /** How many of the datagrams handed out were sent unchanged. */
+    long unchanged() {
+        return unchanged;
+    }
+
+    /** The next datagram: an original one time in twenty, else 1-4 mutations of one. */
+    byte[] next() {
+        byte[] src = originals.get(random.nextInt(originals.size()));
+        if (random.nextInt(20) == 0) {
+            unchanged++;
+            return src.clone();
+        }
+        byte[] b = src.clone();
+        int n = 1 + random.nextInt(4);
+        for (int i = 0; i < n && b.length > 0; i++) {
+            b = mutate(b);
+        }
+        return b.length == 0 ? new byte[] {0} : b;
+    }
+
+    private byte[] mutate(byte[] b) {
+        switch (random.nextInt(6)) {
+            case 0 -> b[random.nextInt(b.length)] ^= (byte) (1 << random.nextInt(8));
+            case 1 -> b[random.nextInt(b.length)] = (byte) random.nextInt(256);
+            case 2 -> {
+                // A length, count or id: the 16-bit words the walkers trust most.
+                if (b.length >= 2) {
+                    int at = random.nextInt(b.length / 2) * 2;
+                    int v = random.nextBoolean() ? 0 : 0xffff;
+                    b[at] = (byte) (v >>> 8);
+                    b[at + 1] = (byte) v;
+                }
+            }
+            case 3 -> {
+                return java.util.Arrays.copyOf(b, random.nextInt(b.length));
+            }
+            case 4 -> {
+                int extra = 1 + random.nextInt(64);
+                byte[] longer = java.util.Arrays.copyOf(b, Math.min(b.length + extra, 9000));
+                for (int i = b.length; i < longer.length; i++) {
+                    longer[i] = (byte) random.nextInt(256);
+                }
+                return longer;
+            }
+            default -> {
+                byte[] other = originals.get(random.nextInt(originals.size()));
+                int len = Math.min(other.length, 1 + random.nextInt(32));
+                int from = random.nextInt(other.length - len + 1);
+                int to = random.nextInt(Math.max(1, b.length - len + 1));
+                System.arraycopy(other, from, b, to, Math.min(len, b.length - to));
+            }
+        }
+        return b;
+    }
+
+    private static List<byte[]> payloads(Path pcap) throws IOException {
+        List<byte[]> out = new ArrayList<>();
+        UdpDatagramExtractor x = new UdpDatagramExtractor();
+        try (PcapReader r = PcapReader.open(pcap)) {
+            while (r.next()) {
+                UdpDatagram d = x.extract(r.packetLinkType(), r.packet(), r.timestampNanos());
+                if (d != null && d.payload().remaining() > 0) {
+                    byte[] p = new byte[d.payload().remaining()];
+                    d.payload().duplicate().get(p);
+                    out.add(p);
+                }
+            }
+        }
+        return out;
+    }
+}
