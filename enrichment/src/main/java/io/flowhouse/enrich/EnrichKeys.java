@@ -55,6 +55,20 @@ public final class EnrichKeys {
                                     + " format in enrichment/README.md. Reloaded when it changes;"
                                     + " a malformed file keeps the last good one. Unset: none.");
 
+    public static final Key<Integer> OPTIONS_MAX_EXPORTERS =
+            Key.of("enrich.options.max-exporters", Types.integer(1, 1_000_000))
+                    .defaultValue(4096)
+                    .doc(
+                            "Exporters whose options-data interface names are kept; past it a"
+                                    + " new exporter's names are dropped and counted.");
+
+    public static final Key<Integer> OPTIONS_MAX_INTERFACES =
+            Key.of("enrich.options.max-interfaces", Types.integer(1, 1_000_000))
+                    .defaultValue(4096)
+                    .doc(
+                            "Interfaces kept per exporter from options data; past it a new"
+                                    + " interface's names are dropped and counted.");
+
     public static final Key<Duration> CHECK_INTERVAL =
             Key.of(
                             "enrich.check-interval",
@@ -66,7 +80,14 @@ public final class EnrichKeys {
 
     /** In declaration order. */
     public static final List<Key<?>> KEYS =
-            List.of(COUNTRY_DATABASE, ASN_DATABASE, ASN_ORDER_KEY, RULES_FILE, CHECK_INTERVAL);
+            List.of(
+                    COUNTRY_DATABASE,
+                    ASN_DATABASE,
+                    ASN_ORDER_KEY,
+                    RULES_FILE,
+                    OPTIONS_MAX_EXPORTERS,
+                    OPTIONS_MAX_INTERFACES,
+                    CHECK_INTERVAL);
 
     /** These keys alone under {@code flowhouse}, for their README table. */
     public static final ConfigSchema SCHEMA = ConfigSchema.of("flowhouse", "enrichment", KEYS);
@@ -89,6 +110,8 @@ public final class EnrichKeys {
                     text(c.get(ASN_DATABASE)),
                     c.get(ASN_ORDER_KEY),
                     text(c.get(RULES_FILE)),
+                    c.get(OPTIONS_MAX_EXPORTERS),
+                    c.get(OPTIONS_MAX_INTERFACES),
                     c.get(CHECK_INTERVAL));
         } catch (IllegalArgumentException e) {
             throw new ConfigException("config " + e.getMessage(), e);

@@ -22,12 +22,19 @@ public record EnrichSettings(
         String asnDatabase,
         AsnOrder asnOrder,
         String rulesFile,
+        int optionsMaxExporters,
+        int optionsMaxInterfaces,
         Duration checkInterval)
         implements Serializable {
 
     public EnrichSettings {
         Objects.requireNonNull(asnOrder, "asnOrder");
         Objects.requireNonNull(checkInterval, "checkInterval");
+    }
+
+    /** An empty options-data directory within the configured bounds. */
+    public LearnedInterfaces newLearnedInterfaces() {
+        return new LearnedInterfaces(optionsMaxExporters, optionsMaxInterfaces);
     }
 
     /** Opens the configured databases; a missing or bad file is reported there, not thrown. */

@@ -49,7 +49,7 @@ final class GeoData {
         if (available) {
             return;
         }
-        if (Boolean.getBoolean("flowhouse.it.required")) {
+        if (Boolean.parseBoolean(System.getProperty("flowhouse.it.required", "false"))) {
             throw new AssertionError("missing: " + what + " (flowhouse.it.required=true)");
         }
         Assumptions.abort("missing: " + what + " (set -Dflowhouse.it.required=true to fail)");
