@@ -12,7 +12,9 @@ import io.flowhouse.enrich.rules.Boundary;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.tables.ClickHouseTestSupport;
+import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.ServiceRequirement;
+import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +27,7 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +40,11 @@ import org.junit.jupiter.api.io.TempDir;
 class EnrichFlowsITCase {
 
     @RegisterExtension
+    @Order(1)
+    static final ClickHouseExtension CLICKHOUSE = ClickHouseExtension.create();
+
+    @RegisterExtension
+    @Order(2)
     static final MiniClusterExtension FLINK =
             new MiniClusterExtension(
                     new MiniClusterResourceConfiguration.Builder()
@@ -50,9 +58,89 @@ class EnrichFlowsITCase {
     @TempDir Path tmp;
 
     @Test
+    void contextLandsInClickHouseAndFlowsReadableShowsNames() throws Exception {
+        Path geo = geoData();
+        ServiceRequirement.requireExecutable("mmdblookup", "apt-get install mmdb-bin");
+        String db = ClickHouseTestSupport.freshDatabase("enrich");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        FlowPipelineJob.configure(env, jobSettings());
+        env.setParallelism(2);
+        env.enableCheckpointing(200);
+        env.fromData(flows(60))
+                .map(new EnrichFlows(settings(geo)))
+                .sinkTo(
+                        JobTables.of(
+                                        ClickHouseTestSupport.options(CLICKHOUSE.service(), db)
+                                                .build())
+                                .enrichedFlows())
+                .name("clickhouse-flows");
+        env.execute("enrich to clickhouse");
+        // AS names once per AS, as the database names them.
+        for (String ip : SRC) {
+            String asn = mmdb(geo.resolve("asn.mmdb"), ip, "autonomous_system_number");
+            String name = mmdb(geo.resolve("asn.mmdb"), ip, "autonomous_system_organization");
+            CLICKHOUSE
+                    .service()
+                    .query(
+                            "INSERT INTO "
+                                    + db
+                                    + ".as_names VALUES ("
+                                    + asn
+                                    + ", '"
+                                    + name.replace("'", "\\'")
+                                    + "', now())");
+        }
+        assertThat(
+                        CLICKHOUSE
+                                .service()
+                                .query(
+                                        "SELECT count(), uniqExact(src_country) FROM "
+                                                + db
+                                                + ".flows WHERE src_country != ''"))
+                .containsExactly("60\t3");
+        assertThat(
+                        CLICKHOUSE
+                                .service()
+                                .query(
+                                        "SELECT exporter_name, in_if_name, in_if_boundary,"
+                                                + " in_if_provider, count() FROM "
+                                                + db
+                                                + ".flows WHERE exporter_name != ''"
+                                                + " GROUP BY exporter_name, in_if_name,"
+                                                + " in_if_boundary, in_if_provider"
+                                                + " ORDER BY in_if_name"))
+                .containsExactly("edge1\t\t\t\t15", "edge1\txe-0/0/1\texternal\tCogent\t5");
+        String google = mmdb(geo.resolve("asn.mmdb"), "8.8.8.8", "autonomous_system_organization");
+        assertThat(
+                        CLICKHOUSE
+                                .service()
+                                .query(
+                                        "SELECT DISTINCT src_as, src_as_name, src_country, dst_net_name FROM "
+                                                + db
+                                                + ".flows_readable WHERE src_ip LIKE '%8.8.8.8'"
+                                                + " AND src_as = 15169"))
+                .containsExactly("15169\t" + google + "\tUS\tcustomers");
+    }
+
+    @Test
     void everyFlowCarriesItsContext() throws Exception {
         Path geo = geoData();
         ServiceRequirement.requireExecutable("mmdblookup", "apt-get install mmdb-bin");
+        EnrichSettings settings = settings(geo);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        FlowPipelineJob.configure(env, jobSettings());
+        env.setParallelism(2);
+        int n = 60;
+        List<FlowRecord> flows = flows(n);
+        List<EnrichedFlow> out = new ArrayList<>();
+        CloseableIterator<EnrichedFlow> it =
+                env.fromData(flows).map(new EnrichFlows(settings)).executeAndCollect("enrich");
+        it.forEachRemaining(out::add);
+        it.close();
+        check(geo, out, n);
+    }
+
+    private EnrichSettings settings(Path geo) throws Exception {
         Path rules =
                 Files.writeString(
                         tmp.resolve("rules.yaml"),
@@ -73,19 +161,17 @@ class EnrichFlowsITCase {
                             name: customers
                             tenant: acme
                         """);
-        EnrichSettings settings =
-                new EnrichSettings(
-                        geo.resolve("country.mmdb").toString(),
-                        geo.resolve("asn.mmdb").toString(),
-                        AsnOrder.EXPORTER_FIRST,
-                        rules.toString(),
-                        16,
-                        16,
-                        Duration.ofSeconds(30));
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        FlowPipelineJob.configure(env, jobSettings());
-        env.setParallelism(2);
-        int n = 60;
+        return new EnrichSettings(
+                geo.resolve("country.mmdb").toString(),
+                geo.resolve("asn.mmdb").toString(),
+                AsnOrder.EXPORTER_FIRST,
+                rules.toString(),
+                16,
+                16,
+                Duration.ofSeconds(30));
+    }
+
+    private static List<FlowRecord> flows(int n) {
         List<FlowRecord> flows = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             flows.add(
@@ -96,11 +182,10 @@ class EnrichFlowsITCase {
                             .dstAs(0)
                             .build());
         }
-        List<EnrichedFlow> out = new ArrayList<>();
-        CloseableIterator<EnrichedFlow> it =
-                env.fromData(flows).map(new EnrichFlows(settings)).executeAndCollect("enrich");
-        it.forEachRemaining(out::add);
-        it.close();
+        return flows;
+    }
+
+    private static void check(Path geo, List<EnrichedFlow> out, int n) throws Exception {
         assertThat(out).hasSize(n);
         for (EnrichedFlow e : out) {
             FlowRecord f = e.flow();
