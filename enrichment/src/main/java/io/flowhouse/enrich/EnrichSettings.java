@@ -32,6 +32,11 @@ public record EnrichSettings(
         Objects.requireNonNull(checkInterval, "checkInterval");
     }
 
+    /** Whether any file source is configured: else the job stores flows as decoded. */
+    public boolean enabled() {
+        return countryDatabase != null || asnDatabase != null || rulesFile != null;
+    }
+
     /** An empty options-data directory within the configured bounds. */
     public LearnedInterfaces newLearnedInterfaces() {
         return new LearnedInterfaces(optionsMaxExporters, optionsMaxInterfaces);

@@ -4,6 +4,7 @@ package io.flowhouse.jobs;
 import io.flowhouse.codec.envelope.RejectedDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.sflow.InterfaceCounters;
+import io.flowhouse.jobs.enrich.EnrichedFlow;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.rollup.RollupTopology;
 import io.flowhouse.jobs.stats.ExporterStats;
@@ -37,7 +38,34 @@ public record PipelineSinks(
         Sink<FlowRecord> zmq,
         Sink<FlowRecord> ipfix,
         Sink<FlowRecord> flowsTopic,
-        Sink<InterfaceCounters> interfaceCounters) {
+        Sink<InterfaceCounters> interfaceCounters,
+        Sink<EnrichedFlow> enrichedFlows) {
+
+    /** Without enriched flows: decoded flows go to {@code flows} as decoded. */
+    public PipelineSinks(
+            Sink<FlowRecord> flows,
+            Sink<ExporterStats> stats,
+            Sink<RejectedDatagram> rejected,
+            Sink<ArchivedTemplate> templates,
+            Sink<FlowRecord> packetFlows,
+            RollupTopology.SinkFactory rollups,
+            Sink<FlowRecord> zmq,
+            Sink<FlowRecord> ipfix,
+            Sink<FlowRecord> flowsTopic,
+            Sink<InterfaceCounters> interfaceCounters) {
+        this(
+                flows,
+                stats,
+                rejected,
+                templates,
+                packetFlows,
+                rollups,
+                zmq,
+                ipfix,
+                flowsTopic,
+                interfaceCounters,
+                null);
+    }
 
     /** Without interface counters (sFlow counter samples are then not written). */
     public PipelineSinks(
@@ -69,7 +97,8 @@ public record PipelineSinks(
                 zmq,
                 ipfix,
                 flowsTopic,
-                interfaceCounters);
+                interfaceCounters,
+                enrichedFlows);
     }
 
     public PipelineSinks withStats(Sink<ExporterStats> s) {
@@ -83,7 +112,8 @@ public record PipelineSinks(
                 zmq,
                 ipfix,
                 flowsTopic,
-                interfaceCounters);
+                interfaceCounters,
+                enrichedFlows);
     }
 
     public PipelineSinks withRejected(Sink<RejectedDatagram> s) {
@@ -97,7 +127,8 @@ public record PipelineSinks(
                 zmq,
                 ipfix,
                 flowsTopic,
-                interfaceCounters);
+                interfaceCounters,
+                enrichedFlows);
     }
 
     public PipelineSinks withTemplates(Sink<ArchivedTemplate> s) {
@@ -111,7 +142,8 @@ public record PipelineSinks(
                 zmq,
                 ipfix,
                 flowsTopic,
-                interfaceCounters);
+                interfaceCounters,
+                enrichedFlows);
     }
 
     public PipelineSinks withPacketFlows(Sink<FlowRecord> s) {
@@ -125,7 +157,8 @@ public record PipelineSinks(
                 zmq,
                 ipfix,
                 flowsTopic,
-                interfaceCounters);
+                interfaceCounters,
+                enrichedFlows);
     }
 
     public PipelineSinks withRollups(RollupTopology.SinkFactory s) {
@@ -139,7 +172,8 @@ public record PipelineSinks(
                 zmq,
                 ipfix,
                 flowsTopic,
-                interfaceCounters);
+                interfaceCounters,
+                enrichedFlows);
     }
 
     /** With these fan-out sinks (null: off). */
@@ -154,7 +188,8 @@ public record PipelineSinks(
                 zmqSink,
                 ipfixSink,
                 flowsTopic,
-                interfaceCounters);
+                interfaceCounters,
+                enrichedFlows);
     }
 
     /** With this decoded-flows topic sink (null: off). */
@@ -169,7 +204,8 @@ public record PipelineSinks(
                 zmq,
                 ipfix,
                 s,
-                interfaceCounters);
+                interfaceCounters,
+                enrichedFlows);
     }
 
     /** With this interface-counters sink (null: sFlow counter samples are not written). */
@@ -181,5 +217,24 @@ public record PipelineSinks(
     /** How many fan-out sinks are on. */
     public int fanOutCount() {
         return (zmq == null ? 0 : 1) + (ipfix == null ? 0 : 1);
+    }
+
+    /**
+     * Decoded flows go through the enrich stage into {@code s} instead of into {@code flows} (null:
+     * as decoded, into {@code flows}).
+     */
+    public PipelineSinks withEnrichedFlows(Sink<EnrichedFlow> s) {
+        return new PipelineSinks(
+                flows,
+                stats,
+                rejected,
+                templates,
+                packetFlows,
+                rollups,
+                zmq,
+                ipfix,
+                flowsTopic,
+                interfaceCounters,
+                s);
     }
 }

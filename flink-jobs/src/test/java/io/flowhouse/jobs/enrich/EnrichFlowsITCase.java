@@ -15,14 +15,12 @@ import io.flowhouse.jobs.tables.ClickHouseTestSupport;
 import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.ServiceRequirement;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -229,37 +227,11 @@ class EnrichFlowsITCase {
                 Map.of());
     }
 
-    /** The fetched open data (enrichment/scripts/fetch-geo-data.sh; run here when missing). */
     private static Path geoData() throws Exception {
-        Path root = Path.of(System.getProperty("flowhouse.root.dir", ".."));
-        Process p =
-                new ProcessBuilder(
-                                "bash",
-                                root.resolve("enrichment/scripts/fetch-geo-data.sh").toString())
-                        .redirectError(ProcessBuilder.Redirect.INHERIT)
-                        .start();
-        String dir = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        boolean ok = p.waitFor(20, TimeUnit.MINUTES) && p.exitValue() == 0;
-        ServiceRequirement.require(
-                ok, "geo data from enrichment/scripts/fetch-geo-data.sh (npm, python3-venv)");
-        return Path.of(dir);
+        return GeoTestData.dir();
     }
 
     private static String mmdb(Path file, String ip, String key) throws Exception {
-        Process p =
-                new ProcessBuilder("mmdblookup", "--file", file.toString(), "--ip", ip, key)
-                        .redirectErrorStream(true)
-                        .start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        p.waitFor(30, TimeUnit.SECONDS);
-        for (String line : out.split("\n")) {
-            String t = line.trim();
-            int type = t.lastIndexOf(" <");
-            if (type > 0) {
-                String v = t.substring(0, type);
-                return v.startsWith("\"") ? v.substring(1, v.length() - 1) : v;
-            }
-        }
-        return "";
+        return GeoTestData.mmdblookup(file, ip, key);
     }
 }
