@@ -58,6 +58,8 @@ class EnrichedPipelineITCase {
                           - prefix: 192.0.2.0/24
                             name: edge-a
                             site: lab
+                            interfaces:
+                              - boundary: external
                         networks:
                           - prefix: 0.0.0.0/0
                             name: v4-anywhere
@@ -119,6 +121,25 @@ class EnrichedPipelineITCase {
             withCountry += country.isEmpty() ? 0 : 1;
         }
         assertThat(withCountry).as("sources with a country").isPositive();
+        // The README's queries, without their time filter (the captures are old).
+        assertThat(
+                        ch.query(
+                                "SELECT exporter_name, in_if_name, src_as, any(src_as_name) AS"
+                                        + " as_name,\n"
+                                        + "       sum(bytes_scaled) AS bytes\n"
+                                        + "FROM flowhouse_enr.flows_readable\n"
+                                        + "WHERE 1 AND in_if_boundary = 'external'\n"
+                                        + "GROUP BY exporter_name, in_if_name, src_as\n"
+                                        + "ORDER BY exporter_name, in_if_name, bytes DESC\n"
+                                        + "LIMIT 5 BY exporter_name, in_if_name"))
+                .isNotEmpty()
+                .allMatch(row -> row.startsWith("edge-a\t"));
+        List<String> byCountry =
+                ch.query(
+                        "SELECT src_country, dst_country, sum(bytes * sampling_rate) AS bytes\n"
+                                + "FROM flowhouse_enr.flows FINAL WHERE 1\n"
+                                + "GROUP BY src_country, dst_country ORDER BY bytes DESC LIMIT 20");
+        assertThat(byCountry).isNotEmpty();
         // AS names are not stored per row: the view joins them from as_names.
         assertThat(ch.query("SELECT count() FROM flowhouse_enr.flows_readable"))
                 .containsExactly(t[0]);
