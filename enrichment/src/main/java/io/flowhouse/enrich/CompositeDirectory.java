@@ -21,6 +21,9 @@ public final class CompositeDirectory implements InterfaceDirectory {
 
     @Override
     public Optional<InterfaceInfo> lookupInterface(InetAddress exporter, long ifIndex) {
+        if (sources.length == 1) {
+            return sources[0].lookupInterface(exporter, ifIndex);
+        }
         String name = "";
         String description = "";
         long speed = 0;

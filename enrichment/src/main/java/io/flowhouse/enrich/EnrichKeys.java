@@ -8,6 +8,7 @@ import io.flowhouse.config.Key;
 import io.flowhouse.config.Types;
 import io.flowhouse.config.ValueType;
 import io.flowhouse.enrich.geo.AsnOrder;
+import io.flowhouse.enrich.geo.MmdbFile;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -38,6 +39,14 @@ public final class EnrichKeys {
                                     + " one `enrichment/scripts/fetch-geo-data.sh` builds from"
                                     + " ip-location-db. Unset: AS numbers as the exporter sent"
                                     + " them.");
+
+    public static final Key<Integer> GEO_CACHE_ENTRIES =
+            Key.of("enrich.geoip.cache-entries", Types.integer(1, 1 << 24))
+                    .defaultValue(MmdbFile.DEFAULT_CACHE_ENTRIES)
+                    .check(n -> Integer.bitCount(n) == 1, "a power of two")
+                    .doc(
+                            "Answers kept per database by address (two-way, direct-mapped), so a"
+                                    + " repeated address costs no tree walk; a reload empties it.");
 
     public static final Key<AsnOrder> ASN_ORDER_KEY =
             Key.of("enrich.asn-order", ASN_ORDER)
@@ -83,6 +92,7 @@ public final class EnrichKeys {
             List.of(
                     COUNTRY_DATABASE,
                     ASN_DATABASE,
+                    GEO_CACHE_ENTRIES,
                     ASN_ORDER_KEY,
                     RULES_FILE,
                     OPTIONS_MAX_EXPORTERS,
@@ -108,6 +118,7 @@ public final class EnrichKeys {
             return new EnrichSettings(
                     text(c.get(COUNTRY_DATABASE)),
                     text(c.get(ASN_DATABASE)),
+                    c.get(GEO_CACHE_ENTRIES),
                     c.get(ASN_ORDER_KEY),
                     text(c.get(RULES_FILE)),
                     c.get(OPTIONS_MAX_EXPORTERS),

@@ -20,6 +20,7 @@ import java.util.Objects;
 public record EnrichSettings(
         String countryDatabase,
         String asnDatabase,
+        int geoCacheEntries,
         AsnOrder asnOrder,
         String rulesFile,
         int optionsMaxExporters,
@@ -47,13 +48,14 @@ public record EnrichSettings(
         MmdbFile country =
                 countryDatabase == null
                         ? null
-                        : MmdbFile.open(Path.of(countryDatabase), checkInterval);
+                        : MmdbFile.open(Path.of(countryDatabase), checkInterval, geoCacheEntries);
         MmdbFile asn =
                 asnDatabase == null
                         ? null
                         : asnDatabase.equals(countryDatabase)
                                 ? country
-                                : MmdbFile.open(Path.of(asnDatabase), checkInterval);
+                                : MmdbFile.open(
+                                        Path.of(asnDatabase), checkInterval, geoCacheEntries);
         return new GeoLookup(country, asn, asnOrder);
     }
 

@@ -8,6 +8,7 @@ import io.flowhouse.enrich.rules.ExporterEntry;
 import io.flowhouse.enrich.rules.InterfaceContext;
 import io.flowhouse.enrich.rules.StaticRules;
 import java.net.InetAddress;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -19,6 +20,13 @@ import java.util.Optional;
  */
 public final class Enricher {
 
+    /** Interface contexts classified, by exporter entry, ifIndex and the sources' answer. */
+    private static final int IFACE_CACHE = 4096;
+
+    private record Classified(
+            ExporterEntry entry, long ifIndex, InterfaceInfo info, InterfaceContext context) {}
+
+    private final Classified[] ifaceCache = new Classified[IFACE_CACHE];
     private final InterfaceDirectory sources;
     private final WatchedFile<StaticRules> rules;
     private final GeoLookup geo;
@@ -70,8 +78,25 @@ public final class Enricher {
     }
 
     private InterfaceContext iface(InetAddress exporter, ExporterEntry entry, long ifIndex) {
+        InterfaceInfo info = sources.lookupInterface(exporter, ifIndex).orElse(null);
+        // The rules' regular expressions cost more than the rest of a flow's context: keep the
+        // answer while the rules entry is the same object and the sources say the same.
+        int slot =
+                (int) ((System.identityHashCode(entry) * 31L + ifIndex) * 0x9E3779B9L >>> 20)
+                        & (IFACE_CACHE - 1);
+        Classified c = ifaceCache[slot];
+        if (c != null && c.entry == entry && c.ifIndex == ifIndex && Objects.equals(c.info, info)) {
+            return c.context;
+        }
+        InterfaceContext context = classify(entry, ifIndex, info);
+        ifaceCache[slot] = new Classified(entry, ifIndex, info, context);
+        return context;
+    }
+
+    private static InterfaceContext classify(
+            ExporterEntry entry, long ifIndex, InterfaceInfo info) {
         InterfaceContext base =
-                sources.lookupInterface(exporter, ifIndex)
+                Optional.ofNullable(info)
                         .map(
                                 i ->
                                         new InterfaceContext(

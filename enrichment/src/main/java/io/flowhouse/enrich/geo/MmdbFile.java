@@ -21,21 +21,47 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class MmdbFile {
 
+    /** The default size of the answer cache, in entries. */
+    public static final int DEFAULT_CACHE_ENTRIES = 65_536;
+
+    /** One cached answer; immutable, so a racing reader sees it whole or not at all. */
+    private record Cached(InetAddress address, MmdbRecord answer, Reader reader) {}
+
+    private static final MmdbRecord NOT_FOUND = new MmdbRecord(null, null, null, null);
+
     private final WatchedFile<Reader> file;
     private final AtomicLong lookupErrors = new AtomicLong();
+    private final Cached[] cache;
+    private final int cacheShift;
 
-    private MmdbFile(WatchedFile<Reader> file) {
+    private MmdbFile(WatchedFile<Reader> file, int cacheEntries) {
         this.file = file;
+        if (cacheEntries < 1 || Integer.bitCount(cacheEntries) != 1) {
+            throw new IllegalArgumentException("cache entries: a power of two: " + cacheEntries);
+        }
+        this.cache = new Cached[cacheEntries];
+        this.cacheShift = 32 - Integer.numberOfTrailingZeros(cacheEntries);
     }
 
     /** Opens {@code path} now; a missing or corrupt file is reported, not thrown. */
     public static MmdbFile open(Path path, Duration checkInterval) {
+        return open(path, checkInterval, DEFAULT_CACHE_ENTRIES);
+    }
+
+    /**
+     * As {@link #open(Path, Duration)}, with a cache of the last answers by address: flows repeat
+     * addresses, and a database lookup (tree walk and decode) costs far more than the flow's other
+     * context. Direct-mapped, {@code cacheEntries} (a power of two) at most; a reloaded file makes
+     * every entry stale at once.
+     */
+    public static MmdbFile open(Path path, Duration checkInterval, int cacheEntries) {
         return new MmdbFile(
                 WatchedFile.open(
                         "geo database",
                         path,
                         checkInterval,
-                        p -> new Reader(p.toFile(), Reader.FileMode.MEMORY, new CHMCache())));
+                        p -> new Reader(p.toFile(), Reader.FileMode.MEMORY, new CHMCache())),
+                cacheEntries);
     }
 
     /** The record for {@code address}, or null when not in the file, no file, or unreadable. */
@@ -49,8 +75,30 @@ public final class MmdbFile {
         if (r == null) {
             return null;
         }
+        int slot = cacheShift == 32 ? 0 : (address.hashCode() * 0x9E3779B9) >>> cacheShift;
+        // Two ways: an address looks in its slot and the neighbour, so two hot addresses that
+        // share a slot do not evict each other on every flow.
+        int other = slot ^ 1;
+        Cached c = cache[slot];
+        if (c != null && c.reader == r && c.address.equals(address)) {
+            return c.answer == NOT_FOUND ? null : c.answer;
+        }
+        Cached d = cache.length > 1 ? cache[other] : null;
+        if (d != null && d.reader == r && d.address.equals(address)) {
+            return d.answer == NOT_FOUND ? null : d.answer;
+        }
         try {
-            return r.get(address, MmdbRecord.class);
+            MmdbRecord answer = r.get(address, MmdbRecord.class);
+            Cached fresh = new Cached(address, answer == null ? NOT_FOUND : answer, r);
+            if (c == null || c.reader != r || cache.length == 1) {
+                cache[slot] = fresh;
+            } else if (d == null || d.reader != r) {
+                cache[other] = fresh;
+            } else {
+                // Both ways taken: the newcomer takes the neighbour, the slot's own entry stays.
+                cache[other] = fresh;
+            }
+            return answer;
         } catch (IOException | RuntimeException e) {
             // A corrupt data section fails some lookups only; count them, keep going.
             lookupErrors.incrementAndGet();
