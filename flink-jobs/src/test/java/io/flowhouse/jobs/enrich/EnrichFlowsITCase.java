@@ -162,6 +162,7 @@ class EnrichFlowsITCase {
         return new EnrichSettings(
                 geo.resolve("country.mmdb").toString(),
                 geo.resolve("asn.mmdb").toString(),
+                1024,
                 AsnOrder.EXPORTER_FIRST,
                 rules.toString(),
                 16,
