@@ -11,6 +11,7 @@ import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.decode.DecodeOperator;
 import io.flowhouse.jobs.decode.DecodeOutputs;
 import io.flowhouse.jobs.decode.ExporterKeys;
+import io.flowhouse.jobs.enrich.EnrichFlows;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.model.ExporterKeyTypeInfo;
 import io.flowhouse.jobs.rollup.RollupTopology;
@@ -34,7 +35,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *
  * <pre>
  * flows.raw ──▶ decode (keyed by exporter; templates in state, restored from flows.templates)
- *                 ├─▶ flows (ClickHouse), ZMQ and IPFIX fan-out, flows.decoded (Kafka; each
+ *                 ├─▶ flows (ClickHouse; through enrich, with context, when enrich.* names a
+ *                 │   file), ZMQ and IPFIX fan-out, flows.decoded (Kafka; each
  *                 │   when configured)
  *                 ├─▶ flows.rejected (dead letters), flows.templates (learned templates)
  *                 ├─▶ sFlow counter samples ─▶ interface_counters (ClickHouse)
@@ -57,6 +59,8 @@ public final class FlowPipelineJob {
     public static final String UID_DECODE = "decode-raw-flows";
     public static final String UID_EXPORTER_STATS = "exporter-stats";
     public static final String UID_SINK_FLOWS = "sink-clickhouse-flows";
+    public static final String UID_ENRICH = "enrich-flows";
+    public static final String UID_SINK_ENRICHED_FLOWS = "sink-clickhouse-enriched-flows";
     public static final String UID_SINK_PACKET_FLOWS = "sink-clickhouse-packet-flows";
     public static final String UID_SINK_STATS = "sink-clickhouse-exporter-stats";
     public static final String UID_SINK_INTERFACE_COUNTERS = "sink-clickhouse-interface-counters";
@@ -189,7 +193,18 @@ public final class FlowPipelineJob {
                         .uid(UID_DECODE)
                         .name("decode");
         SingleOutputStreamOperator<FlowRecord> flows = decoded;
-        flows.sinkTo(sinks.flows()).uid(UID_SINK_FLOWS).name("clickhouse flows");
+        if (sinks.enrichedFlows() != null) {
+            // The context travels beside the flow to the table; the fan-out and the rollups
+            // still take the flow as decoded.
+            flows.map(new EnrichFlows(s.enrich()))
+                    .uid(UID_ENRICH)
+                    .name("enrich")
+                    .sinkTo(sinks.enrichedFlows())
+                    .uid(UID_SINK_ENRICHED_FLOWS)
+                    .name("clickhouse flows (enriched)");
+        } else {
+            flows.sinkTo(sinks.flows()).uid(UID_SINK_FLOWS).name("clickhouse flows");
+        }
         decoded.getSideOutput(DecodeOutputs.REJECTED)
                 .sinkTo(sinks.rejected())
                 .uid(UID_SINK_REJECTED)

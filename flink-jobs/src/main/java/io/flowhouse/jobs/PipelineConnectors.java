@@ -115,7 +115,8 @@ public final class PipelineConnectors {
                 fanOut.zmq() == null ? null : new ZmqSink(fanOut.zmq()),
                 fanOut.ipfix() == null ? null : new IpfixExporterSink(fanOut.ipfix()),
                 flowsTopicSink(s),
-                ch.interfaceCounters());
+                ch.interfaceCounters(),
+                s.enrich().enabled() ? ch.enrichedFlows() : null);
     }
 
     /** The decoded-flows topic, or null when it is off. */

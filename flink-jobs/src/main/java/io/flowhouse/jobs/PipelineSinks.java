@@ -4,6 +4,7 @@ package io.flowhouse.jobs;
 import io.flowhouse.codec.envelope.RejectedDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.sflow.InterfaceCounters;
+import io.flowhouse.jobs.enrich.EnrichedFlow;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.rollup.RollupTopology;
 import io.flowhouse.jobs.stats.ExporterStats;
@@ -26,6 +27,7 @@ import org.apache.flink.api.connector.sink2.Sink;
  * @param ipfix the IPFIX re-export of the decoded flows
  * @param flowsTopic the decoded-flows Kafka topic
  * @param interfaceCounters sFlow counter samples' interface counters ({@code interface_counters})
+ * @param enrichedFlows decoded flows with their context, instead of {@code flows} (null: off)
  */
 public record PipelineSinks(
         Sink<FlowRecord> flows,
@@ -37,7 +39,34 @@ public record PipelineSinks(
         Sink<FlowRecord> zmq,
         Sink<FlowRecord> ipfix,
         Sink<FlowRecord> flowsTopic,
-        Sink<InterfaceCounters> interfaceCounters) {
+        Sink<InterfaceCounters> interfaceCounters,
+        Sink<EnrichedFlow> enrichedFlows) {
+
+    /** Without enriched flows: decoded flows go to {@code flows} as decoded. */
+    public PipelineSinks(
+            Sink<FlowRecord> flows,
+            Sink<ExporterStats> stats,
+            Sink<RejectedDatagram> rejected,
+            Sink<ArchivedTemplate> templates,
+            Sink<FlowRecord> packetFlows,
+            RollupTopology.SinkFactory rollups,
+            Sink<FlowRecord> zmq,
+            Sink<FlowRecord> ipfix,
+            Sink<FlowRecord> flowsTopic,
+            Sink<InterfaceCounters> interfaceCounters) {
+        this(
+                flows,
+                stats,
+                rejected,
+                templates,
+                packetFlows,
+                rollups,
+                zmq,
+                ipfix,
+                flowsTopic,
+                interfaceCounters,
+                null);
+    }
 
     /** Without interface counters (sFlow counter samples are then not written). */
     public PipelineSinks(
@@ -101,6 +130,19 @@ public record PipelineSinks(
         return with(c -> c.interfaceCounters = s);
     }
 
+    /**
+     * Decoded flows go through the enrich stage into {@code s} instead of into {@code flows} (null:
+     * as decoded, into {@code flows}).
+     */
+    public PipelineSinks withEnrichedFlows(Sink<EnrichedFlow> s) {
+        return with(c -> c.enrichedFlows = s);
+    }
+
+    /** How many fan-out sinks are on. */
+    public int fanOutCount() {
+        return (zmq == null ? 0 : 1) + (ipfix == null ? 0 : 1);
+    }
+
     /** A copy with {@code change} applied: one place that lists every component. */
     private PipelineSinks with(java.util.function.Consumer<Copy> change) {
         Copy c = new Copy(this);
@@ -115,7 +157,8 @@ public record PipelineSinks(
                 c.zmq,
                 c.ipfix,
                 c.flowsTopic,
-                c.interfaceCounters);
+                c.interfaceCounters,
+                c.enrichedFlows);
     }
 
     /** The components, mutable while a copy is made. */
@@ -130,6 +173,7 @@ public record PipelineSinks(
         Sink<FlowRecord> ipfix;
         Sink<FlowRecord> flowsTopic;
         Sink<InterfaceCounters> interfaceCounters;
+        Sink<EnrichedFlow> enrichedFlows;
 
         Copy(PipelineSinks s) {
             flows = s.flows;
@@ -142,11 +186,7 @@ public record PipelineSinks(
             ipfix = s.ipfix;
             flowsTopic = s.flowsTopic;
             interfaceCounters = s.interfaceCounters;
+            enrichedFlows = s.enrichedFlows;
         }
-    }
-
-    /** How many fan-out sinks are on. */
-    public int fanOutCount() {
-        return (zmq == null ? 0 : 1) + (ipfix == null ? 0 : 1);
     }
 }

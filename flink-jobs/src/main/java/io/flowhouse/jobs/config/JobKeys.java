@@ -7,6 +7,7 @@ import io.flowhouse.config.ConfigSchema;
 import io.flowhouse.config.Key;
 import io.flowhouse.config.Types;
 import io.flowhouse.config.ValueType;
+import io.flowhouse.enrich.EnrichKeys;
 import io.flowhouse.jobs.ageing.AgeingConfigKeys;
 import io.flowhouse.jobs.rollup.RollupConfigKeys;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkKeys;
@@ -482,7 +483,8 @@ public final class JobKeys {
                             RollupConfigKeys.KEYS,
                             ZmqSinkKeys.KEYS,
                             IpfixExporterKeys.KEYS,
-                            FlowsTopicKeys.KEYS));
+                            FlowsTopicKeys.KEYS,
+                            EnrichKeys.KEYS));
 
     private JobKeys() {}
 

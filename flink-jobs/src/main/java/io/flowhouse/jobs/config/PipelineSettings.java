@@ -4,6 +4,8 @@ package io.flowhouse.jobs.config;
 import io.flowhouse.codec.template.OptionsLimits;
 import io.flowhouse.codec.template.TemplateLimits;
 import io.flowhouse.config.Config;
+import io.flowhouse.enrich.EnrichKeys;
+import io.flowhouse.enrich.EnrichSettings;
 import io.flowhouse.jobs.ageing.AgeingSettings;
 import io.flowhouse.jobs.rollup.RollupSettings;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkKeys;
@@ -43,6 +45,7 @@ public record PipelineSettings(
         RollupSettings rollup,
         FanOutSettings fanOut,
         FlowsTopicOptions flowsTopic,
+        EnrichSettings enrich,
         Map<String, String> kafkaProperties) {
 
     /** Keys under this prefix are passed to every Kafka client of the job, prefix removed. */
@@ -164,6 +167,7 @@ public record PipelineSettings(
                 RollupSettings.from(conf),
                 FanOutSettings.from(conf),
                 FlowsTopicKeys.options(conf),
+                EnrichKeys.settings(conf),
                 new TreeMap<>(conf.get(JobKeys.KAFKA_PROPERTIES)));
     }
 

@@ -74,6 +74,12 @@ public final class FlowRowEncoder implements ClickHouseRowEncoder<FlowRecord> {
 
     @Override
     public void encode(FlowRecord r, RowBinaryOutput out, ServerCapabilities caps) {
+        encode(r, r.srcAs(), r.dstAs(), out, caps);
+    }
+
+    /** {@link #COLUMNS} of {@code r}, with the AS numbers given (enrichment may fill them). */
+    static void encode(
+            FlowRecord r, long srcAs, long dstAs, RowBinaryOutput out, ServerCapabilities caps) {
         boolean ms = caps.dateTime64();
         time(out, r.timeReceivedMillis(), ms);
         time(out, r.flowStartMillis(), ms);
@@ -95,8 +101,8 @@ public final class FlowRowEncoder implements ClickHouseRowEncoder<FlowRecord> {
         out.uint8(r.tos());
         out.uint32(r.inputInterface());
         out.uint32(r.outputInterface());
-        out.uint32(r.srcAs());
-        out.uint32(r.dstAs());
+        out.uint32(srcAs);
+        out.uint32(dstAs);
         out.uint16(r.vlanId());
         out.uint64(r.bytes());
         out.uint64(r.packets());

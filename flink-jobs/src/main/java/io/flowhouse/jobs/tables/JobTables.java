@@ -4,6 +4,7 @@ package io.flowhouse.jobs.tables;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.sflow.InterfaceCounters;
 import io.flowhouse.jobs.counters.InterfaceCountersRowEncoder;
+import io.flowhouse.jobs.enrich.EnrichedFlow;
 import io.flowhouse.jobs.rollup.RollupRow;
 import io.flowhouse.jobs.rollup.RollupTables;
 import io.flowhouse.jobs.stats.ExporterStats;
@@ -70,6 +71,14 @@ public record JobTables(ClickHouseSinkOptions options, int flowsTtlDays, int sta
         return ClickHouseSink.of(
                 options,
                 new InterfaceCountersRowEncoder(),
+                JobSchema.migrations(flowsTtlDays, statsTtlDays));
+    }
+
+    /** Decoded flows with their enrichment context into {@code flows} (migration V009). */
+    public ClickHouseSink<EnrichedFlow> enrichedFlows() {
+        return ClickHouseSink.of(
+                options,
+                new EnrichedFlowRowEncoder(),
                 JobSchema.migrations(flowsTtlDays, statsTtlDays));
     }
 

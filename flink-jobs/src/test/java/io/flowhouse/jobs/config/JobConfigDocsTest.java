@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flowhouse.config.Config;
 import io.flowhouse.config.Key;
 import io.flowhouse.config.docs.ConfigDocs;
+import io.flowhouse.enrich.EnrichKeys;
 import io.flowhouse.jobs.ageing.AgeingConfigKeys;
 import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.rollup.RollupConfigKeys;
@@ -54,6 +55,7 @@ class JobConfigDocsTest {
         documented.addAll(ZmqSinkKeys.KEYS);
         documented.addAll(IpfixExporterKeys.KEYS);
         documented.addAll(FlowsTopicKeys.KEYS);
+        documented.addAll(EnrichKeys.KEYS); // table in enrichment/README.md
         assertThat(JobKeys.SCHEMA.keys()).containsExactlyInAnyOrderElementsOf(documented);
     }
 

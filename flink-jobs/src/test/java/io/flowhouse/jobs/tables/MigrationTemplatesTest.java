@@ -115,6 +115,33 @@ class MigrationTemplatesTest {
     }
 
     @Test
+    void flowsContextOnBothDialectsWithTheEncodersColumns() {
+        Migration v9 = loadAll().get(8);
+        assertThat(v9.name()).isEqualTo("flows_context");
+        List<String> modern = v9.statements(dialect("fh", MODERN, 15, 400));
+        List<String> legacy = v9.statements(dialect("fh", LEGACY, 15, 400));
+        assertThat(modern.get(0))
+                .isEqualTo(
+                        "ALTER TABLE fh.flows ADD COLUMN exporter_name LowCardinality(String)"
+                                + " AFTER exported_flow_end");
+        assertThat(legacy.get(0))
+                .isEqualTo(
+                        "ALTER TABLE fh.flows ADD COLUMN exporter_name String"
+                                + " AFTER exported_flow_end");
+        // One ADD COLUMN per context column the encoder writes, in its order.
+        List<String> added =
+                legacy.stream()
+                        .filter(st -> st.startsWith("ALTER TABLE fh.flows ADD COLUMN "))
+                        .map(st -> st.split(" ")[5])
+                        .toList();
+        assertThat(added).containsExactlyElementsOf(EnrichedFlowRowEncoder.CONTEXT_COLUMNS);
+        assertThat(String.join("\n", legacy))
+                .contains("CREATE TABLE IF NOT EXISTS fh.as_names")
+                .contains("CREATE VIEW IF NOT EXISTS fh.flows_readable")
+                .doesNotContain("${");
+    }
+
+    @Test
     void interfaceCountersOnBothDialectsWithTheEncodersColumns() {
         Migration v7 = loadAll().get(6);
         assertThat(v7.name()).isEqualTo("interface_counters");
@@ -145,7 +172,7 @@ class MigrationTemplatesTest {
     @Test
     void migrationIndexListsEveryFileInOrder() throws IOException {
         List<Migration> all = loadAll();
-        assertThat(all).extracting(Migration::version).containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
+        assertThat(all).extracting(Migration::version).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9);
         Path dir = Path.of("src/main/resources/clickhouse/migrations");
         try (Stream<Path> files = Files.list(dir)) {
             assertThat(
