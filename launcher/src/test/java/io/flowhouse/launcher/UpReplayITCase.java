@@ -118,12 +118,9 @@ class UpReplayITCase {
         awaitRows(
                 "SELECT count(), sum(packets), sum(bytes) FROM flows FINAL WHERE version = 9",
                 "2991\t42173\t31011641");
-        // The rollups, once the captures' minutes close: one interface row per flow (its input
-        // interface, direction 0), scaled by the sampling rate.
-        awaitRows(
-                "SELECT sum(flows), sum(packets), sum(bytes) FROM flows_1m FINAL"
-                        + " WHERE kind = 'interface' AND direction = 0",
-                "49379\t126496\t95132332");
+        // Not flows_1m: sFlow samples carry no time, so they fall in the receive minute, and that
+        // minute closes only when later datagrams move the receive-time watermark past it; after
+        // the replays the stream is quiet (launcher/FAULTS.md, "Not covered yet").
         // Every datagram counted once per version.
         awaitRows(
                 "SELECT version, sum(datagrams) FROM exporter_stats FINAL GROUP BY version"
