@@ -84,6 +84,8 @@ class UpReplayITCase {
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void sflowAndNetflowReplaysLandWithTheGroundTruth() throws Exception {
+        // A rerun of this test (failsafe) starts from what the failed attempt left running.
+        flowhouse("down");
         int ipfixPort = LocalPorts.free(1, netflowPort, sflowPort)[0];
         int agentMetrics = LocalPorts.free(1, netflowPort, sflowPort, ipfixPort)[0];
         Result up =
