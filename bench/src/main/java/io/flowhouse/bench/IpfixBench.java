@@ -86,6 +86,9 @@ final class IpfixBench {
 
         ChildProcess start(Path dir, int port) throws IOException;
 
+        /** The collector's socket is open: what {@link #start} changed for it can be put back. */
+        default void listening() {}
+
         /**
          * Waits until the collector has processed what it received: its socket queue empty for a
          * second (nfcapd writes as it reads).
@@ -279,6 +282,7 @@ final class IpfixBench {
         ChildProcess p = r.start(dir, port);
         try {
             p.awaitUdp(port, 20);
+            r.listening();
             long kernel0 = ProcStats.udpDrops(port);
             // Warm-up, counted: a collector pays once for every new exporter and observation
             // domain it sees (nfcapd loses datagrams in its first half second without it).
@@ -428,6 +432,9 @@ final class IpfixBench {
     private static Receiver goflow2(Path binary, int nice) throws IOException {
         int metricsPort = BenchContext.freeTcpPort();
         return new Receiver() {
+            private KernelSetting receiveBuffer;
+            private String bufferNote = "";
+
             @Override
             public String name() {
                 return "goflow2";
@@ -435,6 +442,10 @@ final class IpfixBench {
 
             @Override
             public ChildProcess start(Path dir, int port) throws IOException {
+                // goflow2 v2 has no receive-buffer flag: nfcapd's -B through the kernel's default
+                // for new sockets, raised until goflow2's socket exists.
+                receiveBuffer = KernelSetting.atLeast("net/core/rmem_default", NFCAPD_BUFFER);
+                bufferNote = receiveBuffer.note();
                 return ChildProcess.start(
                         "goflow2",
                         niced(
@@ -499,9 +510,16 @@ final class IpfixBench {
                 return "goflow2 "
                         + binary
                         + " -format json -transport file (one per step, ?workers=1), counted as"
-                        + " JSON lines; its socket keeps the kernel default receive buffer"
-                        + " (net.core.rmem_default) and it reads at most 9,000 bytes per datagram"
+                        + " JSON lines; it has no receive-buffer flag, so its socket gets nfcapd's -B"
+                        + " through the kernel default ("
+                        + bufferNote
+                        + "); it reads at most 9,000 bytes per datagram"
                         + niceNote(nice);
+            }
+
+            @Override
+            public void listening() {
+                receiveBuffer.close();
             }
         };
     }
