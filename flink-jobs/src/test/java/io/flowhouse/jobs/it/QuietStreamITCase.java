@@ -396,8 +396,8 @@ class QuietStreamITCase {
                 if (e.getKey().equals(name) && e.getValue() instanceof Counter c) {
                     n += c.getCount();
                 } else if (e.getKey().equals(name)
-                        && e.getValue() instanceof Gauge<?> g
-                        && g.getValue() instanceof Number v) {
+                        && e.getValue() instanceof Gauge<?> gauge
+                        && gauge.getValue() instanceof Number v) {
                     n += v.longValue();
                 }
             }
