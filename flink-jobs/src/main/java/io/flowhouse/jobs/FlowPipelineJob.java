@@ -17,11 +17,14 @@ import io.flowhouse.jobs.model.ExporterKeyTypeInfo;
 import io.flowhouse.jobs.rollup.RollupTopology;
 import io.flowhouse.jobs.stats.AggregateExporterStats;
 import io.flowhouse.jobs.stats.ExporterStats;
+import java.time.Duration;
 import java.util.Map;
+import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -189,7 +192,7 @@ public final class FlowPipelineJob {
                         .transform(
                                 "decode",
                                 TypeInformation.of(FlowRecord.class),
-                                new DecodeOperator(s.decode()))
+                                new DecodeOperator(s.decode(), quietAfter(env, s)))
                         .uid(UID_DECODE)
                         .name("decode");
         SingleOutputStreamOperator<FlowRecord> flows = decoded;
@@ -238,6 +241,18 @@ public final class FlowPipelineJob {
                     .name("clickhouse exporter_stats");
         }
         return flows;
+    }
+
+    /**
+     * How long the raw input may be quiet before event time moves on with the wall clock: never in
+     * BATCH mode or a bounded run (reprocessing keeps pure event time: a range read at full speed
+     * must not be cut by today's clock).
+     */
+    static Duration quietAfter(StreamExecutionEnvironment env, PipelineSettings s) {
+        boolean batch =
+                env.getConfiguration().get(ExecutionOptions.RUNTIME_MODE)
+                        == RuntimeExecutionMode.BATCH;
+        return batch || s.boundedToLatest() ? Duration.ZERO : s.quietAfter();
     }
 
     /** The template archive, or a placeholder when there is none, so the graph keeps its shape. */

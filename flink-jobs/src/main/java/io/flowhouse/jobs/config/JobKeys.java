@@ -170,6 +170,24 @@ public final class JobKeys {
                             "A Kafka partition silent this long stops holding back the watermark"
                                     + " (FLINK-9183).");
 
+    public static final Key<Duration> QUIET_AFTER =
+            Key.of("decode.quiet-after", millis())
+                    .defaultValue(Duration.ofSeconds(30))
+                    .doc(
+                            "When no raw datagram has reached the job for this long (processing"
+                                    + " time, every partition quiet), event time moves on with the"
+                                    + " wall clock: the receive time of the last watermark carried"
+                                    + " on by the elapsed time, minus this much, so the last rollup"
+                                    + " windows and exporter_stats minute of a quiet stream close"
+                                    + " without waiting for traffic"
+                                    + " (flowhouse_decode_watermark_wall_clock_advances_total). A"
+                                    + " datagram that reaches the job more than this (plus"
+                                    + " decode.max-out-of-orderness) after the agent received it"
+                                    + " (a spool drained after an outage) can then be late: see"
+                                    + " 'When the stream goes quiet' in flink-jobs/README.md. 0"
+                                    + " keeps pure event time; off anyway for job reprocess (BATCH)"
+                                    + " and kafka.stop=latest.");
+
     private static final ValueType<EventTimeSettings.OutOfRange> OUT_OF_RANGE =
             ValueType.of(
                     "one of clamp, reject",
@@ -442,6 +460,7 @@ public final class JobKeys {
                     JOB_NAME,
                     MAX_OUT_OF_ORDERNESS,
                     IDLENESS,
+                    QUIET_AFTER,
                     EVENT_TIME_PAST,
                     EVENT_TIME_FUTURE,
                     EVENT_TIME_MAX_FLOW_DURATION,

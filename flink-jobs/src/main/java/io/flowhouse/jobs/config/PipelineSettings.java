@@ -39,6 +39,7 @@ public record PipelineSettings(
         Duration checkpointInterval,
         Duration maxOutOfOrderness,
         Duration idleness,
+        Duration quietAfter,
         DecodeSettings decode,
         ClickHouseSettings clickhouse,
         AgeingSettings ageing,
@@ -89,6 +90,9 @@ public record PipelineSettings(
         if (checkpointInterval.toMillis() < 10) {
             throw new IllegalArgumentException(
                     "checkpoint interval " + checkpointInterval + " (expected: >= 10 ms)");
+        }
+        if (quietAfter.isNegative()) {
+            throw new IllegalArgumentException("quiet after " + quietAfter + " (expected: >= 0)");
         }
         if (maxOutOfOrderness.isNegative() || idleness.isNegative()) {
             throw new IllegalArgumentException(
@@ -161,6 +165,7 @@ public record PipelineSettings(
                 conf.get(JobKeys.CHECKPOINT_INTERVAL),
                 conf.get(JobKeys.MAX_OUT_OF_ORDERNESS),
                 conf.get(JobKeys.IDLENESS),
+                conf.get(JobKeys.QUIET_AFTER),
                 decode,
                 ch,
                 AgeingSettings.from(conf),

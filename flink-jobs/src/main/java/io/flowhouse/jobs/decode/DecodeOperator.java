@@ -7,11 +7,19 @@ import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.jobs.config.DecodeSettings;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.model.ExporterFootprint;
+import java.time.Duration;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 
 /**
@@ -27,6 +35,14 @@ import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
  * dropped as too late. The archive input is therefore idle from the start and its watermarks and
  * statuses are ignored: a quiet raw input makes the operator idle, and the next datagram moves the
  * watermark on from where it was.
+ *
+ * <p>When every raw partition is quiet, the watermark stands still and the last rollup windows and
+ * statistics minute would wait for the next datagram. With {@code quietAfter} set, a stream quiet
+ * that long moves on with the wall clock ({@link QuietWatermark}), checked once a second at most;
+ * the operator then stays active (an idle raw input is not passed on once a receive time is known),
+ * and the raw input's own watermark goes on again once it passes what the wall clock reached. The
+ * raw input's last watermark is kept in the checkpoint, so a stream that stays quiet after a
+ * restore moves on too. Off (pure event time) for BATCH and bounded runs.
  */
 public final class DecodeOperator
         extends KeyedCoProcessOperator<ExporterKey, RawDatagram, ArchivedTemplate, FlowRecord> {
@@ -36,8 +52,52 @@ public final class DecodeOperator
     /** Index of the template archive among the inputs (the second). */
     private static final int ARCHIVE_INPUT = 1;
 
+    /** The raw input's last watermark (union: every subtask sees the same input watermark). */
+    private static final ListStateDescriptor<Long> QUIET_WATERMARK =
+            new ListStateDescriptor<>("quiet-watermark", Types.LONG);
+
+    private final long quietAfterMillis;
+    private transient QuietWatermark quiet;
+    private transient ListState<Long> quietState;
+    private transient Counter wallClockAdvances;
+    private transient boolean outputIdle;
+
     public DecodeOperator(DecodeSettings settings) {
+        this(settings, Duration.ZERO);
+    }
+
+    /**
+     * @param quietAfter how long no datagram may arrive before the watermark moves on with the wall
+     *     clock; zero keeps pure event time
+     */
+    public DecodeOperator(DecodeSettings settings, Duration quietAfter) {
         super(new DecodeRawFlowFunction(settings));
+        this.quietAfterMillis = quietAfter.toMillis();
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        if (quietAfterMillis <= 0) {
+            return;
+        }
+        quiet = new QuietWatermark(quietAfterMillis);
+        quietState = context.getOperatorStateStore().getUnionListState(QUIET_WATERMARK);
+        long now = getProcessingTimeService().getCurrentProcessingTime();
+        for (Long w : quietState.get()) {
+            quiet.restored(w, now);
+        }
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        if (quiet != null) {
+            quietState.clear();
+            if (quiet.knowsTime()) {
+                quietState.add(quiet.inputWatermark());
+            }
+        }
     }
 
     @Override
@@ -56,6 +116,49 @@ public final class DecodeOperator
                                 ledger.restored(fp.bytes);
                             }
                         });
+        if (quiet != null) {
+            wallClockAdvances =
+                    getMetricGroup()
+                            .addGroup("flowhouse")
+                            .addGroup("decode")
+                            .counter("watermark_wall_clock_advances_total");
+            long period = Math.max(10, Math.min(QuietWatermark.STEP_MILLIS, quietAfterMillis / 4));
+            getProcessingTimeService().scheduleWithFixedDelay(t -> quietTick(), period, period);
+        }
+    }
+
+    @Override
+    public void processElement1(StreamRecord<RawDatagram> element) throws Exception {
+        if (quiet != null) {
+            quiet.datagram(getProcessingTimeService().getCurrentProcessingTime());
+        }
+        super.processElement1(element);
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        // The raw input's watermark (the archive's never gets here): goes on only above what the
+        // wall clock already moved it to, so the event time of this operator never goes back.
+        if (quiet == null
+                || quiet.input(
+                        mark.getTimestamp(),
+                        getProcessingTimeService().getCurrentProcessingTime())) {
+            super.processWatermark(mark);
+        }
+    }
+
+    private void quietTick() throws Exception {
+        long w = quiet.advance(getProcessingTimeService().getCurrentProcessingTime());
+        if (w == Long.MIN_VALUE) {
+            return;
+        }
+        if (outputIdle) {
+            // An idle output drops watermarks.
+            output.emitWatermarkStatus(WatermarkStatus.ACTIVE);
+            outputIdle = false;
+        }
+        wallClockAdvances.inc();
+        super.processWatermark(new Watermark(w));
     }
 
     @Override
@@ -65,9 +168,13 @@ public final class DecodeOperator
 
     @Override
     protected void processWatermarkStatus(WatermarkStatus status, int input) throws Exception {
-        if (input != ARCHIVE_INPUT) {
-            super.processWatermarkStatus(status, input);
+        if (input == ARCHIVE_INPUT) {
+            return; // the archive input stays idle (see the class comment)
         }
-        // The archive input stays idle (see the class comment).
+        if (quiet != null && status.isIdle() && quiet.knowsTime()) {
+            return; // a quiet stream's watermark moves on with the wall clock instead
+        }
+        super.processWatermarkStatus(status, input);
+        outputIdle = status.isIdle();
     }
 }

@@ -318,10 +318,10 @@ class ThreeBrokersKillITCase {
                 "--job.checkpoint-interval",
                 "2 s",
                 // A partition whose leader died is silent until the new leader serves it (the
-                // agent's producer retries meanwhile): a shorter idleness would let the watermark
-                // pass its delayed datagrams, which the rollups then take as late.
+                // agent's producer retries meanwhile): with this idleness the watermark passes it,
+                // and its delayed datagrams reach the rollups late, within the allowed lateness.
                 "--decode.idleness",
-                "60 s",
+                "5 s",
                 "--flowhouse.rollup.max-out-of-orderness",
                 "0 s",
                 "--clickhouse.url",
