@@ -206,39 +206,16 @@ class SflowFlowsTopicITCase {
         return out;
     }
 
-    private static String sample(
-            IpAddress agent,
-            long subAgent,
-            long datagramSequence,
-            long sampleSequence,
-            int sourceClass,
-            long sourceIndex,
-            long pool,
-            long drops,
-            long rate,
-            long in,
-            long out) {
-        return agent
-                + "/"
-                + subAgent
-                + " d"
-                + datagramSequence
-                + " s"
-                + sampleSequence
-                + " src "
-                + sourceClass
-                + ":"
-                + sourceIndex
-                + " pool "
-                + pool
-                + " drops "
-                + drops
-                + " 1:"
-                + rate
-                + " if "
-                + in
-                + ">"
-                + out;
+    /**
+     * One sample as a line: the agent, then sub-agent, datagram sequence, sample sequence, source
+     * class and index, sample pool, drops, rate, input and output interface.
+     */
+    private static String sample(IpAddress agent, long... values) {
+        StringBuilder b = new StringBuilder(agent.toString());
+        for (long v : values) {
+            b.append(' ').append(v);
+        }
+        return b.toString();
     }
 
     /** Every committed record of the topic, values grouped by the exporter port of their key. */
