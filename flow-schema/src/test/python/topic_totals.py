@@ -9,6 +9,12 @@ and Python's protobuf runtime with the published .proto files, compiled to a des
 Prints one line per exporter: "<exporter ip>:<port> records packets bytes distinct_ids".
 The flowhouse format counts the reverse (biflow) counters too and keys distinct ids on
 (row_id, row_id_hi); goflow2's FlowMessage is length-delimited and has no id (distinct_ids "-").
+
+With --sflow (flowhouse format) the line goes on with what sFlow flow samples carry:
+"... scaled_packets scaled_bytes min_rate max_rate sflow_records agents distinct_samples", scaled
+meaning times sampling_rate, sflow_records those with version 105 and an agent address, agents the
+distinct (sflow_agent_address, sflow_sub_agent_id) and distinct_samples the distinct
+(agent, sub-agent, source class, source index, sample sequence).
 """
 import argparse
 import ipaddress
@@ -53,6 +59,7 @@ def main():
     ap.add_argument("--format", choices=["flowhouse", "goflow2"], default="flowhouse")
     ap.add_argument("--descriptor-set", required=True)
     ap.add_argument("--timeout", type=float, default=120.0)
+    ap.add_argument("--sflow", action="store_true", help="add the sFlow columns (flowhouse format)")
     args = ap.parse_args()
 
     goflow2 = args.format == "goflow2"
@@ -96,16 +103,36 @@ def main():
                     rid = (m.row_id, m.row_id_hi)
                 if (key.rsplit(":", 1)[0] if goflow2 else key) != sender:
                     sys.exit("record keyed %s carries exporter %s" % (key, sender))
-                t = totals.setdefault(key, {"records": 0, "packets": 0, "bytes": 0, "ids": set()})
+                t = totals.setdefault(
+                    key,
+                    {"records": 0, "packets": 0, "bytes": 0, "ids": set(), "scaled_packets": 0,
+                     "scaled_bytes": 0, "rates": set(), "sflow": 0, "agents": set(), "samples": set()},
+                )
                 t["records"] += 1
                 t["packets"] += packets
                 t["bytes"] += octets
                 if rid is not None:
                     t["ids"].add(rid)
+                if args.sflow and not goflow2:
+                    t["scaled_packets"] += packets * m.sampling_rate
+                    t["scaled_bytes"] += octets * m.sampling_rate
+                    t["rates"].add(m.sampling_rate)
+                    if m.version == 105 and len(m.sflow_agent_address) == 16:
+                        agent = (address(m.sflow_agent_address), m.sflow_sub_agent_id)
+                        t["sflow"] += 1
+                        t["agents"].add(agent)
+                        t["samples"].add(
+                            agent + (m.sflow_source_id_class, m.sflow_source_id_index, m.sflow_sample_sequence)
+                        )
     consumer.close()
     for k, t in sorted(totals.items()):
         distinct = "-" if goflow2 else len(t["ids"])
-        print(k, t["records"], t["packets"], t["bytes"], distinct)
+        if args.sflow and not goflow2:
+            print(k, t["records"], t["packets"], t["bytes"], distinct, t["scaled_packets"],
+                  t["scaled_bytes"], min(t["rates"]), max(t["rates"]), t["sflow"], len(t["agents"]),
+                  len(t["samples"]))
+        else:
+            print(k, t["records"], t["packets"], t["bytes"], distinct)
 
 
 if __name__ == "__main__":

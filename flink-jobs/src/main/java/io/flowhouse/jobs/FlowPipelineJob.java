@@ -6,6 +6,7 @@ import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.config.Config;
 import io.flowhouse.jobs.ageing.PacketFlowTopology;
+import io.flowhouse.jobs.ageing.SflowSampleAgeing;
 import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.decode.DecodeOperator;
@@ -195,7 +196,8 @@ public final class FlowPipelineJob {
                                 new DecodeOperator(s.decode(), quietAfter(env, s)))
                         .uid(UID_DECODE)
                         .name("decode");
-        SingleOutputStreamOperator<FlowRecord> flows = decoded;
+        DataStream<FlowRecord> flows =
+                s.ageing().sflowSamples() ? SflowSampleAgeing.apply(decoded, s.ageing()) : decoded;
         if (sinks.enrichedFlows() != null) {
             // The context travels beside the flow to the table; the fan-out and the rollups
             // still take the flow as decoded.

@@ -92,6 +92,16 @@ public final class LoadgenKeys {
                     .doc("Announce 1-in-N sampling (v5 header, v9/IPFIX options).")
                     .flag("--sampling", "N");
 
+    public static final Key<Duration> COUNTER_INTERVAL =
+            Key.of("counter-interval", Types.duration(ChronoUnit.SECONDS, Duration.ZERO, null))
+                    .defaultValue(Duration.ofMillis(PROFILE.counterIntervalMillis()))
+                    .doc(
+                            "sflow: each simulated interface (ifIndex 1-10 per agent) sends a"
+                                    + " counter sample (generic interface and Ethernet"
+                                    + " counters, following the flow samples sent) this often,"
+                                    + " beside the flow samples; 0 = none.")
+                    .flag("--counter-interval", "DURATION");
+
     public static final Key<Integer> TEMPLATE_REFRESH =
             Key.of("template-refresh", Types.integer(1, 1 << 30))
                     .defaultValue(PROFILE.templateRefreshDatagrams())
@@ -205,6 +215,7 @@ public final class LoadgenKeys {
                             COUNT,
                             SEED,
                             SAMPLING,
+                            COUNTER_INTERVAL,
                             TEMPLATE_REFRESH,
                             GAP_RATIO,
                             MALFORMED_RATIO,
@@ -264,7 +275,8 @@ public final class LoadgenKeys {
                         .withGapRatio(c.get(GAP_RATIO))
                         .withMalformedRatio(c.get(MALFORMED_RATIO))
                         .withIpv6Share(c.get(IPV6_SHARE))
-                        .withMaxDatagramBytes(c.get(MAX_DATAGRAM));
+                        .withMaxDatagramBytes(c.get(MAX_DATAGRAM))
+                        .withCounterIntervalMillis(c.get(COUNTER_INTERVAL).toMillis());
         return new LoadgenOptions(
                 target,
                 c.get(PROTOCOL),

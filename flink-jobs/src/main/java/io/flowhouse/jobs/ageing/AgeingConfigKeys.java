@@ -31,6 +31,19 @@ public final class AgeingConfigKeys {
                             "Read packet summaries from the packets topic and age them into flows"
                                     + " that join the decoded NetFlow/IPFIX flows.");
 
+    public static final Key<Boolean> SFLOW_SAMPLES =
+            Key.of("packets.sflow-samples", Types.BOOLEAN)
+                    .defaultValue(false)
+                    .doc(
+                            "Age sFlow flow samples into flows instead of writing one row per"
+                                    + " sample: the samples of one agent, sub-agent, rate,"
+                                    + " interface pair, VLAN and 5-tuple become one row, packets"
+                                    + " the samples and bytes the sum of their frame lengths (so"
+                                    + " packets and bytes times sampling_rate estimate the"
+                                    + " traffic, as for single samples), with the active and"
+                                    + " idle timeouts above on receive time; independent of"
+                                    + " packets.enabled.");
+
     public static final Key<String> TOPIC =
             Key.of("packets.topic", Types.STRING)
                     .defaultValue("packets.raw")
@@ -150,7 +163,8 @@ public final class AgeingConfigKeys {
                     MAX_OUT_OF_ORDERNESS,
                     IDLENESS,
                     FLOW_TABLE,
-                    FLOW_TABLE_BUCKETS);
+                    FLOW_TABLE_BUCKETS,
+                    SFLOW_SAMPLES);
 
     /** These keys alone under {@code flowhouse}: their defaults and README table. */
     public static final ConfigSchema SCHEMA = ConfigSchema.of("flowhouse", "packet flows", KEYS);

@@ -43,7 +43,8 @@ public record AgeingSettings(
         Duration maxOutOfOrderness,
         Duration idleness,
         FlowTableChoice flowTable,
-        int flowTableBuckets)
+        int flowTableBuckets,
+        boolean sflowSamples)
         implements Serializable {
 
     /** {@code flowhouse.packets.flow-table}. */
@@ -88,6 +89,38 @@ public record AgeingSettings(
         }
     }
 
+    /** Settings that leave sFlow samples one row each ({@code packets.sflow-samples} false). */
+    public AgeingSettings(
+            boolean enabled,
+            String topic,
+            boolean biflow,
+            Duration activeTimeout,
+            Duration idleTimeout,
+            Duration tcpEndTimeout,
+            int maxActiveFlows,
+            Duration stateTtl,
+            String exporterAddress,
+            Duration maxOutOfOrderness,
+            Duration idleness,
+            FlowTableChoice flowTable,
+            int flowTableBuckets) {
+        this(
+                enabled,
+                topic,
+                biflow,
+                activeTimeout,
+                idleTimeout,
+                tcpEndTimeout,
+                maxActiveFlows,
+                stateTtl,
+                exporterAddress,
+                maxOutOfOrderness,
+                idleness,
+                flowTable,
+                flowTableBuckets,
+                false);
+    }
+
     /** The exporter address packet flows carry. */
     public IpAddress exporter() {
         return IpAddress.parse(exporterAddress);
@@ -112,7 +145,8 @@ public record AgeingSettings(
                 c.get(AgeingConfigKeys.MAX_OUT_OF_ORDERNESS),
                 c.get(AgeingConfigKeys.IDLENESS),
                 c.get(AgeingConfigKeys.FLOW_TABLE),
-                c.get(AgeingConfigKeys.FLOW_TABLE_BUCKETS));
+                c.get(AgeingConfigKeys.FLOW_TABLE_BUCKETS),
+                c.get(AgeingConfigKeys.SFLOW_SAMPLES));
     }
 
     /**

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -39,6 +40,40 @@ final class PythonTopicReader {
      */
     static Map<String, Totals> read(String bootstrap, String topic, String format, Path tmp)
             throws Exception {
+        Map<String, Totals> byExporter = new TreeMap<>();
+        for (String[] f : lines(bootstrap, topic, format, tmp, 5)) {
+            byExporter.put(
+                    f[0],
+                    new Totals(
+                            Long.parseLong(f[1]),
+                            Long.parseLong(f[2]),
+                            Long.parseLong(f[3]),
+                            f[4].equals("-") ? -1 : Long.parseLong(f[4])));
+        }
+        return byExporter;
+    }
+
+    /**
+     * The reader's {@code --sflow} lines (flowhouse format) by exporter {@code ip:port}: records,
+     * packets, bytes, distinct ids, packets and bytes times sampling_rate, the smallest and largest
+     * rate, records with sFlow fields, distinct agents and distinct samples.
+     */
+    static Map<String, List<Long>> readSflow(String bootstrap, String topic, Path tmp)
+            throws Exception {
+        Map<String, List<Long>> byExporter = new TreeMap<>();
+        for (String[] f : lines(bootstrap, topic, "flowhouse", tmp, 12, "--sflow")) {
+            List<Long> v = new ArrayList<>();
+            for (int i = 1; i < f.length; i++) {
+                v.add(Long.parseLong(f[i]));
+            }
+            byExporter.put(f[0], v);
+        }
+        return byExporter;
+    }
+
+    private static List<String[]> lines(
+            String bootstrap, String topic, String format, Path tmp, int columns, String... extra)
+            throws Exception {
         Path protoc =
                 ServiceRequirement.requireExecutable("protoc", "apt-get install protobuf-compiler");
         Path python = venvPython();
@@ -65,20 +100,15 @@ final class PythonTopicReader {
                         format,
                         "--descriptor-set",
                         descriptors.toString()),
-                out);
-        Map<String, Totals> byExporter = new TreeMap<>();
+                out,
+                extra);
+        List<String[]> lines = new ArrayList<>();
         for (String line : Files.readAllLines(out, StandardCharsets.UTF_8)) {
             String[] f = line.strip().split(" ");
-            assertThat(f).as("line of topic_totals.py: " + line).hasSize(5);
-            byExporter.put(
-                    f[0],
-                    new Totals(
-                            Long.parseLong(f[1]),
-                            Long.parseLong(f[2]),
-                            Long.parseLong(f[3]),
-                            f[4].equals("-") ? -1 : Long.parseLong(f[4])));
+            assertThat(f).as("line of topic_totals.py: " + line).hasSize(columns);
+            lines.add(f);
         }
-        return byExporter;
+        return lines;
     }
 
     /** The venv's python, made (once per requirements.txt content) with python3 -m venv + pip. */
@@ -113,8 +143,12 @@ final class PythonTopicReader {
         return python;
     }
 
-    private static void run(List<String> command, Path out)
+    private static void run(List<String> command, Path out, String... extra)
             throws IOException, InterruptedException {
+        if (extra.length > 0) {
+            command = new ArrayList<>(command);
+            command.addAll(List.of(extra));
+        }
         Path err = Files.createTempFile("python-topic-reader", ".err");
         try {
             Process p =

@@ -17,6 +17,7 @@ import java.util.List;
  * @param malformed true if deliberately malformed: counted apart, no decodable record
  * @param packets sum of the flows' packet counters
  * @param bytes sum of the flows' byte counters
+ * @param counters the sFlow counter samples it carries, summed
  */
 public record ExportDatagram(
         int exporter,
@@ -26,7 +27,30 @@ public record ExportDatagram(
         int optionsRecords,
         boolean malformed,
         long packets,
-        long bytes) {
+        long bytes,
+        CounterTotals counters) {
+
+    /** A datagram without counter samples. */
+    public ExportDatagram(
+            int exporter,
+            ByteBuffer payload,
+            List<FlowRecord> flows,
+            int templateRecords,
+            int optionsRecords,
+            boolean malformed,
+            long packets,
+            long bytes) {
+        this(
+                exporter,
+                payload,
+                flows,
+                templateRecords,
+                optionsRecords,
+                malformed,
+                packets,
+                bytes,
+                CounterTotals.NONE);
+    }
 
     public int length() {
         return payload.remaining();

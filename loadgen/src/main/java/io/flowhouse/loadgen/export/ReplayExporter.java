@@ -64,7 +64,8 @@ public final class ReplayExporter implements DatagramSource {
                 m.optionsRecords(),
                 m.malformed(),
                 m.packets(),
-                m.bytes());
+                m.bytes(),
+                m.counters());
     }
 
     private void patchHeader(ByteBuffer b, long exportMillis) {

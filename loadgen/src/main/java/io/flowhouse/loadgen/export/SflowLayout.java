@@ -16,7 +16,8 @@ import java.util.List;
  * bytes} are the frame length on the wire, FCS included ({@link #frameLength}), which is what
  * collectors count for a sample. One data source per exporter (ifIndex {@value #SOURCE_INDEX}), its
  * sample sequence the exporter's flow index; the agent address is {@link #agent} of the domain, the
- * sub-agent id the domain. Datagram sequence numbers count datagrams.
+ * sub-agent id the domain. Datagram sequence numbers count datagrams. Counter samples, when the
+ * exporter polls its interfaces ({@link SflowCounterPolling}), follow the flow samples.
  */
 final class SflowLayout implements MessageLayout {
 
@@ -62,6 +63,15 @@ final class SflowLayout implements MessageLayout {
     @Override
     public Written write(
             MessageContext ctx, List<FlowRecord> flows, boolean templates, ByteBuffer out) {
+        return write(ctx, flows, List.of(), out);
+    }
+
+    /** Writes one datagram with the flows' samples followed by {@code counters}. */
+    Written write(
+            MessageContext ctx,
+            List<FlowRecord> flows,
+            List<SflowEncoder.InterfaceSample> counters,
+            ByteBuffer out) {
         List<SflowEncoder.SampledPacket> samples = new ArrayList<>(flows.size());
         ByteBuffer frame = ByteBuffer.allocate(SNAP_LENGTH + 64);
         long rate = Math.max(1, ctx.samplingInterval());
@@ -111,7 +121,7 @@ final class SflowLayout implements MessageLayout {
                                 ctx.sequence(),
                                 (ctx.exportTimeMillis() - ctx.bootTimeMillis()) & 0xffff_ffffL),
                         samples,
-                        List.of(),
+                        counters,
                         out);
         return new Written(n, 0, 0, skip(ctx.sequence(), 1));
     }

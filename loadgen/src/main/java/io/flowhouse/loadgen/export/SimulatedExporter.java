@@ -2,6 +2,7 @@
 package io.flowhouse.loadgen.export;
 
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.sflow.SflowEncoder;
 import io.flowhouse.loadgen.generate.FlowGenerator;
 import io.flowhouse.loadgen.profile.TrafficProfile;
 import java.nio.ByteBuffer;
@@ -34,6 +35,7 @@ public final class SimulatedExporter implements DatagramSource {
     private final SplittableRandom behaviour;
     private final ByteBuffer buffer;
     private final int maxBytes;
+    private final SflowCounterPolling polling;
 
     private long sequence;
     private long flowIndex;
@@ -65,6 +67,11 @@ public final class SimulatedExporter implements DatagramSource {
                         ? layout.size(layout.maxRecords(), 0, false, false)
                         : profile.maxDatagramBytes();
         this.buffer = ByteBuffer.allocate(Math.max(maxBytes, 1500));
+        this.polling =
+                protocol == ExportProtocol.SFLOW && profile.counterIntervalMillis() > 0
+                        ? new SflowCounterPolling(
+                                profile.counterIntervalMillis(), firstExportTimeMillis)
+                        : null;
     }
 
     private static MessageLayout layoutFor(ExportProtocol p) {
@@ -108,6 +115,15 @@ public final class SimulatedExporter implements DatagramSource {
                 protocol != ExportProtocol.V5
                         && datagrams % profile.templateRefreshDatagrams() == 0;
         boolean sampling = profile.samplingInterval() > 1;
+        List<SflowEncoder.InterfaceSample> counters = List.of();
+        if (polling != null) {
+            // Room for at least one flow sample beside the counters; the rest stay due.
+            counters = polling.poll(exportTimeMillis, maxBytes - layout.size(1, 0, false, false));
+        }
+        int counterBytes = 0;
+        for (SflowEncoder.InterfaceSample c : counters) {
+            counterBytes += c.size();
+        }
         List<FlowRecord> v4 = new ArrayList<>();
         List<FlowRecord> v6 = new ArrayList<>();
         int limit = Math.min(layout.maxRecords(), maxFlows);
@@ -121,7 +137,7 @@ public final class SimulatedExporter implements DatagramSource {
                             v6.size() + (isV6 ? 1 : 0),
                             templates,
                             sampling);
-            if (size > maxBytes) {
+            if (size + counterBytes > maxBytes) {
                 break; // this flow index goes first in the next datagram
             }
             if (protocol == ExportProtocol.SFLOW) {
@@ -144,18 +160,18 @@ public final class SimulatedExporter implements DatagramSource {
         flows.addAll(v4);
         flows.addAll(v6);
         buffer.clear();
+        MessageLayout.MessageContext ctx =
+                new MessageLayout.MessageContext(
+                        exportTimeMillis,
+                        bootTimeMillis,
+                        sequence,
+                        domainId,
+                        profile.samplingInterval(),
+                        firstSample);
         MessageLayout.Written w =
-                layout.write(
-                        new MessageLayout.MessageContext(
-                                exportTimeMillis,
-                                bootTimeMillis,
-                                sequence,
-                                domainId,
-                                profile.samplingInterval(),
-                                firstSample),
-                        flows,
-                        templates,
-                        buffer);
+                polling != null
+                        ? ((SflowLayout) layout).write(ctx, flows, counters, buffer)
+                        : layout.write(ctx, flows, templates, buffer);
         buffer.flip();
         sequence = w.nextSequence();
         datagrams++;
@@ -164,6 +180,13 @@ public final class SimulatedExporter implements DatagramSource {
         for (FlowRecord f : flows) {
             packets += f.packets();
             bytes += f.bytes();
+            if (polling != null) {
+                polling.account(f);
+            }
+        }
+        CounterTotals counted = CounterTotals.NONE;
+        for (SflowEncoder.InterfaceSample c : counters) {
+            counted = counted.plus(c);
         }
         return new ExportDatagram(
                 index,
@@ -173,7 +196,8 @@ public final class SimulatedExporter implements DatagramSource {
                 w.optionsRecords(),
                 false,
                 packets,
-                bytes);
+                bytes,
+                counted);
     }
 
     private int typicalRecords() {

@@ -23,6 +23,8 @@ package io.flowhouse.loadgen.profile;
  *     carrying no decodable record
  * @param maxDatagramBytes upper bound of one export datagram (1400 leaves room for IP/UDP in a 1500
  *     MTU, as real exporters do)
+ * @param counterIntervalMillis sFlow: each interface's counter sample interval, ms; 0 = no counter
+ *     samples
  */
 public record TrafficProfile(
         double ipv6Share,
@@ -36,9 +38,14 @@ public record TrafficProfile(
         int templateRefreshDatagrams,
         double gapRatio,
         double malformedRatio,
-        int maxDatagramBytes) {
+        int maxDatagramBytes,
+        long counterIntervalMillis) {
 
     public TrafficProfile {
+        if (counterIntervalMillis < 0) {
+            throw new IllegalArgumentException(
+                    "counter interval " + counterIntervalMillis + " ms (expected: >= 0)");
+        }
         requireShare("ipv6Share", ipv6Share);
         requireShare("gapRatio", gapRatio);
         requireShare("malformedRatio", malformedRatio);
@@ -68,7 +75,7 @@ public record TrafficProfile(
 
     public static TrafficProfile defaults() {
         return new TrafficProfile(
-                0.3, 2_000, 500, 1.1, 1.0, 60_000L, 2_000L, 1, 20, 0.0, 0.0, 1400);
+                0.3, 2_000, 500, 1.1, 1.0, 60_000L, 2_000L, 1, 20, 0.0, 0.0, 1400, 20_000L);
     }
 
     public TrafficProfile withIpv6Share(double v) {
@@ -84,7 +91,8 @@ public record TrafficProfile(
                 templateRefreshDatagrams,
                 gapRatio,
                 malformedRatio,
-                maxDatagramBytes);
+                maxDatagramBytes,
+                counterIntervalMillis);
     }
 
     public TrafficProfile withSamplingInterval(int v) {
@@ -100,7 +108,8 @@ public record TrafficProfile(
                 templateRefreshDatagrams,
                 gapRatio,
                 malformedRatio,
-                maxDatagramBytes);
+                maxDatagramBytes,
+                counterIntervalMillis);
     }
 
     public TrafficProfile withTemplateRefreshDatagrams(int v) {
@@ -116,7 +125,8 @@ public record TrafficProfile(
                 v,
                 gapRatio,
                 malformedRatio,
-                maxDatagramBytes);
+                maxDatagramBytes,
+                counterIntervalMillis);
     }
 
     public TrafficProfile withGapRatio(double v) {
@@ -132,7 +142,8 @@ public record TrafficProfile(
                 templateRefreshDatagrams,
                 v,
                 malformedRatio,
-                maxDatagramBytes);
+                maxDatagramBytes,
+                counterIntervalMillis);
     }
 
     public TrafficProfile withMalformedRatio(double v) {
@@ -148,7 +159,8 @@ public record TrafficProfile(
                 templateRefreshDatagrams,
                 gapRatio,
                 v,
-                maxDatagramBytes);
+                maxDatagramBytes,
+                counterIntervalMillis);
     }
 
     public TrafficProfile withMaxDatagramBytes(int v) {
@@ -164,6 +176,24 @@ public record TrafficProfile(
                 templateRefreshDatagrams,
                 gapRatio,
                 malformedRatio,
+                v,
+                counterIntervalMillis);
+    }
+
+    public TrafficProfile withCounterIntervalMillis(long v) {
+        return new TrafficProfile(
+                ipv6Share,
+                clientHosts,
+                serverHosts,
+                talkerExponent,
+                serviceExponent,
+                activeTimeoutMillis,
+                maxExportDelayMillis,
+                samplingInterval,
+                templateRefreshDatagrams,
+                gapRatio,
+                malformedRatio,
+                maxDatagramBytes,
                 v);
     }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.loadgen.report;
 
+import io.flowhouse.loadgen.export.CounterTotals;
 import io.flowhouse.loadgen.export.ExportDatagram;
 
 /**
@@ -25,6 +26,7 @@ public final class ExporterTotals {
     long gaps;
     long missingSequence;
     long lastSequence;
+    CounterTotals counters = CounterTotals.NONE;
 
     public ExporterTotals(int index, String protocol, long domainId) {
         this.index = index;
@@ -46,6 +48,9 @@ public final class ExporterTotals {
         wireBytes += d.length();
         templateRecords += d.templateRecords();
         optionsRecords += d.optionsRecords();
+        if (d.counters().samples() > 0) {
+            counters = counters.plus(d.counters());
+        }
     }
 
     public void sendError() {
@@ -132,6 +137,11 @@ public final class ExporterTotals {
         return lastSequence;
     }
 
+    /** The sFlow counter samples delivered, summed. */
+    public CounterTotals counters() {
+        return counters;
+    }
+
     public ExporterTotals copy() {
         ExporterTotals c = new ExporterTotals(index, protocol, domainId);
         c.source = source;
@@ -148,6 +158,7 @@ public final class ExporterTotals {
         c.gaps = gaps;
         c.missingSequence = missingSequence;
         c.lastSequence = lastSequence;
+        c.counters = counters;
         return c;
     }
 }

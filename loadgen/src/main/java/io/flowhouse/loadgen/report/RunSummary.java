@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.loadgen.report;
 
+import io.flowhouse.loadgen.export.CounterTotals;
 import java.util.List;
 import java.util.Locale;
 
@@ -46,6 +47,15 @@ public record RunSummary(
 
     public long bytes() {
         return exporters.stream().mapToLong(ExporterTotals::bytes).sum();
+    }
+
+    /** The sFlow counter samples delivered, summed over all exporters. */
+    public CounterTotals counters() {
+        CounterTotals t = CounterTotals.NONE;
+        for (ExporterTotals e : exporters) {
+            t = t.plus(e.counters());
+        }
+        return t;
     }
 
     public long wireBytes() {
@@ -126,6 +136,19 @@ public record RunSummary(
                         malformed(),
                         gaps(),
                         sendErrors()));
+        CounterTotals c = counters();
+        if (c.samples() > 0) {
+            sb.append(
+                    String.format(
+                            Locale.ROOT,
+                            "  counter samples %d  sum in octets %d  sum out octets %d"
+                                    + "  sum in packets %d  sum out packets %d%n",
+                            c.samples(),
+                            c.inOctets(),
+                            c.outOctets(),
+                            c.inPackets(),
+                            c.outPackets()));
+        }
         sb.append(
                 String.format(
                         Locale.ROOT,
@@ -184,6 +207,17 @@ public record RunSummary(
         num(sb, "malformed_datagrams", malformed());
         num(sb, "sequence_gaps", gaps());
         num(sb, "send_errors", sendErrors());
+        CounterTotals c = counters();
+        num(sb, "counter_samples", c.samples());
+        num(sb, "counter_in_octets", c.inOctets());
+        num(sb, "counter_out_octets", c.outOctets());
+        num(sb, "counter_in_packets", c.inPackets());
+        num(sb, "counter_out_packets", c.outPackets());
+        num(sb, "counter_in_discards", c.inDiscards());
+        num(sb, "counter_out_discards", c.outDiscards());
+        num(sb, "counter_in_errors", c.inErrors());
+        num(sb, "counter_out_errors", c.outErrors());
+        num(sb, "counter_fcs_errors", c.fcsErrors());
         sb.append("  \"exporters\": [");
         for (int i = 0; i < exporters.size(); i++) {
             ExporterTotals e = exporters.get(i);

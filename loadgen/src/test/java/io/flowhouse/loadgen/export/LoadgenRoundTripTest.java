@@ -10,6 +10,8 @@ import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.NetflowDecoder;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.codec.sflow.InterfaceCounters;
+import io.flowhouse.codec.sflow.SflowEncoder;
 import io.flowhouse.codec.template.InMemoryTemplateCache;
 import io.flowhouse.loadgen.emit.CollectingSink;
 import io.flowhouse.loadgen.emit.DatagramEmitter;
@@ -170,6 +172,94 @@ class LoadgenRoundTripTest {
         if (version == 10) {
             assertThat(got.flowEndReason()).isEqualTo(want.flowEndReason());
         }
+    }
+
+    /**
+     * sFlow counter samples every second per interface over 5 virtual seconds: each decoded counter
+     * sample holds what the agent's flow samples before it add up to on that interface, every
+     * interface of every agent is polled on schedule, and the decoded sums equal the summary's.
+     */
+    @ParameterizedTest(name = "sampling={0}")
+    @CsvSource({"1", "100"})
+    void sflowCounterSamplesFollowTheFlowSamples(int sampling) throws Exception {
+        TrafficProfile profile =
+                TrafficProfile.defaults()
+                        .withSamplingInterval(sampling)
+                        .withCounterIntervalMillis(1_000);
+        int exporters = 3;
+        FlowGenerator gen = new FlowGenerator(profile, 7);
+        List<SimulatedExporter> ex = new ArrayList<>();
+        for (int i = 0; i < exporters; i++) {
+            ex.add(new SimulatedExporter(i, ExportProtocol.SFLOW, gen, 7, START));
+        }
+        CollectingSink sink = new CollectingSink();
+        RunSummary summary =
+                new DatagramEmitter(
+                                ex,
+                                sink,
+                                new DatagramEmitter.Settings(
+                                        DatagramEmitter.Unit.FLOWS,
+                                        20_000,
+                                        100_000,
+                                        0,
+                                        false,
+                                        START),
+                                System::nanoTime,
+                                () -> START,
+                                null)
+                        .run("", 7);
+        NetflowDecoder decoder = new NetflowDecoder();
+        long[][] in = new long[exporters][11];
+        long[][] out = new long[exporters][11];
+        long[][] inPackets = new long[exporters][11];
+        long[][] polls = new long[exporters][11];
+        CounterTotals decoded = CounterTotals.NONE;
+        for (CollectingSink.Sent s : sink.sent()) {
+            ExporterKey key = new ExporterKey(IpAddress.parse("127.0.0.1"), 20_000 + s.exporter());
+            DecodeResult r =
+                    decoder.decode(
+                            ByteBuffer.wrap(s.payload()),
+                            new DecodeContext(key, 0),
+                            new InMemoryTemplateCache());
+            assertThat(r.problems()).isEmpty();
+            int e = s.exporter();
+            // The counters were read before this datagram's flow samples were counted.
+            for (InterfaceCounters c : r.sflow().counters()) {
+                int i = (int) c.ifIndex();
+                assertThat(c.generic().ifInOctets()).isEqualTo(((long) i << 32) + in[e][i]);
+                assertThat(c.generic().ifOutOctets()).isEqualTo(((long) i << 32) + out[e][i]);
+                assertThat(c.generic().ifInUcastPkts()).isEqualTo(inPackets[e][i]);
+                assertThat(c.generic().ifInErrors()).isEqualTo(inPackets[e][i] / 10_000);
+                assertThat(c.ethernet().dot3StatsFCSErrors()).isEqualTo(c.generic().ifInErrors());
+                assertThat(c.generic().ifSpeed())
+                        .isEqualTo(i <= 2 ? 10_000_000_000L : 1_000_000_000L);
+                polls[e][i]++;
+                assertThat(c.sampleSequence()).isEqualTo(polls[e][i]);
+                decoded =
+                        decoded.plus(
+                                new SflowEncoder.InterfaceSample(
+                                        c.sampleSequence(),
+                                        c.sourceIdClass(),
+                                        c.sourceIdIndex(),
+                                        c.generic(),
+                                        c.ethernet()));
+            }
+            for (FlowRecord f : r.records()) {
+                in[e][(int) f.inputInterface()] += f.bytes() * f.samplingRate();
+                out[e][(int) f.outputInterface()] += f.bytes() * f.samplingRate();
+                inPackets[e][(int) f.inputInterface()] += f.samplingRate();
+            }
+        }
+        // 5 virtual seconds: every interface polled 4 or 5 times (the first polls are spread).
+        for (int e = 0; e < exporters; e++) {
+            for (int i = 1; i <= 10; i++) {
+                assertThat(polls[e][i]).as("polls of %d/%d", e, i).isBetween(4L, 5L);
+            }
+        }
+        assertThat(summary.counters()).isEqualTo(decoded);
+        assertThat(summary.counters().samples()).isBetween(120L, 150L);
+        assertThat(summary.toJson())
+                .contains("\"counter_samples\": " + summary.counters().samples() + ",");
     }
 
     /** An sFlow sample carries the packet's header, interfaces and rate; no times, AS or masks. */

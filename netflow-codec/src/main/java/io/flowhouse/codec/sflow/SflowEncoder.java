@@ -9,9 +9,10 @@ import java.util.List;
 /**
  * Writes sFlow v5 datagrams (sflow.org, "sFlow Version 5", XDR): the header, compact flow samples
  * (format 1) each holding one raw packet header record (format 1, Ethernet), and compact counter
- * samples (format 2) each holding one generic interface counters record (format 1). What a load
- * generator or a test needs to send real sFlow; {@link SflowDecoder} reads all of it back. Pure and
- * synchronous: it writes into the caller's buffer and reads no clock.
+ * samples (format 2) each holding one generic interface counters record (format 1) and, when given,
+ * one Ethernet counters record (format 2). What a load generator or a test needs to send real
+ * sFlow; {@link SflowDecoder} reads all of it back. Pure and synchronous: it writes into the
+ * caller's buffer and reads no clock.
  *
  * <p>Values that do not fit their field (a source index over 24 bits, a sampled header longer than
  * its frame) are refused rather than truncated, so what the caller counts is what a collector
@@ -64,18 +65,35 @@ public final class SflowEncoder {
             byte[] header) {}
 
     /**
-     * One counter sample with the generic interface counters.
+     * One counter sample with the generic interface counters and optionally the Ethernet ones.
      *
      * @param sequence the sample's sequence number, per source (uint32)
      * @param sourceIdClass 0 ifIndex, 1 VLAN, 2 entity
      * @param sourceIdIndex the source's index (24 bits)
-     * @param counters the counters
+     * @param counters the generic interface counters
+     * @param ethernet the Ethernet counters, or null for none
      */
     public record InterfaceSample(
             long sequence,
             int sourceIdClass,
             long sourceIdIndex,
-            GenericInterfaceCounters counters) {}
+            GenericInterfaceCounters counters,
+            EthernetInterfaceCounters ethernet) {
+
+        /** A sample with the generic interface counters only. */
+        public InterfaceSample(
+                long sequence,
+                int sourceIdClass,
+                long sourceIdIndex,
+                GenericInterfaceCounters counters) {
+            this(sequence, sourceIdClass, sourceIdIndex, counters, null);
+        }
+
+        /** Bytes of this sample in a datagram. */
+        public int size() {
+            return counterSampleSize(ethernet != null);
+        }
+    }
 
     private SflowEncoder() {}
 
@@ -89,9 +107,18 @@ public final class SflowEncoder {
         return 8 + FlowSample.SIZE + 8 + SampledHeader.FIXED_SIZE + padded(headerBytes);
     }
 
-    /** Bytes of one counter sample. */
+    /** Bytes of one counter sample with the generic interface counters only. */
     public static int counterSampleSize() {
-        return 8 + CounterSample.SIZE + 8 + GenericInterfaceCounters.SIZE;
+        return counterSampleSize(false);
+    }
+
+    /** Bytes of one counter sample, with or without the Ethernet counters record. */
+    public static int counterSampleSize(boolean ethernet) {
+        return 8
+                + CounterSample.SIZE
+                + 8
+                + GenericInterfaceCounters.SIZE
+                + (ethernet ? 8 + EthernetInterfaceCounters.SIZE : 0);
     }
 
     /**
@@ -110,7 +137,7 @@ public final class SflowEncoder {
         }
         for (InterfaceSample c : counters) {
             source(c.sourceIdClass(), c.sourceIdIndex());
-            size += counterSampleSize();
+            size += c.size();
         }
         if (out.remaining() < size) {
             throw new BufferOverflowException();
@@ -151,11 +178,12 @@ public final class SflowEncoder {
         }
         for (InterfaceSample c : counters) {
             GenericInterfaceCounters g = c.counters();
+            EthernetInterfaceCounters e = c.ethernet();
             out.putInt(CounterSample.FORMAT)
-                    .putInt(counterSampleSize() - 8)
+                    .putInt(c.size() - 8)
                     .putInt((int) c.sequence())
                     .putInt(source(c.sourceIdClass(), c.sourceIdIndex()))
-                    .putInt(1)
+                    .putInt(e == null ? 1 : 2)
                     .putInt(GenericInterfaceCounters.FORMAT)
                     .putInt(GenericInterfaceCounters.SIZE)
                     .putInt((int) g.ifIndex())
@@ -177,6 +205,23 @@ public final class SflowEncoder {
                     .putInt((int) g.ifOutDiscards())
                     .putInt((int) g.ifOutErrors())
                     .putInt((int) g.ifPromiscuousMode());
+            if (e != null) {
+                out.putInt(EthernetInterfaceCounters.FORMAT)
+                        .putInt(EthernetInterfaceCounters.SIZE)
+                        .putInt((int) e.dot3StatsAlignmentErrors())
+                        .putInt((int) e.dot3StatsFCSErrors())
+                        .putInt((int) e.dot3StatsSingleCollisionFrames())
+                        .putInt((int) e.dot3StatsMultipleCollisionFrames())
+                        .putInt((int) e.dot3StatsSQETestErrors())
+                        .putInt((int) e.dot3StatsDeferredTransmissions())
+                        .putInt((int) e.dot3StatsLateCollisions())
+                        .putInt((int) e.dot3StatsExcessiveCollisions())
+                        .putInt((int) e.dot3StatsInternalMacTransmitErrors())
+                        .putInt((int) e.dot3StatsCarrierSenseErrors())
+                        .putInt((int) e.dot3StatsFrameTooLongs())
+                        .putInt((int) e.dot3StatsInternalMacReceiveErrors())
+                        .putInt((int) e.dot3StatsSymbolErrors());
+            }
         }
         return out.position() - start;
     }

@@ -174,4 +174,55 @@ class SflowEncoderTest {
                 .isInstanceOf(BufferOverflowException.class);
         assertThat(small.position()).isZero();
     }
+
+    @Test
+    void ethernetCountersBesideTheGenericOnes() throws Exception {
+        GenericInterfaceCounters g =
+                new GenericInterfaceCounters(
+                        7,
+                        6,
+                        1_000_000_000L,
+                        1,
+                        3,
+                        1L << 33,
+                        10,
+                        2,
+                        1,
+                        4,
+                        5,
+                        0,
+                        1L << 34,
+                        20,
+                        3,
+                        2,
+                        6,
+                        7,
+                        0);
+        EthernetInterfaceCounters e =
+                new EthernetInterfaceCounters(1, 5, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0xffff_ffffL, 2);
+        SflowEncoder.Header h = new SflowEncoder.Header(IpAddress.parse("192.0.2.9"), 1, 5, 1_000);
+        List<SflowEncoder.InterfaceSample> counters =
+                List.of(
+                        new SflowEncoder.InterfaceSample(3, 0, 7, g, e),
+                        new SflowEncoder.InterfaceSample(4, 0, 7, g));
+        ByteBuffer out = ByteBuffer.allocate(1400);
+        int n = SflowEncoder.encode(h, List.of(), counters, out);
+        assertThat(n)
+                .isEqualTo(
+                        SflowEncoder.headerSize(h.agent())
+                                + SflowEncoder.counterSampleSize(true)
+                                + SflowEncoder.counterSampleSize(false));
+        DecodeResult r =
+                new NetflowDecoder()
+                        .decode(
+                                out.flip(),
+                                new DecodeContext(SENDER, 0L),
+                                new InMemoryTemplateCache());
+        assertThat(r.problems()).isEmpty();
+        assertThat(r.sflow().counters()).hasSize(2);
+        assertThat(r.sflow().counters().get(0).generic()).isEqualTo(g);
+        assertThat(r.sflow().counters().get(0).ethernet()).isEqualTo(e);
+        assertThat(r.sflow().counters().get(1).ethernet()).isNull();
+        assertThat(r.sflow().counters().get(1).sampleSequence()).isEqualTo(4);
+    }
 }

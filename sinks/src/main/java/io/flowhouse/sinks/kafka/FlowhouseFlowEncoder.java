@@ -4,59 +4,74 @@ package io.flowhouse.sinks.kafka;
 import com.google.protobuf.ByteString;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.codec.flow.SflowFields;
 import io.flowhouse.schema.v1.Flow;
 
 /**
  * {@link FlowRecord} to the published {@code flowhouse.v1.Flow}: field for field what the {@code
- * flows} table gets, addresses as 16 bytes (IPv4 mapped) like its IPv6 columns.
+ * flows} table gets, addresses as 16 bytes (IPv4 mapped) like its IPv6 columns, and an sFlow
+ * sample's own facts ({@link SflowFields}) in the {@code sflow_} fields.
  */
 public final class FlowhouseFlowEncoder {
 
     private FlowhouseFlowEncoder() {}
 
     public static Flow toFlow(FlowRecord r, FlowRowIds ids) {
-        return Flow.newBuilder()
-                .setRowId(ids.low(r))
-                .setRowIdHi(ids.high(r))
-                .setExporterAddress(address(r.exporterAddress()))
-                .setExporterPort(r.exporterPort())
-                .setObservationDomain((int) r.observationDomainId())
-                .setVersion(r.version())
-                .setSequenceNumber((int) r.sequenceNumber())
-                .setRecordIndex(r.recordIndex())
-                .setTimeReceivedMs(r.timeReceivedMillis())
-                .setFlowStartMs(r.flowStartMillis())
-                .setFlowEndMs(r.flowEndMillis())
-                .setExportTimeMs(r.exportTimeMillis())
-                .setIpVersion(r.ipVersion())
-                .setSrcAddr(address(r.srcAddr()))
-                .setDstAddr(address(r.dstAddr()))
-                .setNextHop(address(r.nextHop()))
-                .setSrcPrefixLen(r.srcPrefixLen())
-                .setDstPrefixLen(r.dstPrefixLen())
-                .setSrcPort(r.srcPort())
-                .setDstPort(r.dstPort())
-                .setProto(r.protocol())
-                .setTcpFlags(r.tcpFlags())
-                .setTos(r.tos())
-                .setBytes(r.bytes())
-                .setPackets(r.packets())
-                .setReverseBytes(r.reverseBytes())
-                .setReversePackets(r.reversePackets())
-                .setSamplingRate(r.samplingRate())
-                .setInIf((int) r.inputInterface())
-                .setOutIf((int) r.outputInterface())
-                .setSrcAs((int) r.srcAs())
-                .setDstAs((int) r.dstAs())
-                .setVlan(r.vlanId())
-                .setPostVlan(r.postVlanId())
-                .setSrcMac(r.srcMac())
-                .setDstMac(r.dstMac())
-                .setDirection(r.direction())
-                .setFlowEndReason(r.flowEndReason())
-                .setExportedFlowStartMs(r.exportedFlowStartMillis())
-                .setExportedFlowEndMs(r.exportedFlowEndMillis())
-                .build();
+        Flow.Builder b =
+                Flow.newBuilder()
+                        .setRowId(ids.low(r))
+                        .setRowIdHi(ids.high(r))
+                        .setExporterAddress(address(r.exporterAddress()))
+                        .setExporterPort(r.exporterPort())
+                        .setObservationDomain((int) r.observationDomainId())
+                        .setVersion(r.version())
+                        .setSequenceNumber((int) r.sequenceNumber())
+                        .setRecordIndex(r.recordIndex())
+                        .setTimeReceivedMs(r.timeReceivedMillis())
+                        .setFlowStartMs(r.flowStartMillis())
+                        .setFlowEndMs(r.flowEndMillis())
+                        .setExportTimeMs(r.exportTimeMillis())
+                        .setIpVersion(r.ipVersion())
+                        .setSrcAddr(address(r.srcAddr()))
+                        .setDstAddr(address(r.dstAddr()))
+                        .setNextHop(address(r.nextHop()))
+                        .setSrcPrefixLen(r.srcPrefixLen())
+                        .setDstPrefixLen(r.dstPrefixLen())
+                        .setSrcPort(r.srcPort())
+                        .setDstPort(r.dstPort())
+                        .setProto(r.protocol())
+                        .setTcpFlags(r.tcpFlags())
+                        .setTos(r.tos())
+                        .setBytes(r.bytes())
+                        .setPackets(r.packets())
+                        .setReverseBytes(r.reverseBytes())
+                        .setReversePackets(r.reversePackets())
+                        .setSamplingRate(r.samplingRate())
+                        .setInIf((int) r.inputInterface())
+                        .setOutIf((int) r.outputInterface())
+                        .setSrcAs((int) r.srcAs())
+                        .setDstAs((int) r.dstAs())
+                        .setVlan(r.vlanId())
+                        .setPostVlan(r.postVlanId())
+                        .setSrcMac(r.srcMac())
+                        .setDstMac(r.dstMac())
+                        .setDirection(r.direction())
+                        .setFlowEndReason(r.flowEndReason())
+                        .setExportedFlowStartMs(r.exportedFlowStartMillis())
+                        .setExportedFlowEndMs(r.exportedFlowEndMillis());
+        SflowFields x = r.sflow();
+        if (x != null) {
+            b.setSflowAgentAddress(address(x.agentAddress()))
+                    .setSflowSubAgentId((int) x.subAgentId())
+                    .setSflowDatagramSequence((int) x.datagramSequence())
+                    .setSflowUptimeMs((int) x.uptimeMillis())
+                    .setSflowSampleSequence((int) x.sampleSequence())
+                    .setSflowSourceIdClass(x.sourceIdClass())
+                    .setSflowSourceIdIndex((int) x.sourceIdIndex())
+                    .setSflowSamplePool((int) x.samplePool())
+                    .setSflowDrops((int) x.drops());
+        }
+        return b.build();
     }
 
     public static byte[] encode(FlowRecord r, FlowRowIds ids) {
