@@ -195,8 +195,9 @@ public final class FlowPipelineJob {
         SingleOutputStreamOperator<FlowRecord> flows = decoded;
         if (sinks.enrichedFlows() != null) {
             // The context travels beside the flow to the table; the fan-out and the rollups
-            // still take the flow as decoded.
-            flows.map(new EnrichFlows(s.enrich()))
+            // still take the flow as decoded. Options data's interface names come from decode.
+            EnrichFlows.attach(
+                            flows, decoded.getSideOutput(DecodeOutputs.INTERFACE_NAMES), s.enrich())
                     .uid(UID_ENRICH)
                     .name("enrich")
                     .sinkTo(sinks.enrichedFlows())
