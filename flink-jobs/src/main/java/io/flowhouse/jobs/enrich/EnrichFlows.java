@@ -34,8 +34,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The enrich stage: each flow with its {@link io.flowhouse.enrich.FlowContext}. Every subtask opens
- * the configured files where it runs and reloads them when they change, and runs its own SNMP
- * poller (told of each flow's exporter); lookups answer from memory.
+ * the configured files where it runs and reloads them when they change, and tells the SNMP poller
+ * of its TaskManager ({@link SharedSnmpDirectory}) of each flow's exporter; lookups answer from
+ * memory.
  *
  * <p>Interface names from options data come from decode on a broadcast input ({@link
  * io.flowhouse.jobs.decode.DecodeOutputs#INTERFACE_NAMES}), so every subtask knows every exporter's
@@ -45,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * subtasks at a bound, each keeps what reached it first.
  *
  * <p>Metrics under {@code enrich}: load errors of each file, lookup errors of the databases,
- * options-data interfaces held and dropped, and the SNMP poller's counters ({@code snmp*}).
+ * options-data interfaces held and dropped, and the SNMP poller's counters ({@code snmp*}, of the
+ * TaskManager's poller: every subtask there shows the same values).
  */
 public final class EnrichFlows
         extends BroadcastProcessFunction<FlowRecord, OptionsInterfaceName, EnrichedFlow> {
@@ -117,7 +119,7 @@ public final class EnrichFlows
         learned = settings.newLearnedInterfaces();
         if (settings.snmp() != null) {
             try {
-                snmp = SnmpInterfaceDirectory.start(settings.snmp().options());
+                snmp = SharedSnmpDirectory.acquire(settings.snmp());
             } catch (Exception e) {
                 // Flows still flow, without SNMP's names; the metric and this line say why.
                 snmpStartErrors++;
@@ -169,7 +171,7 @@ public final class EnrichFlows
     @Override
     public void close() {
         if (snmp != null) {
-            snmp.close();
+            SharedSnmpDirectory.release(settings.snmp(), snmp);
             snmp = null;
         }
     }

@@ -152,6 +152,25 @@ class InterfaceNamesPipelineITCase {
                             .isEqualTo(ifNames.get(Long.parseLong(r.get(2))));
                     assertThat(r.get(4)).isEqualTo(sysName);
                 }
+                // exporter_stats names the SNMP exporter by its sysName (V010), the other ''.
+                deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+                String named =
+                        "SELECT count() FROM flowhouse_ifn.exporter_stats WHERE exporter_port = "
+                                + PORT_SNMP
+                                + " AND exporter_name = '"
+                                + sysName.replace("'", "\\'")
+                                + "'";
+                while (Long.parseLong(ch.query(named).get(0).trim()) == 0) {
+                    assertThat(System.nanoTime()).as("exporter_stats name").isLessThan(deadline);
+                    Thread.sleep(500);
+                }
+                assertThat(
+                                ch.query(
+                                        "SELECT DISTINCT exporter_name FROM"
+                                                + " flowhouse_ifn.exporter_stats WHERE"
+                                                + " exporter_port = "
+                                                + PORT_OPTIONS))
+                        .containsExactly("");
                 // Every measured capture row: the options data's name of its ifIndex (0), as
                 // tshark reads it, and no SNMP for that exporter.
                 assertThat(
