@@ -9,6 +9,8 @@ import io.flowhouse.config.Types;
 import io.flowhouse.config.ValueType;
 import io.flowhouse.enrich.geo.AsnOrder;
 import io.flowhouse.enrich.geo.MmdbFile;
+import io.flowhouse.enrich.snmp.SnmpKeys;
+import io.flowhouse.enrich.snmp.SnmpSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -108,8 +110,14 @@ public final class EnrichKeys {
         return p == null ? null : p.toString();
     }
 
+    /** SNMP's settings, its credentials file read once here so that a bad one fails at start. */
+    private static SnmpSettings snmp(Config c) {
+        SnmpKeys.options(c);
+        return SnmpKeys.settings(c);
+    }
+
     /**
-     * The settings these keys resolve to.
+     * The settings these keys resolve to (with {@link SnmpKeys}').
      *
      * @throws ConfigException naming the first bad key
      */
@@ -123,7 +131,8 @@ public final class EnrichKeys {
                     text(c.get(RULES_FILE)),
                     c.get(OPTIONS_MAX_EXPORTERS),
                     c.get(OPTIONS_MAX_INTERFACES),
-                    c.get(CHECK_INTERVAL));
+                    c.get(CHECK_INTERVAL),
+                    snmp(c));
         } catch (IllegalArgumentException e) {
             throw new ConfigException("config " + e.getMessage(), e);
         }

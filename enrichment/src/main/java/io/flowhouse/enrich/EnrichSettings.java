@@ -6,6 +6,7 @@ import io.flowhouse.enrich.geo.GeoLookup;
 import io.flowhouse.enrich.geo.MmdbFile;
 import io.flowhouse.enrich.rules.StaticRules;
 import io.flowhouse.enrich.rules.StaticRulesParser;
+import io.flowhouse.enrich.snmp.SnmpSettings;
 import java.io.Serializable;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,8 +15,9 @@ import java.util.Objects;
 
 /**
  * What {@link EnrichKeys} resolve to: the files of each source (null: that source is off), the
- * AS-number order and the reload check interval. Serializable so the job can ship it to its
- * operators, which open the files where they run (paths as text: {@link Path} is not serializable).
+ * AS-number order, the reload check interval and the SNMP poller's settings (null: off).
+ * Serializable so the job can ship it to its operators, which open the files where they run (paths
+ * as text: {@link Path} is not serializable).
  */
 public record EnrichSettings(
         String countryDatabase,
@@ -25,7 +27,8 @@ public record EnrichSettings(
         String rulesFile,
         int optionsMaxExporters,
         int optionsMaxInterfaces,
-        Duration checkInterval)
+        Duration checkInterval,
+        SnmpSettings snmp)
         implements Serializable {
 
     public EnrichSettings {
@@ -33,9 +36,9 @@ public record EnrichSettings(
         Objects.requireNonNull(checkInterval, "checkInterval");
     }
 
-    /** Whether any file source is configured: else the job stores flows as decoded. */
+    /** Whether any file source or SNMP is configured: else the job stores flows as decoded. */
     public boolean enabled() {
-        return countryDatabase != null || asnDatabase != null || rulesFile != null;
+        return countryDatabase != null || asnDatabase != null || rulesFile != null || snmp != null;
     }
 
     /** An empty options-data directory within the configured bounds. */

@@ -13,6 +13,7 @@ import io.flowhouse.jobs.decode.DecodeOperator;
 import io.flowhouse.jobs.decode.DecodeOutputs;
 import io.flowhouse.jobs.decode.ExporterKeys;
 import io.flowhouse.jobs.enrich.EnrichFlows;
+import io.flowhouse.jobs.enrich.ExporterNames;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.model.ExporterKeyTypeInfo;
 import io.flowhouse.jobs.rollup.RollupTopology;
@@ -64,6 +65,7 @@ public final class FlowPipelineJob {
     public static final String UID_EXPORTER_STATS = "exporter-stats";
     public static final String UID_SINK_FLOWS = "sink-clickhouse-flows";
     public static final String UID_ENRICH = "enrich-flows";
+    public static final String UID_EXPORTER_NAMES = "exporter-names";
     public static final String UID_SINK_ENRICHED_FLOWS = "sink-clickhouse-enriched-flows";
     public static final String UID_SINK_PACKET_FLOWS = "sink-clickhouse-packet-flows";
     public static final String UID_SINK_STATS = "sink-clickhouse-exporter-stats";
@@ -200,8 +202,9 @@ public final class FlowPipelineJob {
                 s.ageing().sflowSamples() ? SflowSampleAgeing.apply(decoded, s.ageing()) : decoded;
         if (sinks.enrichedFlows() != null) {
             // The context travels beside the flow to the table; the fan-out and the rollups
-            // still take the flow as decoded.
-            flows.map(new EnrichFlows(s.enrich()))
+            // still take the flow as decoded. Options data's interface names come from decode.
+            EnrichFlows.attach(
+                            flows, decoded.getSideOutput(DecodeOutputs.INTERFACE_NAMES), s.enrich())
                     .uid(UID_ENRICH)
                     .name("enrich")
                     .sinkTo(sinks.enrichedFlows())
@@ -229,18 +232,23 @@ public final class FlowPipelineJob {
         if (sinks.stats() != null) {
             // The observations come out of the decode operator keyed by its key: taken as keyed
             // as they are, the statistics chain to decode, with no shuffle and in the order made.
-            DataStreamUtils.reinterpretAsKeyedStream(
-                            decoded.getSideOutput(DecodeOutputs.OBSERVATIONS),
-                            new ExporterKeys.OfObservation(),
-                            ExporterKeyTypeInfo.INSTANCE)
-                    .process(
-                            new AggregateExporterStats(s.decode().stateLimits()),
-                            TypeInformation.of(ExporterStats.class))
-                    .uid(UID_EXPORTER_STATS)
-                    .name("exporter stats")
-                    .sinkTo(sinks.stats())
-                    .uid(UID_SINK_STATS)
-                    .name("clickhouse exporter_stats");
+            DataStream<ExporterStats> stats =
+                    DataStreamUtils.reinterpretAsKeyedStream(
+                                    decoded.getSideOutput(DecodeOutputs.OBSERVATIONS),
+                                    new ExporterKeys.OfObservation(),
+                                    ExporterKeyTypeInfo.INSTANCE)
+                            .process(
+                                    new AggregateExporterStats(s.decode().stateLimits()),
+                                    TypeInformation.of(ExporterStats.class))
+                            .uid(UID_EXPORTER_STATS)
+                            .name("exporter stats");
+            if (s.enrich().enabled()) {
+                stats =
+                        stats.map(new ExporterNames(s.enrich()))
+                                .uid(UID_EXPORTER_NAMES)
+                                .name("exporter names");
+            }
+            stats.sinkTo(sinks.stats()).uid(UID_SINK_STATS).name("clickhouse exporter_stats");
         }
         return flows;
     }

@@ -123,30 +123,39 @@ public final class SnmpKeys {
      * @throws ConfigException naming the bad key or credentials entry
      */
     public static SnmpOptions options(Config c) {
+        SnmpSettings s = settings(c);
+        if (s == null) {
+            return null;
+        }
+        try {
+            return s.options();
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("config " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The settings, or null when {@link #CREDENTIALS_FILE} is not set; the credentials file is read
+     * later, by {@link SnmpSettings#options()} (or {@link #options} to check it at once).
+     */
+    public static SnmpSettings settings(Config c) {
         Path file = c.get(CREDENTIALS_FILE);
         if (file == null) {
             return null;
         }
-        try {
-            SnmpOptions.Builder b =
-                    SnmpOptions.builder(SnmpCredentials.load(file))
-                            .port(c.get(PORT))
-                            .maxInFlight(c.get(MAX_IN_FLIGHT))
-                            .timeout(c.get(TIMEOUT))
-                            .retries(c.get(RETRIES))
-                            .refreshInterval(c.get(REFRESH_INTERVAL))
-                            .failedRetryInterval(c.get(FAILED_RETRY_INTERVAL))
-                            .maxExporters(c.get(MAX_EXPORTERS))
-                            .maxInterfaces(c.get(MAX_INTERFACES))
-                            .maxStringChars(c.get(MAX_STRING_CHARS))
-                            .maxRepetitions(c.get(MAX_REPETITIONS));
-            for (String agent : c.get(AGENTS)) {
-                addAgent(b, agent, c.get(PORT));
-            }
-            return b.build();
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException("config " + e.getMessage(), e);
-        }
+        return new SnmpSettings(
+                file.toString(),
+                c.get(AGENTS),
+                c.get(PORT),
+                c.get(MAX_IN_FLIGHT),
+                c.get(TIMEOUT),
+                c.get(RETRIES),
+                c.get(REFRESH_INTERVAL),
+                c.get(FAILED_RETRY_INTERVAL),
+                c.get(MAX_EXPORTERS),
+                c.get(MAX_INTERFACES),
+                c.get(MAX_STRING_CHARS),
+                c.get(MAX_REPETITIONS));
     }
 
     /** Parses {@code EXPORTER=AGENT[:PORT]}; addresses are numeric, never looked up. */

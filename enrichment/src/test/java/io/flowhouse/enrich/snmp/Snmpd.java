@@ -128,11 +128,11 @@ public final class Snmpd implements AutoCloseable {
         return false;
     }
 
-    String address() {
+    public String address() {
         return "127.0.0.1:" + port;
     }
 
-    List<String> v2c() {
+    public List<String> v2c() {
         return List.of("-v2c", "-c", COMMUNITY);
     }
 
@@ -175,7 +175,7 @@ public final class Snmpd implements AutoCloseable {
      * {@code snmpwalk} of one column: ifIndex (last sub-identifier) to the value, octet strings
      * decoded from snmpwalk's hex dump as UTF-8, numbers as decimal text.
      */
-    Map<Long, String> walk(List<String> auth, String column) throws Exception {
+    public Map<Long, String> walk(List<String> auth, String column) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("snmpwalk"));
         cmd.addAll(auth);
         cmd.addAll(List.of("-On", "-Oq", "-Ox", address(), column));
@@ -208,7 +208,7 @@ public final class Snmpd implements AutoCloseable {
     }
 
     /** The one value of a scalar, as {@link #walk} reads it. */
-    String get(List<String> auth, String oid) throws Exception {
+    public String get(List<String> auth, String oid) throws Exception {
         Map<Long, String> one = walk(auth, oid);
         if (one.size() != 1) {
             throw new IllegalStateException(oid + ": " + one);

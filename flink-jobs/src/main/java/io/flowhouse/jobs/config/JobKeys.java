@@ -8,6 +8,7 @@ import io.flowhouse.config.Key;
 import io.flowhouse.config.Types;
 import io.flowhouse.config.ValueType;
 import io.flowhouse.enrich.EnrichKeys;
+import io.flowhouse.enrich.snmp.SnmpKeys;
 import io.flowhouse.jobs.ageing.AgeingConfigKeys;
 import io.flowhouse.jobs.rollup.RollupConfigKeys;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkKeys;
@@ -503,7 +504,8 @@ public final class JobKeys {
                             ZmqSinkKeys.KEYS,
                             IpfixExporterKeys.KEYS,
                             FlowsTopicKeys.KEYS,
-                            EnrichKeys.KEYS));
+                            EnrichKeys.KEYS,
+                            SnmpKeys.KEYS));
 
     private JobKeys() {}
 

@@ -4,6 +4,7 @@ package io.flowhouse.jobs.decode;
 import io.flowhouse.codec.envelope.RejectedDatagram;
 import io.flowhouse.codec.sflow.InterfaceCounters;
 import io.flowhouse.jobs.model.ArchivedTemplate;
+import io.flowhouse.jobs.model.OptionsInterfaceName;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.util.OutputTag;
 
@@ -25,6 +26,13 @@ public final class DecodeOutputs {
     /** sFlow counter samples with interface counters: to {@code interface_counters}. */
     public static final OutputTag<InterfaceCounters> INTERFACE_COUNTERS =
             new OutputTag<>("interface-counters", TypeInformation.of(InterfaceCounters.class));
+
+    /**
+     * Interface names from options data, every name of a scope whose options data was learned or
+     * changed (or restored from the archive): to the enrich stage.
+     */
+    public static final OutputTag<OptionsInterfaceName> INTERFACE_NAMES =
+            new OutputTag<>("interface-names", TypeInformation.of(OptionsInterfaceName.class));
 
     private DecodeOutputs() {}
 }

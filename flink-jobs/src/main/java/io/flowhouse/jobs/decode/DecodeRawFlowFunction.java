@@ -179,6 +179,7 @@ public final class DecodeRawFlowFunction
             return;
         }
         archive.write(ctx);
+        InterfaceNames.learned(ctx, cache.learned());
         metrics.templatesLearned.inc(cache.learned().size());
         List<TemplateStateKey> installed = new ArrayList<>(cache.installed());
         boolean hold = r.missesTemplates() && !settings.templateHold().isZero() && holdable(d, r);
@@ -233,6 +234,7 @@ public final class DecodeRawFlowFunction
         cache.bind(ctx.getCurrentKey(), Long.MIN_VALUE);
         if (archive.restore(t)) {
             metrics.templatesRestored.inc();
+            InterfaceNames.restored(ctx, t);
             releaseWaiting(ctx, out, new ArrayList<>(cache.installed()));
         }
         budget.commit(timers);

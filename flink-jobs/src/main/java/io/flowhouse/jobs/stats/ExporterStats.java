@@ -41,6 +41,7 @@ import java.util.TreeMap;
  * @param problemKinds decode problem kinds, sorted
  * @param problemCounts the count of each kind
  * @param updatedAtMillis when this value was computed; the version for ReplacingMergeTree
+ * @param exporterName the exporter's name from enrichment (rules file, SNMP sysName), or ''
  */
 public record ExporterStats(
         long minuteMillis,
@@ -63,10 +64,12 @@ public record ExporterStats(
         long sampleDrops,
         String[] problemKinds,
         long[] problemCounts,
-        long updatedAtMillis) {
+        long updatedAtMillis,
+        String exporterName) {
 
     public ExporterStats {
         Objects.requireNonNull(exporterAddress, "exporterAddress");
+        Objects.requireNonNull(exporterName, "exporterName");
         if (problemKinds.length != problemCounts.length) {
             throw new IllegalArgumentException(
                     problemKinds.length
@@ -170,7 +173,37 @@ public record ExporterStats(
                 sampleDrops,
                 new TreeMap<>(problems).keySet().toArray(String[]::new),
                 new TreeMap<>(problems).values().stream().mapToLong(Long::longValue).toArray(),
-                updatedAtMillis);
+                updatedAtMillis,
+                "");
+    }
+
+    /** The same row with the exporter's name. */
+    public ExporterStats withExporterName(String name) {
+        return name.equals(exporterName)
+                ? this
+                : new ExporterStats(
+                        minuteMillis,
+                        exporterAddress,
+                        exporterPort,
+                        observationDomainId,
+                        version,
+                        datagrams,
+                        datagramBytes,
+                        records,
+                        templateRecords,
+                        sequenceGaps,
+                        lostDatagrams,
+                        lostRecords,
+                        sequenceResets,
+                        recordsBeforeTemplate,
+                        rejectedRecords,
+                        duplicateDatagrams,
+                        lostSamples,
+                        sampleDrops,
+                        problemKinds,
+                        problemCounts,
+                        updatedAtMillis,
+                        name);
     }
 
     /** Problem counts by kind, in kind order. */
@@ -214,7 +247,8 @@ public record ExporterStats(
                 && sampleDrops == s.sampleDrops
                 && Arrays.equals(problemKinds, s.problemKinds)
                 && Arrays.equals(problemCounts, s.problemCounts)
-                && updatedAtMillis == s.updatedAtMillis;
+                && updatedAtMillis == s.updatedAtMillis
+                && exporterName.equals(s.exporterName);
     }
 
     @Override

@@ -22,6 +22,7 @@ public final class ExporterStatsRowEncoder implements ClickHouseRowEncoder<Expor
                     "exporter_port",
                     "observation_domain",
                     "version",
+                    "exporter_name",
                     "datagrams",
                     "datagram_bytes",
                     "records",
@@ -56,6 +57,7 @@ public final class ExporterStatsRowEncoder implements ClickHouseRowEncoder<Expor
         out.uint16(s.exporterPort());
         out.uint32(s.observationDomainId());
         out.uint8(s.version());
+        out.string(s.exporterName());
         out.uint64(s.datagrams());
         out.uint64(s.datagramBytes());
         out.uint64(s.records());

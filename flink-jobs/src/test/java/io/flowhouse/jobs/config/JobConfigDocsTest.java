@@ -7,6 +7,7 @@ import io.flowhouse.config.Config;
 import io.flowhouse.config.Key;
 import io.flowhouse.config.docs.ConfigDocs;
 import io.flowhouse.enrich.EnrichKeys;
+import io.flowhouse.enrich.snmp.SnmpKeys;
 import io.flowhouse.jobs.ageing.AgeingConfigKeys;
 import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.rollup.RollupConfigKeys;
@@ -56,6 +57,7 @@ class JobConfigDocsTest {
         documented.addAll(IpfixExporterKeys.KEYS);
         documented.addAll(FlowsTopicKeys.KEYS);
         documented.addAll(EnrichKeys.KEYS); // table in enrichment/README.md
+        documented.addAll(SnmpKeys.KEYS); // table in enrichment/README.md
         assertThat(JobKeys.SCHEMA.keys()).containsExactlyInAnyOrderElementsOf(documented);
     }
 

@@ -64,8 +64,7 @@ class EnrichFlowsITCase {
         FlowPipelineJob.configure(env, jobSettings());
         env.setParallelism(2);
         env.enableCheckpointing(200);
-        env.fromData(flows(60))
-                .map(new EnrichFlows(settings(geo)))
+        EnrichFlows.attach(env.fromData(flows(60)), null, settings(geo))
                 .sinkTo(
                         JobTables.of(
                                         ClickHouseTestSupport.options(CLICKHOUSE.service(), db)
@@ -132,7 +131,7 @@ class EnrichFlowsITCase {
         List<FlowRecord> flows = flows(n);
         List<EnrichedFlow> out = new ArrayList<>();
         CloseableIterator<EnrichedFlow> it =
-                env.fromData(flows).map(new EnrichFlows(settings)).executeAndCollect("enrich");
+                EnrichFlows.attach(env.fromData(flows), null, settings).executeAndCollect("enrich");
         it.forEachRemaining(out::add);
         it.close();
         check(geo, out, n);
@@ -167,7 +166,8 @@ class EnrichFlowsITCase {
                 rules.toString(),
                 16,
                 16,
-                Duration.ofSeconds(30));
+                Duration.ofSeconds(30),
+                null);
     }
 
     private static List<FlowRecord> flows(int n) {

@@ -140,6 +140,12 @@ class EnrichedPipelineITCase {
                                 + "FROM flowhouse_enr.flows FINAL WHERE 1\n"
                                 + "GROUP BY src_country, dst_country ORDER BY bytes DESC LIMIT 20");
         assertThat(byCountry).isNotEmpty();
+        // exporter_stats names each exporter as the rules file does (V010).
+        List<String> stats =
+                ch.query(
+                        "SELECT count() > 0, countIf(exporter_name = 'edge-a') = count()"
+                                + " FROM flowhouse_enr.exporter_stats");
+        assertThat(stats).containsExactly("1\t1");
         // AS names are not stored per row: the view joins them from as_names.
         assertThat(ch.query("SELECT count() FROM flowhouse_enr.flows_readable"))
                 .containsExactly(t[0]);

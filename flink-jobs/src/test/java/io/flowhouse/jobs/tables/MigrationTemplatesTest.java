@@ -98,7 +98,7 @@ class MigrationTemplatesTest {
                 .doesNotContain("${");
         // The copy names the columns in the order of V002's table, which are those of the encoder
         // but for the ones later migrations added (V006: duplicate_datagrams; V008: lost_samples,
-        // sample_drops).
+        // sample_drops; V010: exporter_name).
         String copy = legacy.get(1);
         String selected = copy.substring(copy.indexOf("SELECT") + 6, copy.indexOf("FROM"));
         assertThat(selected.replaceAll("\\s+", "").split(","))
@@ -109,9 +109,24 @@ class MigrationTemplatesTest {
                                                 !List.of(
                                                                 "duplicate_datagrams",
                                                                 "lost_samples",
-                                                                "sample_drops")
+                                                                "sample_drops",
+                                                                "exporter_name")
                                                         .contains(c))
                                 .toList());
+    }
+
+    @Test
+    void exporterStatsNameOnBothDialects() {
+        Migration v10 = loadAll().get(9);
+        assertThat(v10.name()).isEqualTo("exporter_stats_exporter_name");
+        assertThat(v10.statements(dialect("fh", MODERN, 15, 400)))
+                .containsExactly(
+                        "ALTER TABLE fh.exporter_stats ADD COLUMN exporter_name"
+                                + " LowCardinality(String) AFTER version");
+        assertThat(v10.statements(dialect("fh", LEGACY, 15, 400)))
+                .containsExactly(
+                        "ALTER TABLE fh.exporter_stats ADD COLUMN exporter_name String AFTER"
+                                + " version");
     }
 
     @Test
@@ -172,7 +187,9 @@ class MigrationTemplatesTest {
     @Test
     void migrationIndexListsEveryFileInOrder() throws IOException {
         List<Migration> all = loadAll();
-        assertThat(all).extracting(Migration::version).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9);
+        assertThat(all)
+                .extracting(Migration::version)
+                .containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
         Path dir = Path.of("src/main/resources/clickhouse/migrations");
         try (Stream<Path> files = Files.list(dir)) {
             assertThat(

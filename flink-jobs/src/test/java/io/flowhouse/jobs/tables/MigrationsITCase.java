@@ -114,7 +114,7 @@ class MigrationsITCase {
             conn.execute(statements.get(0));
             conn.execute(statements.get(1));
             assertThat(migrator(conn, db, all).migrate().applied())
-                    .containsExactly(3, 4, 5, 6, 7, 8, 9);
+                    .containsExactly(3, 4, 5, 6, 7, 8, 9, 10);
             String fresh = ClickHouseTestSupport.freshDatabase("mig_half_ref");
             try (ClickHouseConnection ref = connection(fresh)) {
                 migrator(ref, fresh, all).migrate();
@@ -181,9 +181,9 @@ class MigrationsITCase {
                             stats(2055, 10, MINUTE + 60_000, 6, 41)));
             assertThat(statsFinal(db)).contains("2055\t1\t9\t5\t40", "2055\t1\t10\t6\t41");
             assertDocumentedQueriesWork(db, ClickHouseMigrator.detect(conn));
-            // V006 adds duplicate_datagrams (V008 the sFlow sample columns) to the rows there are
-            // (0) and the queries still work; the job's encoder writes them.
-            assertThat(migrator(conn, db, all).migrate().applied()).containsExactly(6, 7, 8, 9);
+            // V006 adds duplicate_datagrams (V008 the sFlow sample columns, V010 exporter_name) to
+            // the rows there are (0, '') and the queries still work; the job's encoder writes them.
+            assertThat(migrator(conn, db, all).migrate().applied()).containsExactly(6, 7, 8, 9, 10);
             assertThat(statsFinal(db)).contains("2055\t1\t9\t5\t40", "2055\t1\t10\t6\t41");
             assertDocumentedQueriesWork(db, ClickHouseMigrator.detect(conn));
             writeStats(
@@ -390,13 +390,13 @@ class MigrationsITCase {
     }
 
     /**
-     * The exporter_stats columns up to V005: the job's encoder without duplicate_datagrams (V006)
-     * and the sFlow sample columns (V008).
+     * The exporter_stats columns up to V005: the job's encoder without duplicate_datagrams (V006),
+     * the sFlow sample columns (V008) and exporter_name (V010).
      */
     private static final class V005StatsEncoder implements ClickHouseRowEncoder<ExporterStats> {
         private static final long serialVersionUID = 1L;
         private static final List<String> LATER_COLUMNS =
-                List.of("duplicate_datagrams", "lost_samples", "sample_drops");
+                List.of("duplicate_datagrams", "lost_samples", "sample_drops", "exporter_name");
         private final ExporterStatsRowEncoder current = new ExporterStatsRowEncoder();
 
         @Override

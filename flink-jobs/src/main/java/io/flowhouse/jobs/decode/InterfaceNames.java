@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.decode;
+
+import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.codec.template.OptionsData;
+import io.flowhouse.codec.template.TemplateWire;
+import io.flowhouse.jobs.model.ArchivedTemplate;
+import io.flowhouse.jobs.model.OptionsInterfaceName;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
+
+/**
+ * Tells the enrich stage the interface names of options data that changed ({@link
+ * DecodeOutputs#INTERFACE_NAMES}): only when a scope's options data is learned, changed or
+ * restored, never per flow, and at most the options data's own bound of names per scope.
+ */
+final class InterfaceNames {
+
+    private InterfaceNames() {}
+
+    /** The names of every options data the last decode taught. */
+    static void learned(
+            KeyedCoProcessFunction<?, ?, ?, ?>.Context ctx,
+            List<StateBackedTemplateCache.Learned> learned) {
+        for (StateBackedTemplateCache.Learned l : learned) {
+            if (l.options()) {
+                emit(ctx, l.scope().exporter().address(), l.wire());
+            }
+        }
+    }
+
+    /** The names of a live options data entry read back from the archive. */
+    static void restored(KeyedCoProcessFunction<?, ?, ?, ?>.Context ctx, ArchivedTemplate t) {
+        if (t.templateId() == ArchivedTemplate.OPTIONS_DATA
+                && t.end() == ArchivedTemplate.End.LIVE) {
+            emit(ctx, t.exporterAddress(), t.wire());
+        }
+    }
+
+    private static void emit(
+            KeyedCoProcessFunction<?, ?, ?, ?>.Context ctx, IpAddress exporter, byte[] wire) {
+        OptionsData o = TemplateWire.decodeOptions(wire);
+        for (Map.Entry<Long, String> e : o.interfaceNames().entrySet()) {
+            ctx.output(
+                    DecodeOutputs.INTERFACE_NAMES,
+                    new OptionsInterfaceName(exporter, e.getKey(), e.getValue()));
+        }
+    }
+}

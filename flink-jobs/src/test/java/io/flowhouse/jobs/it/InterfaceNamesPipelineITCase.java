@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flowhouse.codec.envelope.RawDatagram;
+import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.enrich.snmp.Snmpd;
+import io.flowhouse.jobs.config.PipelineSettings;
+import io.flowhouse.testkit.ServiceRequirement;
+import io.flowhouse.testkit.TestDataDir;
+import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
+import io.flowhouse.testkit.clickhouse.LocalClickHouse;
+import io.flowhouse.testkit.kafka.EmbeddedKafka;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The production topology with the interface sources on: Debian's {@code snmpd} (started here on a
+ * free port) answers for one exporter's ifIndexes, and softflowd's NetFlow v9 capture carries an
+ * interface name in its options data. The {@code flows} rows carry the names exactly as {@code
+ * snmpwalk} and {@code tshark} read them.
+ */
+class InterfaceNamesPipelineITCase {
+
+    private static final int PORT_OPTIONS = 40_001;
+    private static final int PORT_SNMP = 40_002;
+    private static final String V9 = "netflow-v9-softflowd.pcap";
+    private static final String IF_NAME_OID = "1.3.6.1.2.1.31.1.1.1.1";
+
+    @RegisterExtension
+    static final EmbeddedKafka KAFKA = EmbeddedKafka.builder().partitions(2).build();
+
+    @RegisterExtension static final ClickHouseExtension CLICKHOUSE = ClickHouseExtension.create();
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    @TempDir Path tmp;
+
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void flowsCarryTheNamesOfSnmpAndOptionsData() throws Exception {
+        ServiceRequirement.requireExecutable("tshark", "apt-get install tshark");
+        String optionsName = tsharkIfName();
+        try (Snmpd snmpd = Snmpd.start(Files.createDirectories(tmp.resolve("snmpd")))) {
+            Map<Long, String> ifNames = snmpd.walk(snmpd.v2c(), IF_NAME_OID);
+            String sysName = snmpd.get(snmpd.v2c(), "1.3.6.1.2.1.1.5.0");
+            assertThat(ifNames).isNotEmpty();
+            Path credentials =
+                    Files.writeString(
+                            tmp.resolve("snmp.yaml"),
+                            "credentials:\n  - cidr: 192.0.2.20/32\n    community: "
+                                    + Snmpd.COMMUNITY
+                                    + "\n");
+            LocalClickHouse ch = CLICKHOUSE.local();
+            PipelineSettings s =
+                    PipelineHarness.settings(
+                            KAFKA.bootstrapServers(),
+                            ch,
+                            "ifn",
+                            "--enrich.snmp.credentials-file",
+                            credentials.toString(),
+                            "--enrich.snmp.agents",
+                            "192.0.2.20=" + snmpd.address(),
+                            "--enrich.snmp.timeout",
+                            "1 s");
+            assertThat(s.enrich().enabled()).isTrue();
+            KAFKA.createTopic(s.rawTopic(), 2);
+
+            IpAddress optionsExporter = IpAddress.parse("192.0.2.10");
+            List<RawDatagram> capture =
+                    CaptureProducer.datagrams(V9, optionsExporter, PORT_OPTIONS);
+            int first = firstWithOptionsData(capture);
+            long lastWarmSequence = v9Sequence(capture.get(first));
+
+            StreamExecutionEnvironment env = PipelineHarness.environment(s, ch);
+            JobClient job = env.executeAsync("interface names");
+            try {
+                // Warm up: the options data, and v5 flows of the SNMP exporter until its first
+                // poll has answered (the poll starts when the first flow is seen).
+                CaptureProducer.produce(
+                        KAFKA.bootstrapServers(), s.rawTopic(), capture.subList(0, first + 1));
+                List<Long> ifIndexes = new ArrayList<>(new TreeSet<>(ifNames.keySet()));
+                long sequence = 0;
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                while (count(ch, "exporter_port = " + PORT_SNMP + " AND exporter_name != ''")
+                        == 0) {
+                    assertThat(System.nanoTime()).as("first SNMP answer").isLessThan(deadline);
+                    CaptureProducer.produce(
+                            KAFKA.bootstrapServers(),
+                            s.rawTopic(),
+                            List.of(v5(ifIndexes, sequence, 1_000)));
+                    sequence += ifIndexes.size();
+                    Thread.sleep(500);
+                }
+                // Measured: the rest of the capture and v5 flows over every interface.
+                List<RawDatagram> measured =
+                        new ArrayList<>(capture.subList(first + 1, capture.size()));
+                int v5Datagrams = 5;
+                for (int i = 0; i < v5Datagrams; i++) {
+                    measured.add(v5(ifIndexes, 1_000_000 + i * ifIndexes.size(), 40_000));
+                }
+                CaptureProducer.produce(KAFKA.bootstrapServers(), s.rawTopic(), measured);
+                String snmpRows = "exporter_port = " + PORT_SNMP + " AND src_port >= 40000";
+                String optionRows =
+                        "exporter_port = "
+                                + PORT_OPTIONS
+                                + " AND sequence_number > "
+                                + lastWarmSequence;
+                long expectedSnmp = (long) v5Datagrams * ifIndexes.size();
+                deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                while (count(ch, snmpRows) < expectedSnmp || count(ch, optionRows) == 0) {
+                    assertThat(System.nanoTime()).as("measured rows").isLessThan(deadline);
+                    Thread.sleep(500);
+                }
+                Thread.sleep(3_000); // the capture's last rows
+                assertThat(count(ch, snmpRows)).isEqualTo(expectedSnmp);
+                // Every measured SNMP row: both interfaces named as snmpwalk reads them.
+                List<List<String>> rows =
+                        ch.queryRows(
+                                "SELECT in_if, in_if_name, out_if, out_if_name, exporter_name"
+                                        + " FROM flowhouse_ifn.flows WHERE "
+                                        + snmpRows);
+                assertThat(rows).hasSize((int) expectedSnmp);
+                for (List<String> r : rows) {
+                    assertThat(r.get(1))
+                            .as("in " + r.get(0))
+                            .isEqualTo(ifNames.get(Long.parseLong(r.get(0))));
+                    assertThat(r.get(3))
+                            .as("out " + r.get(2))
+                            .isEqualTo(ifNames.get(Long.parseLong(r.get(2))));
+                    assertThat(r.get(4)).isEqualTo(sysName);
+                }
+                // exporter_stats names the SNMP exporter by its sysName (V010), the other ''.
+                deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+                String named =
+                        "SELECT count() FROM flowhouse_ifn.exporter_stats WHERE exporter_port = "
+                                + PORT_SNMP
+                                + " AND exporter_name = '"
+                                + sysName.replace("'", "\\'")
+                                + "'";
+                while (Long.parseLong(ch.query(named).get(0).trim()) == 0) {
+                    assertThat(System.nanoTime()).as("exporter_stats name").isLessThan(deadline);
+                    Thread.sleep(500);
+                }
+                assertThat(
+                                ch.query(
+                                        "SELECT DISTINCT exporter_name FROM"
+                                                + " flowhouse_ifn.exporter_stats WHERE"
+                                                + " exporter_port = "
+                                                + PORT_OPTIONS))
+                        .containsExactly("");
+                // Every measured capture row: the options data's name of its ifIndex (0), as
+                // tshark reads it, and no SNMP for that exporter.
+                assertThat(
+                                ch.queryRows(
+                                        "SELECT DISTINCT in_if, in_if_name, out_if, out_if_name,"
+                                                + " exporter_name FROM flowhouse_ifn.flows WHERE "
+                                                + optionRows))
+                        .containsExactly(List.of("0", optionsName, "0", optionsName, ""));
+            } finally {
+                job.cancel().get(60, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** Rows matching {@code where}; 0 while the job's sink has not made its tables yet. */
+    private static long count(LocalClickHouse ch, String where) throws Exception {
+        String migrated =
+                "SELECT count() FROM system.columns WHERE database = 'flowhouse_ifn'"
+                        + " AND table = 'flows' AND name = 'out_if_name'";
+        if (!ch.query(migrated).get(0).trim().equals("1")) {
+            return 0;
+        }
+        return Long.parseLong(
+                ch.query("SELECT count() FROM flowhouse_ifn.flows WHERE " + where).get(0).trim());
+    }
+
+    /** tshark's decode of the capture's options data: the one interface name it carries. */
+    private static String tsharkIfName() throws Exception {
+        Process p =
+                new ProcessBuilder(
+                                "tshark",
+                                "-r",
+                                TestDataDir.file(V9).toString(),
+                                "-d",
+                                "udp.port==2055,cflow",
+                                "-T",
+                                "fields",
+                                "-e",
+                                "cflow.if_name",
+                                "-Y",
+                                "cflow.if_name")
+                        .redirectError(ProcessBuilder.Redirect.DISCARD)
+                        .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        TreeSet<String> names = new TreeSet<>(List.of(out.strip().split("\n")));
+        assertThat(names).hasSize(1);
+        return names.first();
+    }
+
+    /** The first datagram with a data flowset of options template 256 (softflowd's). */
+    private static int firstWithOptionsData(List<RawDatagram> datagrams) {
+        for (int i = 0; i < datagrams.size(); i++) {
+            ByteBuffer b = ByteBuffer.wrap(datagrams.get(i).payload());
+            int pos = 20;
+            while (pos + 4 <= b.limit()) {
+                int id = b.getShort(pos) & 0xffff;
+                int length = b.getShort(pos + 2) & 0xffff;
+                if (id == 256) {
+                    return i;
+                }
+                if (length < 4) {
+                    break;
+                }
+                pos += length;
+            }
+        }
+        throw new AssertionError("no options data in " + V9);
+    }
+
+    private static long v9Sequence(RawDatagram d) {
+        return ByteBuffer.wrap(d.payload()).getInt(12) & 0xffffffffL;
+    }
+
+    /**
+     * A NetFlow v5 datagram from 192.0.2.20: one flow per ifIndex, in on it and out on the next,
+     * from source port {@code srcPort}.
+     */
+    private static RawDatagram v5(List<Long> ifIndexes, long sequence, int srcPort) {
+        long now = System.currentTimeMillis();
+        int n = ifIndexes.size();
+        ByteBuffer b = ByteBuffer.allocate(24 + 48 * n);
+        b.putShort((short) 5).putShort((short) n).putInt(100_000);
+        b.putInt((int) (now / 1000)).putInt((int) (now % 1000 * 1_000_000));
+        b.putInt((int) sequence).put((byte) 0).put((byte) 0).putShort((short) 0);
+        for (int i = 0; i < n; i++) {
+            b.put(new byte[] {(byte) 198, 51, 100, (byte) (i + 1)});
+            b.put(new byte[] {(byte) 203, 0, 113, (byte) (i + 1)});
+            b.putInt(0);
+            b.putShort(ifIndexes.get(i).shortValue());
+            b.putShort(ifIndexes.get((i + 1) % n).shortValue());
+            b.putInt(3).putInt(300).putInt(99_000).putInt(99_500);
+            b.putShort((short) (srcPort + i)).putShort((short) 443);
+            b.put((byte) 0).put((byte) 0x10).put((byte) 6).put((byte) 0);
+            b.putShort((short) 0)
+                    .putShort((short) 0)
+                    .put((byte) 24)
+                    .put((byte) 24)
+                    .putShort((short) 0);
+        }
+        return RawDatagram.of(IpAddress.parse("192.0.2.20"), PORT_SNMP, now, "itcase", b.array());
+    }
+}
