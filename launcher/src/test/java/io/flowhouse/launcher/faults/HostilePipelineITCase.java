@@ -3,6 +3,7 @@ package io.flowhouse.launcher.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowhouse.codec.CaptureMutator;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
