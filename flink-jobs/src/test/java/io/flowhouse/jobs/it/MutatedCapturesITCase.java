@@ -13,15 +13,18 @@ import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Seeded mutations of the real captures ({@link CaptureMutator}) through the production graph on a
@@ -42,6 +45,8 @@ class MutatedCapturesITCase {
 
     /** Datagrams a second of receive time, as the fault suite sends them. */
     private static final int RATE = 5_000;
+
+    @TempDir Path checkpoints;
 
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -95,6 +100,8 @@ class MutatedCapturesITCase {
         Configuration c = new Configuration();
         // No restart: the first exception fails the job, with its cause, here.
         c.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        // As every deployment has (README): the in-memory default refuses state over 5 MiB.
+        c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(c);
         FlowPipelineJob.configure(env, s);
         KafkaTopics.ensure(s);
