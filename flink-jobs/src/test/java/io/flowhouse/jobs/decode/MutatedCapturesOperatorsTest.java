@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
 class MutatedCapturesOperatorsTest {
 
     private static final long MUTATIONS =
-            Long.parseLong(System.getProperty("flowhouse.mutations", "20000"));
+            Long.parseLong(System.getProperty("flowhouse.mutations", "5000"));
     private static final long T0 = 1_705_320_000_000L;
     private static final IpAddress ATTACKER = IpAddress.parse("192.0.2.66");
     private static final List<ServerCapabilities> SERVERS =
