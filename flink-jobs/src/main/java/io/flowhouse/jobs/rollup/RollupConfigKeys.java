@@ -105,6 +105,16 @@ public final class RollupConfigKeys {
                                     + " checkpoint, or when this many buckets are held (per"
                                     + " subtask and resolution); 0 sends every piece on its own.");
 
+    public static final Key<Integer> MAX_BUCKETS_PER_EXPORTER =
+            Key.of("rollup.max-buckets-per-exporter", Types.integer(1, Integer.MAX_VALUE))
+                    .defaultValue(BucketBudget.DEFAULT_MAX_BUCKETS)
+                    .doc(
+                            "Distinct interface, proto-port and AS-pair buckets one exporter opens"
+                                    + " per window and kind (per subtask); pieces of further"
+                                    + " buckets are summed in the kind's bucket of zeros (interface"
+                                    + " 0, protocol 0 port 0, AS 0 to AS 0), so totals stay exact,"
+                                    + " and counted in rollup_buckets_folded_total.");
+
     /** In declaration order. */
     public static final List<Key<?>> KEYS =
             List.of(
@@ -117,7 +127,8 @@ public final class RollupConfigKeys {
                     ALLOWED_LATENESS,
                     IDLENESS,
                     TTL_DAYS,
-                    COMBINE_BUCKETS);
+                    COMBINE_BUCKETS,
+                    MAX_BUCKETS_PER_EXPORTER);
 
     /** These keys alone under {@code flowhouse}: their defaults and README table. */
     public static final ConfigSchema SCHEMA = ConfigSchema.of("flowhouse", "rollups", KEYS);

@@ -23,6 +23,8 @@ import java.util.Map;
  * @param combineBuckets buckets a subtask sums locally before the shuffle; 0: no local sums
  * @param topCapacity talkers (and conversations) tracked per window and exporter, over all shards
  * @param topShards shards of the address space the talker summaries are spread over
+ * @param maxBucketsPerExporter distinct buckets per exporter, kind and window; further pieces go to
+ *     the bucket of zeros ({@link BucketBudget})
  */
 public record RollupSettings(
         boolean enabled,
@@ -34,7 +36,8 @@ public record RollupSettings(
         Map<String, Integer> ttlDays,
         int combineBuckets,
         int topCapacity,
-        int topShards)
+        int topShards,
+        int maxBucketsPerExporter)
         implements Serializable {
 
     private static final long serialVersionUID = 1L;
@@ -54,6 +57,12 @@ public record RollupSettings(
         if (combineBuckets < 0) {
             throw new IllegalArgumentException(
                     "rollup combine buckets " + combineBuckets + " (expected: >= 0)");
+        }
+        if (maxBucketsPerExporter < 1) {
+            throw new IllegalArgumentException(
+                    "rollup max buckets per exporter "
+                            + maxBucketsPerExporter
+                            + " (expected: >= 1)");
         }
         if (topN < 1) {
             throw new IllegalArgumentException("top N " + topN + " (expected: >= 1)");
@@ -76,6 +85,32 @@ public record RollupSettings(
             throw new IllegalArgumentException(
                     "rollup out-of-orderness, lateness and idleness must be >= 0");
         }
+    }
+
+    /** Settings with the default bucket bound. */
+    public RollupSettings(
+            boolean enabled,
+            List<Duration> resolutions,
+            int topN,
+            Duration maxOutOfOrderness,
+            Duration allowedLateness,
+            Duration idleness,
+            Map<String, Integer> ttlDays,
+            int combineBuckets,
+            int topCapacity,
+            int topShards) {
+        this(
+                enabled,
+                resolutions,
+                topN,
+                maxOutOfOrderness,
+                allowedLateness,
+                idleness,
+                ttlDays,
+                combineBuckets,
+                topCapacity,
+                topShards,
+                BucketBudget.DEFAULT_MAX_BUCKETS);
     }
 
     /** Settings with the default local pre-aggregation. */
@@ -132,7 +167,8 @@ public record RollupSettings(
                 ttl,
                 c.get(RollupConfigKeys.COMBINE_BUCKETS),
                 c.get(RollupConfigKeys.TOP_CAPACITY),
-                c.get(RollupConfigKeys.TOP_SHARDS));
+                c.get(RollupConfigKeys.TOP_SHARDS),
+                c.get(RollupConfigKeys.MAX_BUCKETS_PER_EXPORTER));
     }
 
     /** Parses {@code 30s}, {@code 1m}, {@code 1h}, {@code 1d} (or any Flink duration text). */
@@ -167,6 +203,7 @@ public record RollupSettings(
                 ttlDays,
                 combineBuckets,
                 topCapacity,
-                topShards);
+                topShards,
+                maxBucketsPerExporter);
     }
 }

@@ -225,7 +225,15 @@ public final class RollupTopology {
                                 "rollup event time " + label,
                                 RollupRowTypeInfo.INSTANCE,
                                 new PieceEventTime(delay))
-                        .uid("rollup-watermarks-" + label);
+                        .uid("rollup-watermarks-" + label)
+                        .transform(
+                                "bucket budget " + label,
+                                RollupRowTypeInfo.INSTANCE,
+                                new BucketBudget(
+                                        resolution.toMillis(),
+                                        s.allowedLateness().toMillis(),
+                                        s.maxBucketsPerExporter()))
+                        .uid("rollup-bucket-budget-" + label);
         if (s.combineBuckets() > 0) {
             // Chained (Flink's default chaining strategy): no shuffle before the sums.
             PieceCombiner combiner =

@@ -1,12 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.flowhouse.launcher.faults;
+package io.flowhouse.codec;
 
-import io.flowhouse.codec.pcap.PcapReader;
-import io.flowhouse.codec.pcap.UdpDatagram;
-import io.flowhouse.codec.pcap.UdpDatagramExtractor;
-import io.flowhouse.testkit.TestDataDir;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -16,11 +11,11 @@ import java.util.SplittableRandom;
  * random bytes, 16-bit lengths and counts set to 0 or 0xffff, cuts and random tails, a slice of
  * another datagram pasted in. One in twenty is sent unchanged, so that templates are learned and
  * the mutated data sets after them reach the record decoder rather than stopping at a missing
- * template.
+ * template. Shared (the codec's test jar) by the job's and the fault suite's mutation tests.
  */
-final class CaptureMutator {
+public final class CaptureMutator {
 
-    static final List<String> CAPTURES =
+    public static final List<String> CAPTURES =
             List.of(
                     "netflow-v5-softflowd.pcap",
                     "netflow-v9-pmacct.pcap",
@@ -34,25 +29,29 @@ final class CaptureMutator {
     private final SplittableRandom random;
     private long unchanged;
 
-    CaptureMutator(long seed) throws IOException {
+    public CaptureMutator(long seed) throws IOException {
         this.originals = new ArrayList<>();
         for (String c : CAPTURES) {
-            originals.addAll(payloads(TestDataDir.file(c)));
+            for (CaptureDatagrams.Datagram d : CaptureDatagrams.datagrams(c)) {
+                if (d.payload().length > 0) {
+                    originals.add(d.payload());
+                }
+            }
         }
         this.random = new SplittableRandom(seed);
     }
 
-    int originals() {
+    public int originals() {
         return originals.size();
     }
 
     /** How many of the datagrams handed out were sent unchanged. */
-    long unchanged() {
+    public long unchanged() {
         return unchanged;
     }
 
     /** The next datagram: an original one time in twenty, else 1-4 mutations of one. */
-    byte[] next() {
+    public byte[] next() {
         byte[] src = originals.get(random.nextInt(originals.size()));
         if (random.nextInt(20) == 0) {
             unchanged++;
@@ -99,21 +98,5 @@ final class CaptureMutator {
             }
         }
         return b;
-    }
-
-    private static List<byte[]> payloads(Path pcap) throws IOException {
-        List<byte[]> out = new ArrayList<>();
-        UdpDatagramExtractor x = new UdpDatagramExtractor();
-        try (PcapReader r = PcapReader.open(pcap)) {
-            while (r.next()) {
-                UdpDatagram d = x.extract(r.packetLinkType(), r.packet(), r.timestampNanos());
-                if (d != null && d.payload().remaining() > 0) {
-                    byte[] p = new byte[d.payload().remaining()];
-                    d.payload().duplicate().get(p);
-                    out.add(p);
-                }
-            }
-        }
-        return out;
     }
 }
