@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.enrich;
 
+import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.enrich.geo.GeoLookup;
 import io.flowhouse.enrich.rules.Attributes;
 import io.flowhouse.enrich.rules.Boundary;
@@ -26,7 +27,13 @@ public final class Enricher {
     private record Classified(
             ExporterEntry entry, long ifIndex, InterfaceInfo info, InterfaceContext context) {}
 
+    /** Exporters' {@link InetAddress}es (what the interface sources take), by address. */
+    private static final int EXPORTER_CACHE = 1024;
+
+    private record Exporter(IpAddress address, InetAddress inet) {}
+
     private final Classified[] ifaceCache = new Classified[IFACE_CACHE];
+    private final Exporter[] exporterCache = new Exporter[EXPORTER_CACHE];
     private final InterfaceDirectory sources;
     private final WatchedFile<StaticRules> rules;
     private final GeoLookup geo;
@@ -52,12 +59,38 @@ public final class Enricher {
             long srcAs,
             long dstAs,
             long nowNanos) {
+        return enrich(
+                IpAddress.of(exporter),
+                inIf,
+                outIf,
+                IpAddress.of(src),
+                IpAddress.of(dst),
+                srcAs,
+                dstAs,
+                nowNanos);
+    }
+
+    /**
+     * As {@link #enrich(InetAddress, long, long, InetAddress, InetAddress, long, long, long)}, with
+     * the addresses as the decoder gives them: the rules and the geo databases are looked up from
+     * their two longs, so a flow whose answers are cached allocates only its context.
+     */
+    public FlowContext enrich(
+            IpAddress exporterAddress,
+            long inIf,
+            long outIf,
+            IpAddress src,
+            IpAddress dst,
+            long srcAs,
+            long dstAs,
+            long nowNanos) {
         StaticRules r = rules == null ? null : rules.get(nowNanos);
         if (r == null) {
             r = StaticRules.EMPTY;
         }
+        InetAddress exporter = inet(exporterAddress);
         sources.observe(exporter);
-        ExporterEntry entry = r.exporter(exporter.getAddress());
+        ExporterEntry entry = r.exporter(exporterAddress);
         Attributes exp = entry == null ? Attributes.NONE : entry.attributes();
         if (exp.name().isEmpty()) {
             Optional<String> name = sources.exporterName(exporter);
@@ -73,8 +106,22 @@ public final class Enricher {
                 geo.country(dst, nowNanos),
                 geo.asn(src, srcAs, nowNanos),
                 geo.asn(dst, dstAs, nowNanos),
-                r.network(src.getAddress()),
-                r.network(dst.getAddress()));
+                r.network(src),
+                r.network(dst));
+    }
+
+    /** The exporter as the interface sources take it: few exporters, so kept once each. */
+    private InetAddress inet(IpAddress address) {
+        int slot =
+                (address.hashCode() * 0x9E3779B9)
+                        >>> (32 - Integer.numberOfTrailingZeros(EXPORTER_CACHE));
+        Exporter e = exporterCache[slot];
+        if (e != null && e.address.equals(address)) {
+            return e.inet;
+        }
+        InetAddress inet = address.toInetAddress();
+        exporterCache[slot] = new Exporter(address, inet);
+        return inet;
     }
 
     private InterfaceContext iface(InetAddress exporter, ExporterEntry entry, long ifIndex) {

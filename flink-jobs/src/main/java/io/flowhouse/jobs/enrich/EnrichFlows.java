@@ -63,16 +63,17 @@ public final class EnrichFlows extends RichMapFunction<FlowRecord, EnrichedFlow>
         }
     }
 
+    /** The addresses go in as decoded: converting them to {@code InetAddress} cost more. */
     @Override
     public EnrichedFlow map(FlowRecord f) {
         return new EnrichedFlow(
                 f,
                 enricher.enrich(
-                        f.exporterAddress().toInetAddress(),
+                        f.exporterAddress(),
                         f.inputInterface(),
                         f.outputInterface(),
-                        f.srcAddr().toInetAddress(),
-                        f.dstAddr().toInetAddress(),
+                        f.srcAddr(),
+                        f.dstAddr(),
                         f.srcAs(),
                         f.dstAs(),
                         System.nanoTime()));
