@@ -373,7 +373,10 @@ public final class BenchCommand implements Callable<Integer> {
         try (TopicAdmin kafka = TopicAdmin.connect(bootstrap, new Properties())) {
             ServicesManager manager = new ServicesManager(services);
             Map<String, Long> pids = new LinkedHashMap<>();
-            findProcess("io.flowhouse.agent.CaptureAgentMain").ifPresent(p -> pids.put("agent", p));
+            // By the service mark up gives it: on a shared machine another checkout's agent may
+            // run the same main class.
+            findProcess("-Dflowhouse.service=agent@" + services.stateDir())
+                    .ifPresent(p -> pids.put("agent", p));
             manager.pid(ServiceKind.FLINK_TASKMANAGER).ifPresent(p -> pids.put("flink-tm", p));
             manager.pid(ServiceKind.FLINK_JOBMANAGER).ifPresent(p -> pids.put("flink-jm", p));
             manager.pid(ServiceKind.CLICKHOUSE).ifPresent(p -> pids.put("clickhouse", p));
@@ -484,7 +487,10 @@ public final class BenchCommand implements Callable<Integer> {
         return process.waitFor();
     }
 
-    /** The pid of a running JVM whose command line names {@code mainClass} (read-only look). */
+    /**
+     * The pid of a running process with {@code mainClass} (or any other exact argument) on its
+     * command line (read-only look).
+     */
     static java.util.Optional<Long> findProcess(String mainClass) {
         return ProcessHandle.allProcesses()
                 .filter(
