@@ -51,6 +51,11 @@ import picocli.CommandLine.Spec;
             "  e2e      ./flowhouse up, then loadgen -> agent -> Kafka -> Flink ->",
             "           ClickHouse: drop-free search on rows (and exact packet/byte sums);",
             "           JOB_ARGS after -- go to the job",
+            "  kafka-out  ./flowhouse up --flows-topic (exactly once), then loadgen ->",
+            "           agent -> Kafka -> Flink -> the decoded-flows topic: drop-free search",
+            "           on committed records (read_committed; flows, packets, bytes exact per",
+            "           exporter); goflow2 -> Kafka on the same load; JOB_ARGS after -- go to",
+            "           the job",
             "  packets  synthetic packet pcap -> agent --pcap -> Kafka: packets/s, every",
             "           packet parsed and every batch in Kafka (--flows N, default 20000)",
             "  decode   decoder throughput (datagrams/s, records/s) per protocol",
@@ -71,7 +76,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Parameters(
             index = "0",
             paramLabel = "STAGE",
-            description = "agent, e2e, packets, decode, ipfix or zmq")
+            description = "agent, e2e, kafka-out, packets, decode, ipfix or zmq")
     String stage;
 
     @Parameters(
@@ -116,6 +121,7 @@ public final class BenchCommand implements Callable<Integer> {
                 case "agent" -> agent(options, home, results, runId, out);
                 case "decode" -> DecodeBench.run(results, runId, out, err);
                 case "e2e" -> e2e(options, jobArgs, home, results, runId, out, err);
+                case "kafka-out" -> kafkaOut(options, jobArgs, home, results, runId, out, err);
                 case "packets" -> packets(options, home, results, runId, out);
                 case "ipfix" -> IpfixBench.run(options, home.stateDir(), results, runId, out);
                 case "zmq" -> ZmqBench.run(options, results, runId, out);
@@ -124,7 +130,7 @@ public final class BenchCommand implements Callable<Integer> {
                                 spec.commandLine(),
                                 "unknown stage '"
                                         + stage
-                                        + "' (expected: agent, e2e, packets, decode, ipfix, zmq)");
+                                        + "' (expected: agent, e2e, kafka-out, packets, decode, ipfix, zmq)");
             };
         } catch (BenchOptions.UsageError e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
@@ -301,6 +307,126 @@ public final class BenchCommand implements Callable<Integer> {
         return systems.get(0).steps().isEmpty() ? 1 : 0;
     }
 
+    /**
+     * {@code bench kafka-out}: {@code ./flowhouse up --flows-topic} with exactly-once delivery, the
+     * drop-free search on the topic's committed records ({@link FlowsTopicCollector}), then goflow2
+     * with its Kafka output on the same load; {@code ./flowhouse down} afterwards if the pipeline
+     * was not up before.
+     */
+    private static int kafkaOut(
+            BenchOptions cl,
+            List<String> jobArgs,
+            FlowhouseHome home,
+            Path results,
+            String runId,
+            PrintStream out,
+            PrintStream err)
+            throws Exception {
+        List<Double> rates = cl.rates("25000,50000,100000,150000,225000,300000,400000");
+        DropFreeSearch.Settings settings =
+                new DropFreeSearch.Settings(
+                        cl.protocol(),
+                        cl.exporters(),
+                        rates,
+                        cl.stepSeconds(10),
+                        60_000,
+                        cl.replayPool(),
+                        cl.bind);
+        ServicesConfig services =
+                ServicesConfig.resolve(
+                        home.root(), home.stateDir(), System.getenv(), Map.of(), true);
+        int port = 4739;
+        if (LocalPorts.udpBound(port)) {
+            err.println(
+                    "bench kafka-out: UDP "
+                            + port
+                            + " is taken (a pipeline is up?): the stage starts its own with the"
+                            + " flows topic on; run ./flowhouse down first");
+            return 1;
+        }
+        // One topic for every run (each run reads from its end): per-run topics would pile up.
+        String topic = "bench-flows-decoded";
+        List<String> up =
+                new ArrayList<>(
+                        List.of(
+                                "up",
+                                "--flows-topic",
+                                topic,
+                                "--",
+                                "--kafka.start",
+                                "latest",
+                                "--flows-topic.delivery-guarantee",
+                                "exactly-once"));
+        up.addAll(jobArgs);
+        out.println("bench kafka-out: ./flowhouse " + String.join(" ", up) + " ...");
+        int code = flowhouse(home, up, out);
+        if (code != 0) {
+            err.println(
+                    "bench kafka-out: ./flowhouse up failed (exit " + code + "); stopping again");
+            flowhouse(home, List.of("down"), out);
+            return code;
+        }
+        // The bound counts from here: up alone takes minutes on a loaded machine.
+        long deadline = System.nanoTime() + cl.timeLimitSeconds() * 1_000_000_000L;
+        String bootstrap = services.kafkaBootstrap();
+        Path work = Files.createDirectories(home.stateDir().resolve("bench").resolve(runId));
+        List<SystemResult> systems = new ArrayList<>();
+        try (TopicAdmin kafka = TopicAdmin.connect(bootstrap, new Properties())) {
+            ServicesManager manager = new ServicesManager(services);
+            Map<String, Long> pids = new LinkedHashMap<>();
+            // By the service mark up gives it: on a shared machine another checkout's agent may
+            // run the same main class.
+            findProcess("-Dflowhouse.service=agent@" + services.stateDir())
+                    .ifPresent(p -> pids.put("agent", p));
+            manager.pid(ServiceKind.FLINK_TASKMANAGER).ifPresent(p -> pids.put("flink-tm", p));
+            manager.pid(ServiceKind.FLINK_JOBMANAGER).ifPresent(p -> pids.put("flink-jm", p));
+            manager.pid(ServiceKind.CLICKHOUSE).ifPresent(p -> pids.put("clickhouse", p));
+            Map<String, Long> shared = new LinkedHashMap<>();
+            shared.put("loadgen", ProcessHandle.current().pid());
+            manager.pid(ServiceKind.KAFKA).ifPresent(p -> shared.put("kafka", p));
+            DropFreeSearch search = new DropFreeSearch(settings, out, shared);
+            search.warmUp();
+            FlowsTopicCollector pipeline =
+                    new FlowsTopicCollector(bootstrap, topic, port, pids, 9464);
+            // The pipeline's steps wait for checkpoints: it gets two thirds of the time.
+            long left = deadline - System.nanoTime();
+            systems.add(search.run(pipeline, System.nanoTime() + left * 2 / 3));
+            BenchContext ctx =
+                    new BenchContext(
+                            runId,
+                            work,
+                            results,
+                            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                            System.getProperty("java.class.path"),
+                            bootstrap,
+                            kafka);
+            systems.add(
+                    search.run(
+                            new Goflow2Collector(ctx, PeerTools.goflow2(out), settings.protocol()),
+                            deadline));
+        } finally {
+            out.println("bench kafka-out: ./flowhouse down ...");
+            flowhouse(home, List.of("down"), out);
+        }
+        BenchReport.print(out, "kafka-out", systems);
+        String settingsJson =
+                String.format(
+                        Locale.ROOT,
+                        "{\"protocol\": \"%s\", \"exporters\": %d, \"step_seconds\": %d,"
+                                + " \"replay_pool\": %d, \"rates\": %s, \"topic\": \"%s\","
+                                + " \"delivery\": \"exactly-once\", \"job_args\": \"%s\"}",
+                        settings.protocol(),
+                        settings.exporters(),
+                        settings.stepSeconds(),
+                        settings.replayPool(),
+                        rates,
+                        topic,
+                        String.join(" ", jobArgs).replace("\"", "'"));
+        Path json = BenchReport.write(results, "kafka-out", runId, settingsJson, systems);
+        out.println("bench: results in " + json + " (+ .csv, .png)");
+        return systems.stream().anyMatch(s -> s.steps().isEmpty()) ? 1 : 0;
+    }
+
     /** {@code bench packets}: needs Kafka like {@code agent}; see {@link PacketsBench}. */
     private static int packets(
             BenchOptions cl, FlowhouseHome home, Path results, String runId, PrintStream out)
@@ -362,7 +488,10 @@ public final class BenchCommand implements Callable<Integer> {
         return process.waitFor();
     }
 
-    /** The pid of a running JVM whose command line names {@code mainClass} (read-only look). */
+    /**
+     * The pid of a running process with {@code mainClass} (or any other exact argument) on its
+     * command line (read-only look).
+     */
     static java.util.Optional<Long> findProcess(String mainClass) {
         return ProcessHandle.allProcesses()
                 .filter(

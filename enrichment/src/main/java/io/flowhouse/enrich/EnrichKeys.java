@@ -47,7 +47,7 @@ public final class EnrichKeys {
                     .defaultValue(MmdbFile.DEFAULT_CACHE_ENTRIES)
                     .check(n -> Integer.bitCount(n) == 1, "a power of two")
                     .doc(
-                            "Answers kept per database by address (two-way, direct-mapped), so a"
+                            "Answers kept per database by address (four-way set-associative), so a"
                                     + " repeated address costs no tree walk; a reload empties it.");
 
     public static final Key<AsnOrder> ASN_ORDER_KEY =

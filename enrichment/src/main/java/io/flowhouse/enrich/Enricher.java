@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.enrich;
 
+import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.enrich.geo.GeoLookup;
 import io.flowhouse.enrich.rules.Attributes;
 import io.flowhouse.enrich.rules.Boundary;
@@ -26,7 +27,16 @@ public final class Enricher {
     private record Classified(
             ExporterEntry entry, long ifIndex, InterfaceInfo info, InterfaceContext context) {}
 
+    /** Ways per set of the caches below. */
+    private static final int WAYS = 4;
+
+    /** Exporters' {@link InetAddress}es (what the interface sources take), by address. */
+    private static final int EXPORTER_CACHE = 1024;
+
+    private record Exporter(IpAddress address, InetAddress inet) {}
+
     private final Classified[] ifaceCache = new Classified[IFACE_CACHE];
+    private final Exporter[] exporterCache = new Exporter[EXPORTER_CACHE];
     private final InterfaceDirectory sources;
     private final WatchedFile<StaticRules> rules;
     private final GeoLookup geo;
@@ -52,12 +62,38 @@ public final class Enricher {
             long srcAs,
             long dstAs,
             long nowNanos) {
+        return enrich(
+                IpAddress.of(exporter),
+                inIf,
+                outIf,
+                IpAddress.of(src),
+                IpAddress.of(dst),
+                srcAs,
+                dstAs,
+                nowNanos);
+    }
+
+    /**
+     * As {@link #enrich(InetAddress, long, long, InetAddress, InetAddress, long, long, long)}, with
+     * the addresses as the decoder gives them: the rules and the geo databases are looked up from
+     * their two longs, so a flow whose answers are cached allocates only its context.
+     */
+    public FlowContext enrich(
+            IpAddress exporterAddress,
+            long inIf,
+            long outIf,
+            IpAddress src,
+            IpAddress dst,
+            long srcAs,
+            long dstAs,
+            long nowNanos) {
         StaticRules r = rules == null ? null : rules.get(nowNanos);
         if (r == null) {
             r = StaticRules.EMPTY;
         }
+        InetAddress exporter = inet(exporterAddress);
         sources.observe(exporter);
-        ExporterEntry entry = r.exporter(exporter.getAddress());
+        ExporterEntry entry = r.exporter(exporterAddress);
         Attributes exp = entry == null ? Attributes.NONE : entry.attributes();
         if (exp.name().isEmpty()) {
             Optional<String> name = sources.exporterName(exporter);
@@ -73,23 +109,55 @@ public final class Enricher {
                 geo.country(dst, nowNanos),
                 geo.asn(src, srcAs, nowNanos),
                 geo.asn(dst, dstAs, nowNanos),
-                r.network(src.getAddress()),
-                r.network(dst.getAddress()));
+                r.network(src),
+                r.network(dst));
+    }
+
+    /** The exporter as the interface sources take it: few exporters, so kept once each. */
+    private InetAddress inet(IpAddress address) {
+        int hash = address.hashCode() * 0x9E3779B9;
+        int set = (hash >>> (32 - Integer.numberOfTrailingZeros(EXPORTER_CACHE))) & ~(WAYS - 1);
+        int free = -1;
+        for (int w = 0; w < WAYS; w++) {
+            Exporter e = exporterCache[set + w];
+            if (e == null) {
+                free = free < 0 ? set + w : free;
+            } else if (e.address.equals(address)) {
+                return e.inet;
+            }
+        }
+        InetAddress inet = address.toInetAddress();
+        exporterCache[free >= 0 ? free : set + (hash & (WAYS - 1))] = new Exporter(address, inet);
+        return inet;
     }
 
     private InterfaceContext iface(InetAddress exporter, ExporterEntry entry, long ifIndex) {
         InterfaceInfo info = sources.lookupInterface(exporter, ifIndex).orElse(null);
         // The rules' regular expressions cost more than the rest of a flow's context: keep the
-        // answer while the rules entry is the same object and the sources say the same.
-        int slot =
-                (int) ((System.identityHashCode(entry) * 31L + ifIndex) * 0x9E3779B9L >>> 20)
-                        & (IFACE_CACHE - 1);
-        Classified c = ifaceCache[slot];
-        if (c != null && c.entry == entry && c.ifIndex == ifIndex && Objects.equals(c.info, info)) {
-            return c.context;
+        // answer while the rules entry is the same object and the sources say the same. Four ways
+        // per set: direct-mapped, about a fifth of 1,024 interfaces shared a slot and ran their
+        // expressions again on every other flow.
+        int hash =
+                (int)
+                        ((System.identityHashCode(entry) * 31L + ifIndex) * 0x9E3779B97F4A7C15L
+                                >>> 32);
+        int set = (hash >>> (32 - Integer.numberOfTrailingZeros(IFACE_CACHE))) & ~(WAYS - 1);
+        int way = -1;
+        for (int w = 0; w < WAYS; w++) {
+            Classified c = ifaceCache[set + w];
+            if (c == null) {
+                way = way < 0 ? set + w : way;
+            } else if (c.entry == entry && c.ifIndex == ifIndex) {
+                if (Objects.equals(c.info, info)) {
+                    return c.context;
+                }
+                way = set + w; // the sources changed their answer: replace it
+                break;
+            }
         }
         InterfaceContext context = classify(entry, ifIndex, info);
-        ifaceCache[slot] = new Classified(entry, ifIndex, info, context);
+        ifaceCache[way >= 0 ? way : set + (hash & (WAYS - 1))] =
+                new Classified(entry, ifIndex, info, context);
         return context;
     }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.enrich.geo;
 
+import io.flowhouse.codec.flow.IpAddress;
 import java.net.InetAddress;
 
 /**
@@ -23,6 +24,11 @@ public final class GeoLookup {
 
     /** ISO 3166-1 alpha-2 country code, or "" when unknown. */
     public String country(InetAddress address, long nowNanos) {
+        return country(IpAddress.of(address), nowNanos);
+    }
+
+    /** As {@link #country(InetAddress, long)}, for a flow's address as decoded. */
+    public String country(IpAddress address, long nowNanos) {
         if (countryDb == null) {
             return "";
         }
@@ -32,11 +38,21 @@ public final class GeoLookup {
 
     /** The database's record for the AS of {@code address}, or null. */
     public MmdbRecord asRecord(InetAddress address, long nowNanos) {
+        return asRecord(IpAddress.of(address), nowNanos);
+    }
+
+    /** As {@link #asRecord(InetAddress, long)}, for a flow's address as decoded. */
+    public MmdbRecord asRecord(IpAddress address, long nowNanos) {
         return asnDb == null ? null : asnDb.lookup(address, nowNanos);
     }
 
     /** The AS number to store: the exporter's or the database's, per the configured order. */
     public long asn(InetAddress address, long exporterAs, long nowNanos) {
+        return asn(IpAddress.of(address), exporterAs, nowNanos);
+    }
+
+    /** As {@link #asn(InetAddress, long, long)}, for a flow's address as decoded. */
+    public long asn(IpAddress address, long exporterAs, long nowNanos) {
         if (asnOrder.keepsExporter(exporterAs)) {
             return exporterAs;
         }

@@ -3,6 +3,7 @@ package io.flowhouse.enrich.geo;
 
 import com.maxmind.db.CHMCache;
 import com.maxmind.db.Reader;
+import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.enrich.WatchedFile;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -24,8 +25,13 @@ public final class MmdbFile {
     /** The default size of the answer cache, in entries. */
     public static final int DEFAULT_CACHE_ENTRIES = 65_536;
 
-    /** One cached answer; immutable, so a racing reader sees it whole or not at all. */
-    private record Cached(InetAddress address, MmdbRecord answer, Reader reader) {}
+    /**
+     * One cached answer, by the address's two longs (IPv4 mapped); immutable, so a racing reader
+     * sees it whole or not at all.
+     */
+    private record Cached(long hi, long lo, MmdbRecord answer, Reader reader) {}
+
+    private static final int WAYS = 4;
 
     private static final MmdbRecord NOT_FOUND = new MmdbRecord(null, null, null, null);
 
@@ -51,8 +57,8 @@ public final class MmdbFile {
     /**
      * As {@link #open(Path, Duration)}, with a cache of the last answers by address: flows repeat
      * addresses, and a database lookup (tree walk and decode) costs far more than the flow's other
-     * context. Direct-mapped, {@code cacheEntries} (a power of two) at most; a reloaded file makes
-     * every entry stale at once.
+     * context. Four-way set-associative, {@code cacheEntries} (a power of two) at most; a reloaded
+     * file makes every entry stale at once.
      */
     public static MmdbFile open(Path path, Duration checkInterval, int cacheEntries) {
         return new MmdbFile(
@@ -71,38 +77,46 @@ public final class MmdbFile {
 
     /** As {@link #lookup(InetAddress)}, with the caller's clock (one read per batch of flows). */
     public MmdbRecord lookup(InetAddress address, long nowNanos) {
+        return lookup(IpAddress.of(address), nowNanos);
+    }
+
+    /**
+     * As {@link #lookup(InetAddress, long)} for a flow's address as it is decoded: a cached answer
+     * costs no allocation; only a miss builds the {@link InetAddress} MaxMind's reader takes.
+     */
+    public MmdbRecord lookup(IpAddress address, long nowNanos) {
         Reader r = file.get(nowNanos);
         if (r == null) {
             return null;
         }
-        int slot = cacheShift == 32 ? 0 : (address.hashCode() * 0x9E3779B9) >>> cacheShift;
-        // Two ways: an address looks in its slot and the neighbour, so two hot addresses that
-        // share a slot do not evict each other on every flow.
-        int other = slot ^ 1;
-        Cached c = cache[slot];
-        if (c != null && c.reader == r && c.address.equals(address)) {
-            return c.answer == NOT_FOUND ? null : c.answer;
-        }
-        Cached d = cache.length > 1 ? cache[other] : null;
-        if (d != null && d.reader == r && d.address.equals(address)) {
-            return d.answer == NOT_FOUND ? null : d.answer;
-        }
-        try {
-            MmdbRecord answer = r.get(address, MmdbRecord.class);
-            Cached fresh = new Cached(address, answer == null ? NOT_FOUND : answer, r);
-            if (c == null || c.reader != r || cache.length == 1) {
-                cache[slot] = fresh;
-            } else if (d == null || d.reader != r) {
-                cache[other] = fresh;
-            } else {
-                // Both ways taken: the newcomer takes the neighbour, the slot's own entry stays.
-                cache[other] = fresh;
+        long hi = address.hi();
+        long lo = address.lo();
+        int hash = (int) (((hi * 0x9E3779B97F4A7C15L) ^ lo) * 0x9E3779B97F4A7C15L >>> 32);
+        // Four ways: an address may sit in any slot of its set of four, so a few hot addresses
+        // that share a set do not evict each other on every flow (two ways still missed about
+        // 3 % of 8,192 addresses in 65,536 entries, and a miss costs microseconds).
+        int set = cacheShift == 32 ? 0 : (hash >>> cacheShift) & ~(WAYS - 1);
+        int ways = Math.min(WAYS, cache.length);
+        int free = -1;
+        for (int w = 0; w < ways; w++) {
+            Cached c = cache[set + w];
+            if (c == null || c.reader != r) {
+                free = free < 0 ? set + w : free;
+            } else if (c.hi == hi && c.lo == lo) {
+                return c.answer == NOT_FOUND ? null : c.answer;
             }
+        }
+        InetAddress inet = address.toInetAddress();
+        try {
+            MmdbRecord answer = r.get(inet, MmdbRecord.class);
+            // A free or stale way first, else one picked by the address's low hash bits.
+            cache[free >= 0 ? free : set + (hash & (ways - 1))] =
+                    new Cached(hi, lo, answer == null ? NOT_FOUND : answer, r);
             return answer;
         } catch (IOException | RuntimeException e) {
             // A corrupt data section fails some lookups only; count them, keep going.
             lookupErrors.incrementAndGet();
-            file.noteError(file.path() + ": lookup of " + address.getHostAddress() + ": " + e);
+            file.noteError(file.path() + ": lookup of " + inet.getHostAddress() + ": " + e);
             return null;
         }
     }

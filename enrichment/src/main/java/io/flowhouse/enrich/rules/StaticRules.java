@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.enrich.rules;
 
+import io.flowhouse.codec.flow.IpAddress;
 import java.util.AbstractMap.SimpleEntry;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,6 +58,22 @@ public final class StaticRules {
     /** The exporter entry for {@code address} (4 or 16 bytes), or null. */
     public ExporterEntry exporter(byte[] address) {
         return exporters.lookup(address);
+    }
+
+    /** As {@link #exporter(byte[])}, for an address as decoded (IPv4 mapped). */
+    public ExporterEntry exporter(IpAddress address) {
+        return address.isIpv4()
+                ? exporters.lookupV4(address.ipv4() & 0xffff_ffffL)
+                : exporters.lookupV6(address.hi(), address.lo());
+    }
+
+    /** As {@link #network(byte[])}, for an address as decoded (IPv4 mapped). */
+    public Attributes network(IpAddress address) {
+        Attributes a =
+                address.isIpv4()
+                        ? networks.lookupV4(address.ipv4() & 0xffff_ffffL)
+                        : networks.lookupV6(address.hi(), address.lo());
+        return a == null ? Attributes.NONE : a;
     }
 
     /** The network attributes of {@code address} (4 or 16 bytes), or {@link Attributes#NONE}. */

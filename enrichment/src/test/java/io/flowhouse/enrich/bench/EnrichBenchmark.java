@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.enrich.bench;
 
+import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.enrich.CompositeDirectory;
 import io.flowhouse.enrich.Enricher;
 import io.flowhouse.enrich.FlowContext;
@@ -56,9 +57,9 @@ public class EnrichBenchmark {
     public String asnOrder;
 
     private Enricher enricher;
-    private InetAddress[] exporter;
-    private InetAddress[] src;
-    private InetAddress[] dst;
+    private IpAddress[] exporter;
+    private IpAddress[] src;
+    private IpAddress[] dst;
     private long[] inIf;
     private long[] srcAs;
     private int i;
@@ -93,9 +94,9 @@ public class EnrichBenchmark {
                 WatchedFile.open("rules", file, Duration.ofSeconds(30), StaticRulesParser::read);
         LearnedInterfaces options = new LearnedInterfaces(1024, 1024);
         Random random = new Random(1);
-        exporter = new InetAddress[FLOWS];
-        src = new InetAddress[FLOWS];
-        dst = new InetAddress[FLOWS];
+        exporter = new IpAddress[FLOWS];
+        src = new IpAddress[FLOWS];
+        dst = new IpAddress[FLOWS];
         inIf = new long[FLOWS];
         srcAs = new long[FLOWS];
         String[] descriptions = {"transit: Cogent", "ix DE-CIX", "core-par2", "customer 12"};
@@ -109,7 +110,8 @@ public class EnrichBenchmark {
             }
         }
         for (int f = 0; f < FLOWS; f++) {
-            exporter[f] = InetAddress.getByName("192.0.2." + random.nextInt(64));
+            // As the job's stage gets them: the decoder's addresses, never InetAddress.
+            exporter[f] = IpAddress.parse("192.0.2." + random.nextInt(64));
             src[f] = publicAddress(random, f % 4 == 3);
             dst[f] = publicAddress(random, f % 4 == 3);
             inIf[f] = random.nextInt(16);
@@ -126,7 +128,7 @@ public class EnrichBenchmark {
         enricher = new Enricher(new CompositeDirectory(List.of(options)), r, g);
     }
 
-    private static InetAddress publicAddress(Random random, boolean v6) throws Exception {
+    private static IpAddress publicAddress(Random random, boolean v6) throws Exception {
         byte[] b = new byte[v6 ? 16 : 4];
         random.nextBytes(b);
         if (v6) {
@@ -134,7 +136,7 @@ public class EnrichBenchmark {
         } else {
             b[0] = (byte) (1 + random.nextInt(223)); // unicast, mostly public
         }
-        return InetAddress.getByAddress(b);
+        return IpAddress.ofBytes(b);
     }
 
     @Benchmark

@@ -168,6 +168,7 @@ public final class EnrichFlows
         }
     }
 
+    /** The addresses go in as decoded: converting them to {@code InetAddress} cost more. */
     @Override
     public void close() {
         if (snmp != null) {
@@ -212,11 +213,11 @@ public final class EnrichFlows
                 new EnrichedFlow(
                         f,
                         enricher.enrich(
-                                f.exporterAddress().toInetAddress(),
+                                f.exporterAddress(),
                                 f.inputInterface(),
                                 f.outputInterface(),
-                                f.srcAddr().toInetAddress(),
-                                f.dstAddr().toInetAddress(),
+                                f.srcAddr(),
+                                f.dstAddr(),
                                 f.srcAs(),
                                 f.dstAs(),
                                 System.nanoTime())));
