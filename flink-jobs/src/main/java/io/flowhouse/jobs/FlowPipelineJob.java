@@ -12,8 +12,10 @@ import io.flowhouse.jobs.decode.DecodeOperator;
 import io.flowhouse.jobs.decode.DecodeOutputs;
 import io.flowhouse.jobs.decode.ExporterKeys;
 import io.flowhouse.jobs.enrich.EnrichFlows;
+import io.flowhouse.jobs.enrich.EnrichedFlow;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.model.ExporterKeyTypeInfo;
+import io.flowhouse.jobs.rollup.ContextRollups;
 import io.flowhouse.jobs.rollup.RollupTopology;
 import io.flowhouse.jobs.stats.AggregateExporterStats;
 import io.flowhouse.jobs.stats.ExporterStats;
@@ -139,10 +141,13 @@ public final class FlowPipelineJob {
             PipelineSinks sinks,
             PipelineSettings s) {
         DataStream<FlowRecord> all = null;
+        DataStream<FlowRecord> decodedFlows = null;
+        DataStream<FlowRecord> agedFlows = null;
         if (sources.raw() != null) {
             DataStream<FlowRecord> decoded = decode(env, sources, sinks, s);
             fanOut(decoded, sinks, s);
             all = decoded;
+            decodedFlows = decoded;
         }
         if (sources.packets() != null && s.ageing().enabled()) {
             DataStream<FlowRecord> packetFlows =
@@ -154,11 +159,47 @@ public final class FlowPipelineJob {
                         .name("clickhouse packet flows");
             }
             all = all == null ? packetFlows : all.union(packetFlows);
+            agedFlows = packetFlows;
         }
         if (all != null && s.rollup().enabled()) {
-            RollupTopology.attach(all, s.rollup(), sinks.rollups());
+            if (sinks.enrichedFlows() != null) {
+                ContextRollups.attach(
+                        enrichedForRollups(decodedFlows, agedFlows, s),
+                        s.rollup(),
+                        sinks.rollups(),
+                        sinks.rollups() instanceof ContextRollups.SinkFactory c ? c : null);
+            } else {
+                RollupTopology.attach(all, s.rollup(), sinks.rollups());
+            }
         }
         return all;
+    }
+
+    /**
+     * The flows the rollups count with enrichment on, with the context {@code flows} stores: decoded
+     * flows enriched (their own enrich operator: the decode path's enriched stream feeds only the
+     * flows table), packet flows with none (they are stored without context).
+     */
+    private static DataStream<EnrichedFlow> enrichedForRollups(
+            DataStream<FlowRecord> decoded, DataStream<FlowRecord> aged, PipelineSettings s) {
+        TypeInformation<EnrichedFlow> type = TypeInformation.of(EnrichedFlow.class);
+        DataStream<EnrichedFlow> out = null;
+        if (decoded != null) {
+            out =
+                    decoded.map(new EnrichFlows(s.enrich()))
+                            .returns(type)
+                            .uid("rollup-enrich")
+                            .name("enrich (rollups)");
+        }
+        if (aged != null) {
+            DataStream<EnrichedFlow> none =
+                    aged.map(f -> new EnrichedFlow(f, ContextRollups.none(f)))
+                            .returns(type)
+                            .uid("rollup-packet-flows-context")
+                            .name("packet flows (no context)");
+            out = out == null ? none : out.union(none);
+        }
+        return out;
     }
 
     /**
