@@ -176,9 +176,9 @@ public final class FlowPipelineJob {
     }
 
     /**
-     * The flows the rollups count with enrichment on, with the context {@code flows} stores: decoded
-     * flows enriched (their own enrich operator: the decode path's enriched stream feeds only the
-     * flows table), packet flows with none (they are stored without context).
+     * The flows the rollups count with enrichment on, with the context {@code flows} stores:
+     * decoded flows enriched (their own enrich operator: the decode path's enriched stream feeds
+     * only the flows table), packet flows with none (they are stored without context).
      */
     private static DataStream<EnrichedFlow> enrichedForRollups(
             DataStream<FlowRecord> decoded, DataStream<FlowRecord> aged, PipelineSettings s) {

@@ -33,7 +33,11 @@ public final class Planner {
                     Source.PROTO_PORT,
                     Source.AS_PAIR,
                     Source.TOP_TALKER,
-                    Source.TOP_CONVERSATION);
+                    Source.TOP_CONVERSATION,
+                    Source.CONTEXT_INTERFACE_IN,
+                    Source.CONTEXT_INTERFACE_OUT,
+                    Source.COUNTRY_PAIR,
+                    Source.BOUNDARY_AS);
 
     private final ConsoleLimits limits;
 
@@ -76,7 +80,7 @@ public final class Planner {
                     }
                     return aligned(
                             s,
-                            "flows_" + Durations.text(resolution),
+                            s.tablePrefix() + Durations.text(resolution),
                             resolution.toSeconds(),
                             r,
                             notes);

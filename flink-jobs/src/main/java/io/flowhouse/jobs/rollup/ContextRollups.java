@@ -104,8 +104,7 @@ public final class ContextRollups {
                                 "rollup context event time " + label,
                                 type,
                                 new PieceEventTime<>(
-                                        s.maxOutOfOrderness().toMillis(),
-                                        ContextRow::windowStart))
+                                        s.maxOutOfOrderness().toMillis(), ContextRow::windowStart))
                         .uid("rollup-context-watermarks-" + label)
                         .keyBy(ContextRow::key, TypeInformation.of(ContextRow.Key.class))
                         .window(TumblingEventTimeWindows.of(resolution))
@@ -127,7 +126,8 @@ public final class ContextRollups {
     }
 
     /** A bucket's counters: three longs per key. */
-    static final class Sum implements AggregateFunction<ContextRow, RollupCounters, RollupCounters> {
+    static final class Sum
+            implements AggregateFunction<ContextRow, RollupCounters, RollupCounters> {
         private static final long serialVersionUID = 1L;
 
         @Override

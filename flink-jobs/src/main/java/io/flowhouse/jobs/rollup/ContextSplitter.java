@@ -11,11 +11,10 @@ import org.apache.flink.util.Collector;
 
 /**
  * Splits an enriched flow over the windows it spans exactly as {@link FlowSplitter} does (the same
- * shares per window, so the context rows and the plain rows of a window add up to the same
- * totals), and emits one piece per window for each context kind: the in and the out interface
- * with their names and boundaries, the country pair and the boundary/protocol/AS combination.
- * Every flow counts once in each kind (twice in INTERFACE: once per direction, as in the plain
- * rollups).
+ * shares per window, so the context rows and the plain rows of a window add up to the same totals),
+ * and emits one piece per window for each context kind: the in and the out interface with their
+ * names and boundaries, the country pair and the boundary/protocol/AS combination. Every flow
+ * counts once in each kind (twice in INTERFACE: once per direction, as in the plain rollups).
  */
 public final class ContextSplitter implements FlatMapFunction<EnrichedFlow, ContextRow> {
 
@@ -59,20 +58,80 @@ public final class ContextSplitter implements FlatMapFunction<EnrichedFlow, Cont
         int outB = o.boundary().ordinal();
         out.collect(
                 new ContextRow(
-                        ContextRow.INTERFACE, w, e, f.inputInterface(), 0, text(in.name()), inB,
-                        0, 0, 0, 0, "", "", b, n, fl, 0));
+                        ContextRow.INTERFACE,
+                        w,
+                        e,
+                        f.inputInterface(),
+                        0,
+                        text(in.name()),
+                        inB,
+                        0,
+                        0,
+                        0,
+                        0,
+                        "",
+                        "",
+                        b,
+                        n,
+                        fl,
+                        0));
         out.collect(
                 new ContextRow(
-                        ContextRow.INTERFACE, w, e, f.outputInterface(), 1, text(o.name()), 0,
-                        outB, 0, 0, 0, "", "", b, n, fl, 0));
+                        ContextRow.INTERFACE,
+                        w,
+                        e,
+                        f.outputInterface(),
+                        1,
+                        text(o.name()),
+                        0,
+                        outB,
+                        0,
+                        0,
+                        0,
+                        "",
+                        "",
+                        b,
+                        n,
+                        fl,
+                        0));
         out.collect(
                 new ContextRow(
-                        ContextRow.COUNTRY_PAIR, w, e, 0, 0, "", 0, 0, 0, 0, 0,
-                        text(c.srcCountry()), text(c.dstCountry()), b, n, fl, 0));
+                        ContextRow.COUNTRY_PAIR,
+                        w,
+                        e,
+                        0,
+                        0,
+                        "",
+                        0,
+                        0,
+                        0,
+                        0,
+                        0,
+                        text(c.srcCountry()),
+                        text(c.dstCountry()),
+                        b,
+                        n,
+                        fl,
+                        0));
         out.collect(
                 new ContextRow(
-                        ContextRow.BOUNDARY_AS, w, e, 0, 0, "", inB, outB, f.protocol(),
-                        c.srcAs(), c.dstAs(), "", "", b, n, fl, 0));
+                        ContextRow.BOUNDARY_AS,
+                        w,
+                        e,
+                        0,
+                        0,
+                        "",
+                        inB,
+                        outB,
+                        f.protocol(),
+                        c.srcAs(),
+                        c.dstAs(),
+                        "",
+                        "",
+                        b,
+                        n,
+                        fl,
+                        0));
     }
 
     private static String text(String s) {
