@@ -197,7 +197,7 @@ class ConsoleContextITCase {
                 get(
                         "/api/top?"
                                 + range()
-                                + "&resolution=1m&limit=500&dimension="
+                                + "&resolution=1m&limit=50&dimension="
                                 + dimension
                                 + (filter == null ? "" : "&filter=" + q(filter)));
         assertThat(t.path("source").asText()).as(dimension).isEqualTo(source);
@@ -222,11 +222,11 @@ class ConsoleContextITCase {
                     });
             assertThat(row.path("exact").asBoolean(true)).isTrue();
         }
-        assertThat(shown.keySet())
-                .as(dimension)
-                .containsExactlyInAnyOrderElementsOf(expected.keySet());
-        for (Map.Entry<String, long[]> e : expected.entrySet()) {
-            assertThat(shown.get(e.getKey())).as(e.getKey()).containsExactly(e.getValue());
+        // Every key when there are at most 50 (the API's largest top N), else the top 50.
+        assertThat(shown).hasSize(Math.min(50, expected.size()));
+        assertThat(expected.keySet()).as(dimension).containsAll(shown.keySet());
+        for (Map.Entry<String, long[]> e : shown.entrySet()) {
+            assertThat(e.getValue()).as(e.getKey()).containsExactly(expected.get(e.getKey()));
         }
     }
 
