@@ -23,14 +23,8 @@ import java.util.Optional;
  * The field table of the filter language and the dimension list, declared once: every name a filter
  * or a group-by may use, with its SQL per source. A field declared here is filterable at once and
  * is a dimension of its own (keyed with its {@link Field#groupWith} fields); {@link #COMPOSITE}
- * adds the dimensions of several fields. Enrichment columns (interface names and boundaries,
- * countries, AS names) are added the same way, e.g.
- *
- * <pre>{@code
- * Field.of("InIfBoundary", "in boundary", ValueType.INTEGER)
- *         .range(0, 2).words(Map.of("undefined", 0L, "external", 1L, "internal", 2L))
- *         .raw("in_if_boundary").rollup("boundary", INTERFACE_IN).build()
- * }</pre>
+ * adds the dimensions of several fields. The enrichment fields (interface names and boundaries,
+ * countries) read the raw table's context columns and the context rollups.
  */
 public final class Fields {
 
@@ -80,7 +74,7 @@ public final class Fields {
                     Field.of("InIf", "in interface", ValueType.INTEGER)
                             .range(0, 0xFFFF_FFFFL)
                             .raw("in_if")
-                            .rollup("interface", INTERFACE_IN, CONTEXT_INTERFACE_IN)
+                            .rollup("interface", INTERFACE_IN, CONTEXT_INTERFACE_IN, BOUNDARY_AS)
                             .groupWith("Exporter")
                             .build(),
                     Field.of("OutIf", "out interface", ValueType.INTEGER)

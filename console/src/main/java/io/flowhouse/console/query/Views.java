@@ -11,9 +11,11 @@ import io.flowhouse.console.model.Source;
 import io.flowhouse.console.sql.SqlLiteral;
 import io.flowhouse.console.sql.SqlLiteral.AddressForm;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The traffic views: top-N with totals and error bounds, traffic over time split by a dimension
@@ -36,6 +38,37 @@ public final class Views {
         this.ch = ch;
         this.planner = planner;
         this.form = form;
+    }
+
+    /**
+     * Gives the keys the names of their AS numbers from {@code as_names} (one query, only when a
+     * key holds an AS); without that table (an older schema) the labels stay numbers.
+     */
+    private void nameAses(Keys keys, List<List<String>> keyValues, QueryLog log) {
+        Set<Long> ases = keys.asNumbers(keyValues);
+        if (ases.isEmpty()) {
+            return;
+        }
+        StringBuilder in = new StringBuilder();
+        for (long as : ases) {
+            in.append(in.length() == 0 ? "" : ", ").append(SqlLiteral.integer(as));
+        }
+        String sql =
+                "SELECT asn, argMax(name, updated) FROM "
+                        + SqlLiteral.identifier(db())
+                        + ".`as_names`"
+                        + " WHERE asn IN ("
+                        + in
+                        + ") GROUP BY asn";
+        Map<Long, String> names = new HashMap<>();
+        try {
+            for (JsonNode row : ch.query(sql, log).rows()) {
+                names.put(row.get(0).asLong(), row.get(1).asText());
+            }
+        } catch (QueryException e) {
+            return;
+        }
+        keys.asNames(names);
     }
 
     private String db() {
@@ -201,6 +234,7 @@ public final class Views {
                     return c != 0 ? c : String.join("\t", a).compareTo(String.join("\t", b));
                 });
         top = top.subList(0, Math.min(r.limit(), top.size()));
+        nameAses(keys, top, log);
         ArrayNode json = out.putArray("rows");
         ArrayNode series = JSON.createArrayNode();
         long[] shownTotal = new long[3];
@@ -278,6 +312,11 @@ public final class Views {
                         + " LIMIT "
                         + SqlLiteral.integer(planner.limits().sankeyLinks());
         ClickHouseReader.Result result = ch.query(sql, log);
+        List<List<String>> shownKeys = new ArrayList<>();
+        for (JsonNode row : result.rows()) {
+            shownKeys.add(keys.values(row, 0));
+        }
+        nameAses(keys, shownKeys, log);
         int[] bounds = new int[r.dimensions().size() + 1];
         for (int d = 0; d < r.dimensions().size(); d++) {
             bounds[d + 1] = bounds[d] + r.dimensions().get(d).fields().size();
@@ -404,6 +443,11 @@ public final class Views {
             caps = capRows.isEmpty() ? 0 : capRows.get(0).get(0).asLong();
             total = rankedTotal(r, plan, log);
         }
+        List<List<String>> rowKeys = new ArrayList<>();
+        for (JsonNode row : rows) {
+            rowKeys.add(keys.values(row, 0));
+        }
+        nameAses(keys, rowKeys, log);
         TopResult out = new TopResult();
         out.keyRows = rows;
         out.json = JSON.createArrayNode();

@@ -11,7 +11,7 @@ import io.flowhouse.codec.flow.IpAddress;
  * @param kind {@link #INTERFACE}, {@link #COUNTRY_PAIR} or {@link #BOUNDARY_AS}
  * @param windowStart start of the window, epoch ms
  * @param exporter the exporter
- * @param iface in_if for direction 0, out_if for direction 1 (INTERFACE)
+ * @param iface in_if for direction 0, out_if for direction 1 (INTERFACE); in_if (BOUNDARY_AS)
  * @param direction 0 in, 1 out (INTERFACE)
  * @param ifName the interface's name (INTERFACE)
  * @param inBoundary the in interface's boundary: 0 undefined, 1 external, 2 internal (INTERFACE
@@ -52,7 +52,7 @@ public record ContextRow(
     /** Exporter, source country, destination country. */
     public static final int COUNTRY_PAIR = 2;
 
-    /** Exporter, in and out boundary, protocol, source AS, destination AS. */
+    /** Exporter, in interface, in and out boundary, protocol, source AS, destination AS. */
     public static final int BOUNDARY_AS = 3;
 
     /** The {@code Enum8} declaration of the kinds. */

@@ -118,7 +118,7 @@ public final class ContextSplitter implements FlatMapFunction<EnrichedFlow, Cont
                         ContextRow.BOUNDARY_AS,
                         w,
                         e,
-                        0,
+                        f.inputInterface(),
                         0,
                         "",
                         inB,
