@@ -40,6 +40,39 @@ public final class Views {
         this.form = form;
     }
 
+    /** When the context tables were last found missing, ms (they appear when the job starts). */
+    private volatile long contextMissingAt = Long.MIN_VALUE;
+
+    private volatile boolean contextPresent;
+
+    /**
+     * Whether the job writes the context rollups (enrichment on): their finest table exists. Found
+     * once; while missing, looked for again at most once a minute.
+     */
+    private boolean contextTables(QueryLog log) {
+        List<java.time.Duration> res = planner.limits().resolutions();
+        if (contextPresent || res.isEmpty()) {
+            return contextPresent;
+        }
+        long now = System.currentTimeMillis();
+        if (now - contextMissingAt < 60_000L) {
+            return false;
+        }
+        String sql =
+                "SELECT count() FROM system.tables WHERE database = "
+                        + SqlLiteral.string(db())
+                        + " AND name = "
+                        + SqlLiteral.string(
+                                Source.CONTEXT_INTERFACE_IN.tablePrefix()
+                                        + Durations.text(res.get(0)));
+        List<JsonNode> rows = ch.query(sql, log).rows();
+        contextPresent = !rows.isEmpty() && rows.get(0).get(0).asLong() == 1;
+        if (!contextPresent) {
+            contextMissingAt = now;
+        }
+        return contextPresent;
+    }
+
     /**
      * Gives the keys the names of their AS numbers from {@code as_names} (one query, only when a
      * key holds an AS); without that table (an older schema) the labels stay numbers.
@@ -81,7 +114,7 @@ public final class Views {
 
     /** The top N keys of the request's dimension, with totals, percentages and bounds. */
     public ObjectNode top(ViewRequest r, QueryLog log) {
-        Plan plan = planner.plan(r, List.of(r.dimension()), true);
+        Plan plan = planner.plan(r, List.of(r.dimension()), true, contextTables(log));
         ObjectNode out = header("top", r, plan);
         TopResult top = topRows(r, plan, log);
         out.set("rows", top.json);
@@ -92,7 +125,7 @@ public final class Views {
 
     /** Traffic over time split by the request's dimension: top N series plus "other". */
     public ObjectNode traffic(ViewRequest r, QueryLog log) {
-        Plan plan = planner.plan(r, List.of(r.dimension()), true);
+        Plan plan = planner.plan(r, List.of(r.dimension()), true, contextTables(log));
         ObjectNode out = header("traffic", r, plan);
         if (!plan.raw() && !plan.source().ranked() && trafficInOneScan(r, plan, out, log)) {
             return finish(out, log);
@@ -293,7 +326,7 @@ public final class Views {
 
     /** Links between 2-3 dimensions: the heaviest key combinations, the rest as "other". */
     public ObjectNode sankey(ViewRequest r, QueryLog log) {
-        Plan plan = planner.plan(r, r.dimensions(), false);
+        Plan plan = planner.plan(r, r.dimensions(), false, contextTables(log));
         ObjectNode out = header("sankey", r, plan);
         Keys keys = new Keys(r.dimensions(), plan.source(), form);
         String sql =
