@@ -40,8 +40,11 @@ public final class Views {
         this.form = form;
     }
 
-    /** When the context tables were last found missing, ms (they appear when the job starts). */
-    private volatile long contextMissingAt = Long.MIN_VALUE;
+    /**
+     * When the context tables were last found missing, ms (0: never looked; they appear when the
+     * job starts).
+     */
+    private volatile long contextMissingAt;
 
     private volatile boolean contextPresent;
 

@@ -70,9 +70,7 @@ class ContextSplitterTest {
                     int k = kind;
                     int d = direction;
                     List<ContextRow> of =
-                            rows.stream()
-                                    .filter(r -> r.kind() == k && r.direction() == d)
-                                    .toList();
+                            rows.stream().filter(r -> r.kind() == k && r.direction() == d).toList();
                     List<RollupRow> same =
                             plain.stream()
                                     .filter(
@@ -87,8 +85,7 @@ class ContextSplitterTest {
                         assertThat(of.get(w).packets()).isEqualTo(same.get(w).packets());
                         assertThat(of.get(w).flows()).isEqualTo(same.get(w).flows());
                     }
-                    assertThat(of.stream().mapToLong(ContextRow::bytes).sum())
-                            .isEqualTo(f.bytes());
+                    assertThat(of.stream().mapToLong(ContextRow::bytes).sum()).isEqualTo(f.bytes());
                     assertThat(of.stream().mapToLong(ContextRow::flows).sum()).isEqualTo(1);
                     direction++;
                 }
@@ -104,24 +101,64 @@ class ContextSplitterTest {
         assertThat(rows.get(0).key())
                 .isEqualTo(
                         new ContextRow.Key(
-                                ContextRow.INTERFACE, f.exporterAddress(), 3, 0, "xe-0/0/3", 1, 0,
-                                0, 0, 0, "", ""));
+                                ContextRow.INTERFACE,
+                                f.exporterAddress(),
+                                3,
+                                0,
+                                "xe-0/0/3",
+                                1,
+                                0,
+                                0,
+                                0,
+                                0,
+                                "",
+                                ""));
         assertThat(rows.get(1).key())
                 .isEqualTo(
                         new ContextRow.Key(
-                                ContextRow.INTERFACE, f.exporterAddress(), 4, 1, "ge-0/0/4", 0, 2,
-                                0, 0, 0, "", ""));
+                                ContextRow.INTERFACE,
+                                f.exporterAddress(),
+                                4,
+                                1,
+                                "ge-0/0/4",
+                                0,
+                                2,
+                                0,
+                                0,
+                                0,
+                                "",
+                                ""));
         assertThat(rows.get(2).key())
                 .isEqualTo(
                         new ContextRow.Key(
-                                ContextRow.COUNTRY_PAIR, f.exporterAddress(), 0, 0, "", 0, 0, 0,
-                                0, 0, "AU", "JP"));
+                                ContextRow.COUNTRY_PAIR,
+                                f.exporterAddress(),
+                                0,
+                                0,
+                                "",
+                                0,
+                                0,
+                                0,
+                                0,
+                                0,
+                                "AU",
+                                "JP"));
         // The AS numbers of the context (as stored), not the exporter's 64500/64501.
         assertThat(rows.get(3).key())
                 .isEqualTo(
                         new ContextRow.Key(
-                                ContextRow.BOUNDARY_AS, f.exporterAddress(), 3, 0, "", 1, 2, 6,
-                                15_169, 13_335, "", ""));
+                                ContextRow.BOUNDARY_AS,
+                                f.exporterAddress(),
+                                3,
+                                0,
+                                "",
+                                1,
+                                2,
+                                6,
+                                15_169,
+                                13_335,
+                                "",
+                                ""));
         FlowRecord stored = ContextRollups.withStoredAs(enriched(f));
         assertThat(stored.srcAs()).isEqualTo(15_169);
         assertThat(stored.dstAs()).isEqualTo(13_335);
