@@ -221,8 +221,10 @@ class ConsoleContextITCase {
         assertThat(expected).as(sql).isNotEmpty();
         Map<String, long[]> shown = new HashMap<>();
         for (JsonNode row : t.path("rows")) {
+            List<String> key = new java.util.ArrayList<>();
+            row.path("key").forEach(k -> key.add(k.asText()));
             shown.put(
-                    ConsoleITCase.key(row),
+                    String.join("\t", key),
                     new long[] {
                         row.path("bytes").asLong(),
                         row.path("packets").asLong(),
@@ -336,8 +338,8 @@ class ConsoleContextITCase {
                 null,
                 "context_interface_in",
                 "flows_context_1m",
-                "SELECT multiIf(in_if_boundary = 'external', 'external', in_if_boundary ="
-                        + " 'internal', 'internal', 'undefined') AS k1, "
+                "SELECT toString(multiIf(in_if_boundary = 'external', 1, in_if_boundary ="
+                        + " 'internal', 2, 0)) AS k1, "
                         + sums()
                         + " FROM "
                         + DB
@@ -351,13 +353,18 @@ class ConsoleContextITCase {
         int named = 0;
         for (JsonNode row : pairs.path("rows")) {
             String src = row.path("key").get(0).asText();
+            String dst = row.path("key").get(1).asText();
             String label = row.path("label").asText();
             if (!src.equals("0")) {
                 assertThat(label).startsWith("AS" + src + " NAME-" + src + " · ");
                 named++;
             }
+            if (!dst.equals("0")) {
+                assertThat(label).endsWith(" · AS" + dst + " NAME-" + dst);
+                named++;
+            }
         }
-        assertThat(named).as("AS pairs with a named source AS").isPositive();
+        assertThat(named).as("AS pairs with a named AS: " + pairs.path("rows")).isPositive();
         topEqualsSql(
                 "ASPair",
                 null,
