@@ -13,9 +13,11 @@ import io.flowhouse.jobs.decode.DecodeOperator;
 import io.flowhouse.jobs.decode.DecodeOutputs;
 import io.flowhouse.jobs.decode.ExporterKeys;
 import io.flowhouse.jobs.enrich.EnrichFlows;
+import io.flowhouse.jobs.enrich.EnrichedFlow;
 import io.flowhouse.jobs.enrich.ExporterNames;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.model.ExporterKeyTypeInfo;
+import io.flowhouse.jobs.rollup.ContextRollups;
 import io.flowhouse.jobs.rollup.RollupTopology;
 import io.flowhouse.jobs.stats.AggregateExporterStats;
 import io.flowhouse.jobs.stats.ExporterStats;
@@ -145,10 +147,13 @@ public final class FlowPipelineJob {
             PipelineSinks sinks,
             PipelineSettings s) {
         DataStream<FlowRecord> all = null;
+        DataStream<EnrichedFlow> enrichedFlows = null;
+        DataStream<FlowRecord> agedFlows = null;
         if (sources.raw() != null) {
-            DataStream<FlowRecord> decoded = decode(env, sources, sinks, s);
-            fanOut(decoded, sinks, s);
-            all = decoded;
+            Decoded decoded = decode(env, sources, sinks, s);
+            fanOut(decoded.flows(), sinks, s);
+            all = decoded.flows();
+            enrichedFlows = decoded.enriched();
         }
         if (sources.packets() != null && s.ageing().enabled()) {
             DataStream<FlowRecord> packetFlows =
@@ -160,20 +165,52 @@ public final class FlowPipelineJob {
                         .name("clickhouse packet flows");
             }
             all = all == null ? packetFlows : all.union(packetFlows);
+            agedFlows = packetFlows;
         }
         if (all != null && s.rollup().enabled()) {
-            RollupTopology.attach(all, s.rollup(), sinks.rollups());
+            if (sinks.enrichedFlows() != null) {
+                ContextRollups.attach(
+                        enrichedForRollups(enrichedFlows, agedFlows),
+                        s.rollup(),
+                        sinks.rollups(),
+                        sinks.rollups() instanceof ContextRollups.SinkFactory c ? c : null);
+            } else {
+                RollupTopology.attach(all, s.rollup(), sinks.rollups());
+            }
         }
         return all;
+    }
+
+    /** The decoded flows, and the same flows with their context when enrichment is on. */
+    private record Decoded(DataStream<FlowRecord> flows, DataStream<EnrichedFlow> enriched) {}
+
+    /**
+     * The flows the rollups count with enrichment on, with the context {@code flows} stores: the
+     * one enriched stream that also feeds the flows table (so a reload cannot make the two
+     * disagree), and packet flows with none (they are stored without context).
+     */
+    private static DataStream<EnrichedFlow> enrichedForRollups(
+            DataStream<EnrichedFlow> enriched, DataStream<FlowRecord> aged) {
+        TypeInformation<EnrichedFlow> type = TypeInformation.of(EnrichedFlow.class);
+        DataStream<EnrichedFlow> out = enriched;
+        if (aged != null) {
+            DataStream<EnrichedFlow> none =
+                    aged.map(f -> new EnrichedFlow(f, ContextRollups.none(f)))
+                            .returns(type)
+                            .uid("rollup-packet-flows-context")
+                            .name("packet flows (no context)");
+            out = out == null ? none : out.union(none);
+        }
+        return out;
     }
 
     /**
      * Decodes the raw datagrams; writes the flows, dead letters, learned templates and exporter
      * statistics.
      *
-     * @return the decoded, timestamped flows
+     * @return the decoded, timestamped flows, and with enrichment on the same flows enriched
      */
-    private static DataStream<FlowRecord> decode(
+    private static Decoded decode(
             StreamExecutionEnvironment env,
             PipelineSources sources,
             PipelineSinks sinks,
@@ -200,14 +237,18 @@ public final class FlowPipelineJob {
                         .name("decode");
         DataStream<FlowRecord> flows =
                 s.ageing().sflowSamples() ? SflowSampleAgeing.apply(decoded, s.ageing()) : decoded;
+        DataStream<EnrichedFlow> enriched = null;
         if (sinks.enrichedFlows() != null) {
-            // The context travels beside the flow to the table; the fan-out and the rollups
-            // still take the flow as decoded. Options data's interface names come from decode.
-            EnrichFlows.attach(
-                            flows, decoded.getSideOutput(DecodeOutputs.INTERFACE_NAMES), s.enrich())
-                    .uid(UID_ENRICH)
-                    .name("enrich")
-                    .sinkTo(sinks.enrichedFlows())
+            // The context travels beside the flow to the table and the rollups; the fan-out still
+            // takes the flow as decoded. Options data's interface names come from decode.
+            enriched =
+                    EnrichFlows.attach(
+                                    flows,
+                                    decoded.getSideOutput(DecodeOutputs.INTERFACE_NAMES),
+                                    s.enrich())
+                            .uid(UID_ENRICH)
+                            .name("enrich");
+            enriched.sinkTo(sinks.enrichedFlows())
                     .uid(UID_SINK_ENRICHED_FLOWS)
                     .name("clickhouse flows (enriched)");
         } else {
@@ -250,7 +291,7 @@ public final class FlowPipelineJob {
             }
             stats.sinkTo(sinks.stats()).uid(UID_SINK_STATS).name("clickhouse exporter_stats");
         }
-        return flows;
+        return new Decoded(flows, enriched);
     }
 
     /**

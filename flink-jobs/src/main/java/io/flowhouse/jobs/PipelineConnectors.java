@@ -9,7 +9,11 @@ import io.flowhouse.jobs.ageing.PacketFlowTopology;
 import io.flowhouse.jobs.config.FanOutSettings;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.model.ArchivedTemplate;
+import io.flowhouse.jobs.rollup.ContextRollups;
+import io.flowhouse.jobs.rollup.ContextRow;
+import io.flowhouse.jobs.rollup.RollupRow;
 import io.flowhouse.jobs.rollup.RollupSettings;
+import io.flowhouse.jobs.rollup.RollupTopology;
 import io.flowhouse.jobs.serde.ArchivedTemplateDeserializationSchema;
 import io.flowhouse.jobs.serde.ArchivedTemplateRecords;
 import io.flowhouse.jobs.serde.RawDatagramDeserializationSchema;
@@ -19,6 +23,8 @@ import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.sinks.ipfix.IpfixExporterSink;
 import io.flowhouse.sinks.kafka.FlowsTopicSink;
 import io.flowhouse.sinks.zmq.ZmqSink;
+import java.time.Duration;
+import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
@@ -111,7 +117,7 @@ public final class PipelineConnectors {
                 rejectedSink(s),
                 s.decode().archiveTemplates() ? templatesSink(s) : null,
                 ch.flows(),
-                r -> ch.rollup(r, rollup.ttlDays(r)),
+                new RollupSinks(ch, rollup),
                 fanOut.zmq() == null ? null : new ZmqSink(fanOut.zmq()),
                 fanOut.ipfix() == null ? null : new IpfixExporterSink(fanOut.ipfix()),
                 flowsTopicSink(s),
@@ -153,5 +159,19 @@ public final class PipelineConnectors {
                 s.kafkaClientProperties(),
                 new ArchivedTemplateRecords(s.templatesTopic()),
                 "templates_archive");
+    }
+
+    /** The plain and the context rollup tables of each resolution. */
+    private record RollupSinks(JobTables ch, RollupSettings rollup)
+            implements RollupTopology.SinkFactory, ContextRollups.SinkFactory {
+        @Override
+        public Sink<RollupRow> sinkFor(Duration resolution) {
+            return ch.rollup(resolution, rollup.ttlDays(resolution));
+        }
+
+        @Override
+        public Sink<ContextRow> contextSinkFor(Duration resolution) {
+            return ch.contextRollup(resolution, rollup.ttlDays(resolution));
+        }
     }
 }

@@ -2,6 +2,10 @@
 package io.flowhouse.console.model;
 
 import static io.flowhouse.console.model.Source.AS_PAIR;
+import static io.flowhouse.console.model.Source.BOUNDARY_AS;
+import static io.flowhouse.console.model.Source.CONTEXT_INTERFACE_IN;
+import static io.flowhouse.console.model.Source.CONTEXT_INTERFACE_OUT;
+import static io.flowhouse.console.model.Source.COUNTRY_PAIR;
 import static io.flowhouse.console.model.Source.INTERFACE_IN;
 import static io.flowhouse.console.model.Source.INTERFACE_OUT;
 import static io.flowhouse.console.model.Source.PROTO_PORT;
@@ -19,14 +23,8 @@ import java.util.Optional;
  * The field table of the filter language and the dimension list, declared once: every name a filter
  * or a group-by may use, with its SQL per source. A field declared here is filterable at once and
  * is a dimension of its own (keyed with its {@link Field#groupWith} fields); {@link #COMPOSITE}
- * adds the dimensions of several fields. Enrichment columns (interface names and boundaries,
- * countries, AS names) are added the same way, e.g.
- *
- * <pre>{@code
- * Field.of("InIfBoundary", "in boundary", ValueType.INTEGER)
- *         .range(0, 2).words(Map.of("undefined", 0L, "external", 1L, "internal", 2L))
- *         .raw("in_if_boundary").rollup("boundary", INTERFACE_IN).build()
- * }</pre>
+ * adds the dimensions of several fields. The enrichment fields (interface names and boundaries,
+ * countries) read the raw table's context columns and the context rollups.
  */
 public final class Fields {
 
@@ -45,6 +43,17 @@ public final class Fields {
             "multiIf(proto IN (1, 58), dst_port, src_port = 0, dst_port, dst_port = 0, src_port,"
                     + " least(src_port, dst_port))";
 
+    /**
+     * Interface boundaries as the context rollups store them; the raw table holds the enrich
+     * stage's words ('' when undefined).
+     */
+    static final Map<String, Long> BOUNDARIES =
+            Map.of("undefined", 0L, "external", 1L, "internal", 2L);
+
+    private static String rawBoundary(String column) {
+        return "multiIf(" + column + " = 'external', 1, " + column + " = 'internal', 2, 0)";
+    }
+
     private static final List<Field> FIELDS =
             List.of(
                     Field.of("Exporter", "exporter", ValueType.ADDRESS)
@@ -56,25 +65,29 @@ public final class Fields {
                                     PROTO_PORT,
                                     AS_PAIR,
                                     TOP_TALKER,
-                                    TOP_CONVERSATION)
+                                    TOP_CONVERSATION,
+                                    CONTEXT_INTERFACE_IN,
+                                    CONTEXT_INTERFACE_OUT,
+                                    COUNTRY_PAIR,
+                                    BOUNDARY_AS)
                             .build(),
                     Field.of("InIf", "in interface", ValueType.INTEGER)
                             .range(0, 0xFFFF_FFFFL)
                             .raw("in_if")
-                            .rollup("interface", INTERFACE_IN)
+                            .rollup("interface", INTERFACE_IN, CONTEXT_INTERFACE_IN, BOUNDARY_AS)
                             .groupWith("Exporter")
                             .build(),
                     Field.of("OutIf", "out interface", ValueType.INTEGER)
                             .range(0, 0xFFFF_FFFFL)
                             .raw("out_if")
-                            .rollup("interface", INTERFACE_OUT)
+                            .rollup("interface", INTERFACE_OUT, CONTEXT_INTERFACE_OUT)
                             .groupWith("Exporter")
                             .build(),
                     Field.of("Proto", "protocol", ValueType.INTEGER)
                             .range(0, 255)
                             .words(PROTOCOLS)
                             .raw("proto")
-                            .rollup("proto", PROTO_PORT)
+                            .rollup("proto", PROTO_PORT, BOUNDARY_AS)
                             .build(),
                     Field.of("Port", "service port", ValueType.INTEGER)
                             .range(0, 65_535)
@@ -92,12 +105,12 @@ public final class Fields {
                     Field.of("SrcAS", "source AS", ValueType.INTEGER)
                             .range(0, 0xFFFF_FFFFL)
                             .raw("src_as")
-                            .rollup("src_as", AS_PAIR)
+                            .rollup("src_as", AS_PAIR, BOUNDARY_AS)
                             .build(),
                     Field.of("DstAS", "destination AS", ValueType.INTEGER)
                             .range(0, 0xFFFF_FFFFL)
                             .raw("dst_as")
-                            .rollup("dst_as", AS_PAIR)
+                            .rollup("dst_as", AS_PAIR, BOUNDARY_AS)
                             .build(),
                     Field.of("SrcAddr", "source address", ValueType.ADDRESS)
                             .raw("src_addr")
@@ -117,14 +130,45 @@ public final class Fields {
                             .words(Map.of("packets", 0L, "v5", 5L, "v9", 9L, "ipfix", 10L))
                             .raw("version")
                             .build(),
-                    Field.of("Vlan", "VLAN", ValueType.INTEGER).range(0, 4095).raw("vlan").build());
+                    Field.of("Vlan", "VLAN", ValueType.INTEGER).range(0, 4095).raw("vlan").build(),
+                    Field.of("InIfName", "in interface name", ValueType.STRING)
+                            .raw("in_if_name")
+                            .rollup("if_name", CONTEXT_INTERFACE_IN)
+                            .groupWith("Exporter")
+                            .build(),
+                    Field.of("OutIfName", "out interface name", ValueType.STRING)
+                            .raw("out_if_name")
+                            .rollup("if_name", CONTEXT_INTERFACE_OUT)
+                            .groupWith("Exporter")
+                            .build(),
+                    Field.of("InIfBoundary", "in boundary", ValueType.INTEGER)
+                            .range(0, 2)
+                            .words(BOUNDARIES)
+                            .raw(rawBoundary("in_if_boundary"))
+                            .rollup("in_boundary", CONTEXT_INTERFACE_IN, BOUNDARY_AS)
+                            .build(),
+                    Field.of("OutIfBoundary", "out boundary", ValueType.INTEGER)
+                            .range(0, 2)
+                            .words(BOUNDARIES)
+                            .raw(rawBoundary("out_if_boundary"))
+                            .rollup("out_boundary", CONTEXT_INTERFACE_OUT, BOUNDARY_AS)
+                            .build(),
+                    Field.of("SrcCountry", "source country", ValueType.STRING)
+                            .raw("src_country")
+                            .rollup("src_country", COUNTRY_PAIR)
+                            .build(),
+                    Field.of("DstCountry", "destination country", ValueType.STRING)
+                            .raw("dst_country")
+                            .rollup("dst_country", COUNTRY_PAIR)
+                            .build());
 
     /** Dimensions of several fields: {@code name, label, fields...}. */
     private static final List<String[]> COMPOSITE =
             List.of(
                     new String[] {"Service", "protocol/port", "Proto", "Port"},
                     new String[] {"Conversation", "conversation", "SrcAddr", "DstAddr"},
-                    new String[] {"ASPair", "AS pair", "SrcAS", "DstAS"});
+                    new String[] {"ASPair", "AS pair", "SrcAS", "DstAS"},
+                    new String[] {"CountryPair", "country pair", "SrcCountry", "DstCountry"});
 
     private static final Fields DEFAULT = new Fields(FIELDS, COMPOSITE);
 

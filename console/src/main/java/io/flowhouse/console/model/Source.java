@@ -9,22 +9,37 @@ package io.flowhouse.console.model;
  * (per exporter) with a Space-Saving error bound.
  */
 public enum Source {
-    RAW(null, "", false),
-    INTERFACE_IN("interface", " AND direction = 0", false),
-    INTERFACE_OUT("interface", " AND direction = 1", false),
-    PROTO_PORT("proto_port", "", false),
-    AS_PAIR("as_pair", "", false),
-    TOP_TALKER("top_talker", "", true),
-    TOP_CONVERSATION("top_conversation", "", true);
+    RAW(null, "", false, ""),
+    INTERFACE_IN("interface", " AND direction = 0", false, Tables.PLAIN),
+    INTERFACE_OUT("interface", " AND direction = 1", false, Tables.PLAIN),
+    PROTO_PORT("proto_port", "", false, Tables.PLAIN),
+    AS_PAIR("as_pair", "", false, Tables.PLAIN),
+    TOP_TALKER("top_talker", "", true, Tables.PLAIN),
+    TOP_CONVERSATION("top_conversation", "", true, Tables.PLAIN),
+    /** Context rollups (enrichment on): the in interface with its name and boundary. */
+    CONTEXT_INTERFACE_IN("interface", " AND direction = 0", false, Tables.CONTEXT),
+    CONTEXT_INTERFACE_OUT("interface", " AND direction = 1", false, Tables.CONTEXT),
+    COUNTRY_PAIR("country_pair", "", false, Tables.CONTEXT),
+    BOUNDARY_AS("boundary_as", "", false, Tables.CONTEXT);
 
     private final String kind;
     private final String condition;
     private final boolean ranked;
+    private final String tablePrefix;
 
-    Source(String kind, String condition, boolean ranked) {
+    Source(String kind, String condition, boolean ranked, String tablePrefix) {
         this.kind = kind;
         this.condition = condition;
         this.ranked = ranked;
+        this.tablePrefix = tablePrefix;
+    }
+
+    /**
+     * The rollup tables of this source, before the resolution: {@code flows_} or, for the context
+     * rollups the job writes while enrichment is on, {@code flows_context_}.
+     */
+    public String tablePrefix() {
+        return tablePrefix;
     }
 
     /** The rollup {@code kind} value (a constant of the table's Enum8), null for raw. */
@@ -44,5 +59,11 @@ public enum Source {
 
     public boolean isRaw() {
         return this == RAW;
+    }
+
+    /** Table name prefixes (constants: an enum's constructor cannot read its own statics). */
+    private static final class Tables {
+        static final String PLAIN = "flows_";
+        static final String CONTEXT = "flows_context_";
     }
 }

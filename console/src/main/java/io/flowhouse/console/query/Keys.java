@@ -11,7 +11,11 @@ import io.flowhouse.console.model.ValueType;
 import io.flowhouse.console.sql.SqlLiteral;
 import io.flowhouse.console.sql.SqlLiteral.AddressForm;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The key columns of one or more dimensions on a source: what to select and group by, how a key
@@ -24,6 +28,7 @@ final class Keys {
     private final List<String> aliases = new ArrayList<>();
     private final Source source;
     private final AddressForm form;
+    private Map<Long, String> asNames = Map.of();
 
     Keys(List<Dimension> dims, Source source, AddressForm form) {
         this.source = source;
@@ -120,6 +125,25 @@ final class Keys {
         return t;
     }
 
+    /** The AS numbers in these keys' AS fields (0 is no AS and has no name). */
+    Set<Long> asNumbers(Collection<List<String>> keyValues) {
+        Set<Long> out = new TreeSet<>();
+        for (List<String> values : keyValues) {
+            for (int i = 0; i < fields.size(); i++) {
+                String name = fields.get(i).name();
+                if ((name.equals("SrcAS") || name.equals("DstAS")) && !values.get(i).equals("0")) {
+                    out.add(Long.parseLong(values.get(i)));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Names for the labels of AS numbers ({@code as_names}). */
+    void asNames(Map<Long, String> names) {
+        this.asNames = Map.copyOf(names);
+    }
+
     /** What the page shows for a key: {@code 10.0.0.1 · if 3}, {@code tcp/443}. */
     String label(List<String> values, int from, int to) {
         List<String> parts = new ArrayList<>();
@@ -133,7 +157,10 @@ final class Keys {
                             : v;
             switch (f.name()) {
                 case "InIf", "OutIf" -> parts.add("if " + v);
-                case "SrcAS", "DstAS" -> parts.add("AS" + v);
+                case "SrcAS", "DstAS" -> {
+                    String name = asNames.get(Long.parseLong(v));
+                    parts.add(name == null || name.isEmpty() ? "AS" + v : "AS" + v + " " + name);
+                }
                 default -> parts.add(word);
             }
         }

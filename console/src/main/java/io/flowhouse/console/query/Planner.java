@@ -33,7 +33,11 @@ public final class Planner {
                     Source.PROTO_PORT,
                     Source.AS_PAIR,
                     Source.TOP_TALKER,
-                    Source.TOP_CONVERSATION);
+                    Source.TOP_CONVERSATION,
+                    Source.CONTEXT_INTERFACE_IN,
+                    Source.CONTEXT_INTERFACE_OUT,
+                    Source.COUNTRY_PAIR,
+                    Source.BOUNDARY_AS);
 
     private final ConsoleLimits limits;
 
@@ -51,6 +55,17 @@ public final class Planner {
      * @param allowRanked whether per-window top-N rows (with error bounds) may answer
      */
     public Plan plan(ViewRequest r, List<Dimension> dims, boolean allowRanked) {
+        return plan(r, dims, allowRanked, false);
+    }
+
+    /**
+     * The plan for a view over these dimensions.
+     *
+     * @param allowRanked whether per-window top-N rows (with error bounds) may answer
+     * @param context whether the context rollups ({@code flows_context_<resolution>}) exist: the
+     *     job writes them only while enrichment is on
+     */
+    public Plan plan(ViewRequest r, List<Dimension> dims, boolean allowRanked, boolean context) {
         Set<Field> needed = new LinkedHashSet<>();
         dims.forEach(d -> needed.addAll(d.fields()));
         Set<Field> filterFields = r.filter().fields();
@@ -60,6 +75,9 @@ public final class Planner {
         Duration resolution = resolution(r, span);
         if (resolution != null) {
             for (Source s : ROLLUP_ORDER) {
+                if (!context && s.tablePrefix().equals(Source.CONTEXT_INTERFACE_IN.tablePrefix())) {
+                    continue;
+                }
                 if (s.ranked()
                         && (!allowRanked
                                 || filterFields.stream()
@@ -76,7 +94,7 @@ public final class Planner {
                     }
                     return aligned(
                             s,
-                            "flows_" + Durations.text(resolution),
+                            s.tablePrefix() + Durations.text(resolution),
                             resolution.toSeconds(),
                             r,
                             notes);

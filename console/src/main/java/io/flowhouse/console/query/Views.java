@@ -11,9 +11,11 @@ import io.flowhouse.console.model.Source;
 import io.flowhouse.console.sql.SqlLiteral;
 import io.flowhouse.console.sql.SqlLiteral.AddressForm;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The traffic views: top-N with totals and error bounds, traffic over time split by a dimension
@@ -38,6 +40,73 @@ public final class Views {
         this.form = form;
     }
 
+    /**
+     * When the context tables were last found missing, ms (0: never looked; they appear when the
+     * job starts).
+     */
+    private volatile long contextMissingAt;
+
+    private volatile boolean contextPresent;
+
+    /**
+     * Whether the job writes the context rollups (enrichment on): their finest table exists. Found
+     * once; while missing, looked for again at most once a minute.
+     */
+    private boolean contextTables(QueryLog log) {
+        List<java.time.Duration> res = planner.limits().resolutions();
+        if (contextPresent || res.isEmpty()) {
+            return contextPresent;
+        }
+        long now = System.currentTimeMillis();
+        if (now - contextMissingAt < 60_000L) {
+            return false;
+        }
+        String sql =
+                "SELECT count() FROM system.tables WHERE database = "
+                        + SqlLiteral.string(db())
+                        + " AND name = "
+                        + SqlLiteral.string(
+                                Source.CONTEXT_INTERFACE_IN.tablePrefix()
+                                        + Durations.text(res.get(0)));
+        List<JsonNode> rows = ch.query(sql, log).rows();
+        contextPresent = !rows.isEmpty() && rows.get(0).get(0).asLong() == 1;
+        if (!contextPresent) {
+            contextMissingAt = now;
+        }
+        return contextPresent;
+    }
+
+    /**
+     * Gives the keys the names of their AS numbers from {@code as_names} (one query, only when a
+     * key holds an AS); without that table (an older schema) the labels stay numbers.
+     */
+    private void nameAses(Keys keys, List<List<String>> keyValues, QueryLog log) {
+        Set<Long> ases = keys.asNumbers(keyValues);
+        if (ases.isEmpty()) {
+            return;
+        }
+        StringBuilder in = new StringBuilder();
+        for (long as : ases) {
+            in.append(in.length() == 0 ? "" : ", ").append(SqlLiteral.integer(as));
+        }
+        String sql =
+                "SELECT asn, argMax(name, updated) FROM "
+                        + SqlLiteral.identifier(db())
+                        + ".`as_names`"
+                        + " WHERE asn IN ("
+                        + in
+                        + ") GROUP BY asn";
+        Map<Long, String> names = new HashMap<>();
+        try {
+            for (JsonNode row : ch.query(sql, log).rows()) {
+                names.put(row.get(0).asLong(), row.get(1).asText());
+            }
+        } catch (QueryException e) {
+            return;
+        }
+        keys.asNames(names);
+    }
+
     private String db() {
         return planner.limits().database();
     }
@@ -48,7 +117,7 @@ public final class Views {
 
     /** The top N keys of the request's dimension, with totals, percentages and bounds. */
     public ObjectNode top(ViewRequest r, QueryLog log) {
-        Plan plan = planner.plan(r, List.of(r.dimension()), true);
+        Plan plan = planner.plan(r, List.of(r.dimension()), true, contextTables(log));
         ObjectNode out = header("top", r, plan);
         TopResult top = topRows(r, plan, log);
         out.set("rows", top.json);
@@ -59,7 +128,7 @@ public final class Views {
 
     /** Traffic over time split by the request's dimension: top N series plus "other". */
     public ObjectNode traffic(ViewRequest r, QueryLog log) {
-        Plan plan = planner.plan(r, List.of(r.dimension()), true);
+        Plan plan = planner.plan(r, List.of(r.dimension()), true, contextTables(log));
         ObjectNode out = header("traffic", r, plan);
         if (!plan.raw() && !plan.source().ranked() && trafficInOneScan(r, plan, out, log)) {
             return finish(out, log);
@@ -201,6 +270,7 @@ public final class Views {
                     return c != 0 ? c : String.join("\t", a).compareTo(String.join("\t", b));
                 });
         top = top.subList(0, Math.min(r.limit(), top.size()));
+        nameAses(keys, top, log);
         ArrayNode json = out.putArray("rows");
         ArrayNode series = JSON.createArrayNode();
         long[] shownTotal = new long[3];
@@ -259,7 +329,7 @@ public final class Views {
 
     /** Links between 2-3 dimensions: the heaviest key combinations, the rest as "other". */
     public ObjectNode sankey(ViewRequest r, QueryLog log) {
-        Plan plan = planner.plan(r, r.dimensions(), false);
+        Plan plan = planner.plan(r, r.dimensions(), false, contextTables(log));
         ObjectNode out = header("sankey", r, plan);
         Keys keys = new Keys(r.dimensions(), plan.source(), form);
         String sql =
@@ -278,6 +348,11 @@ public final class Views {
                         + " LIMIT "
                         + SqlLiteral.integer(planner.limits().sankeyLinks());
         ClickHouseReader.Result result = ch.query(sql, log);
+        List<List<String>> shownKeys = new ArrayList<>();
+        for (JsonNode row : result.rows()) {
+            shownKeys.add(keys.values(row, 0));
+        }
+        nameAses(keys, shownKeys, log);
         int[] bounds = new int[r.dimensions().size() + 1];
         for (int d = 0; d < r.dimensions().size(); d++) {
             bounds[d + 1] = bounds[d] + r.dimensions().get(d).fields().size();
@@ -404,6 +479,11 @@ public final class Views {
             caps = capRows.isEmpty() ? 0 : capRows.get(0).get(0).asLong();
             total = rankedTotal(r, plan, log);
         }
+        List<List<String>> rowKeys = new ArrayList<>();
+        for (JsonNode row : rows) {
+            rowKeys.add(keys.values(row, 0));
+        }
+        nameAses(keys, rowKeys, log);
         TopResult out = new TopResult();
         out.keyRows = rows;
         out.json = JSON.createArrayNode();

@@ -41,7 +41,17 @@ final class BrowserCheck {
 
     private BrowserCheck() {}
 
+    /** Steps in a browser on the console. */
+    @FunctionalInterface
+    interface Steps {
+        void run(WebDriver driver, String url, LocalClickHouse ch, Path shots) throws Exception;
+    }
+
     static void run(String url, LocalClickHouse ch, Path work) throws Exception {
+        run(url, ch, work, BrowserCheck::steps);
+    }
+
+    static void run(String url, LocalClickHouse ch, Path work, Steps steps) throws Exception {
         ServiceRequirement.require(
                 Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
                 "chromium and chromedriver (apt-get install chromium chromium-driver)");
@@ -66,7 +76,7 @@ final class BrowserCheck {
                         .build();
         WebDriver driver = new ChromeDriver(service, options);
         try {
-            steps(driver, url, ch, shots);
+            steps.run(driver, url, ch, shots);
         } catch (AssertionError | RuntimeException e) {
             screenshot(driver, shots.resolve("console-failure.png"));
             throw new AssertionError(
@@ -188,12 +198,12 @@ final class BrowserCheck {
     }
 
     /** Marks the status so {@link #await} sees the next load, not the last one. */
-    private static void mark(WebDriver driver) {
+    static void mark(WebDriver driver) {
         ((JavascriptExecutor) driver)
                 .executeScript("document.getElementById('status').dataset.state = 'idle';");
     }
 
-    private static void await(WebDriver driver) {
+    static void await(WebDriver driver) {
         new WebDriverWait(driver, Duration.ofSeconds(60))
                 .until(
                         d -> {
@@ -202,19 +212,19 @@ final class BrowserCheck {
                         });
     }
 
-    private static String text(WebDriver driver, String id) {
+    static String text(WebDriver driver, String id) {
         return Long.toString(number(driver.findElement(By.id(id)).getText()));
     }
 
-    private static long number(String shown) {
+    static long number(String shown) {
         return Long.parseLong(shown.replace(",", "").trim());
     }
 
-    private static String sql(LocalClickHouse ch, String sql) {
+    static String sql(LocalClickHouse ch, String sql) {
         return ch.queryScalar(sql);
     }
 
-    private static void screenshot(WebDriver driver, Path file) throws IOException {
+    static void screenshot(WebDriver driver, Path file) throws IOException {
         byte[] png = ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES);
         Files.write(file, png);
     }

@@ -107,6 +107,11 @@ final class PipelineFixture {
 
     /** Produces the captures and the dead letters, runs the job to the end of the topics. */
     static void fill(String bootstrap, LocalClickHouse ch) throws Exception {
+        fill(bootstrap, ch, new String[0]);
+    }
+
+    /** The same, with these job arguments added (enrichment). */
+    static void fill(String bootstrap, LocalClickHouse ch, String... extraArgs) throws Exception {
         List<ProducerRecord<byte[], byte[]>> raw = new ArrayList<>();
         List<List<RawDatagram>> captures = new ArrayList<>();
         long first = Long.MAX_VALUE;
@@ -165,7 +170,8 @@ final class PipelineFixture {
                                     new RejectedDatagram(d, "UNSUPPORTED_VERSION", "version 7"))));
         }
         PipelineSettings s =
-                ReprocessJob.settings(JobArgs.resolve(Map.of(), jobArgs(bootstrap, ch)));
+                ReprocessJob.settings(
+                        JobArgs.resolve(Map.of(), concat(jobArgs(bootstrap, ch), extraArgs)));
         // The records carry 2024 timestamps (the rejected topic is read by them): no retention.
         try (TopicAdmin admin = TopicAdmin.connect(bootstrap, new Properties())) {
             admin.createMissing(
@@ -193,6 +199,12 @@ final class PipelineFixture {
         FlowPipelineJob.build(
                 env, PipelineConnectors.sources(s), PipelineConnectors.sinks(s, tables), s);
         env.execute("console-it");
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
     }
 
     /** The console's user on the test server and a configuration that queries as it. */

@@ -34,6 +34,53 @@ class PlannerTest {
         return planner.plan(r, r.dimensions(), true);
     }
 
+    private Plan contextPlan(String... kv) {
+        Map<String, String> p = new HashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            p.put(kv[i], kv[i + 1]);
+        }
+        ViewRequest r =
+                ViewRequest.parse(
+                        p,
+                        Fields.standard(),
+                        new FilterParser(Fields.standard(), FilterParser.Limits.DEFAULT),
+                        limits,
+                        1,
+                        1,
+                        NOW);
+        return planner.plan(r, r.dimensions(), true, true);
+    }
+
+    @Test
+    void contextFieldsReadTheContextRollupsWhenTheJobWritesThem() {
+        Plan names = contextPlan("range", "24h", "dimension", "InIfName");
+        assertThat(names.source()).isEqualTo(Source.CONTEXT_INTERFACE_IN);
+        assertThat(names.table()).isEqualTo("flows_context_1m");
+        assertThat(contextPlan("range", "7d", "dimension", "OutIfName").table())
+                .isEqualTo("flows_context_1h");
+        assertThat(contextPlan("range", "24h", "dimension", "CountryPair").source())
+                .isEqualTo(Source.COUNTRY_PAIR);
+        assertThat(
+                        contextPlan(
+                                        "range",
+                                        "30d",
+                                        "dimension",
+                                        "SrcAS",
+                                        "filter",
+                                        "InIfBoundary = external AND SrcAS IN (15169, 13335)"
+                                                + " AND Proto = 6")
+                                .source())
+                .isEqualTo(Source.BOUNDARY_AS);
+        assertThat(contextPlan("range", "24h", "dimension", "InIf", "filter", "Proto = 6").source())
+                .isEqualTo(Source.BOUNDARY_AS);
+        // The plain kinds still answer what they hold.
+        assertThat(contextPlan("range", "24h", "dimension", "SrcAS").source())
+                .isEqualTo(Source.AS_PAIR);
+        // Without the context tables a context field over a long range is a clear 400.
+        assertThatThrownBy(() -> plan("range", "24h", "dimension", "SrcCountry"))
+                .hasMessageContaining("no rollup holds SrcCountry");
+    }
+
     @Test
     void resolutionFollowsTheRange() {
         assertThat(plan("range", "5m").source()).isEqualTo(Source.RAW);

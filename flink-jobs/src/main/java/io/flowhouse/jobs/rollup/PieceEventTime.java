@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.rollup;
 
+import java.io.Serializable;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
@@ -14,15 +15,29 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * this passes on the watermark and idleness of its input: a flow's time (an exporter's clock) moves
  * no watermark, and a quiet partition does not hold the others back.
  */
-final class PieceEventTime extends AbstractStreamOperator<RollupRow>
-        implements OneInputStreamOperator<RollupRow, RollupRow> {
+final class PieceEventTime<T> extends AbstractStreamOperator<T>
+        implements OneInputStreamOperator<T, T> {
 
     private static final long serialVersionUID = 1L;
+
+    /** The start of a piece's window, epoch ms. */
+    @FunctionalInterface
+    interface WindowStart<T> extends Serializable {
+        long of(T piece);
+    }
+
+    private final WindowStart<T> windowStart;
 
     private final long delayMillis;
     private long emitted = Long.MIN_VALUE;
 
-    PieceEventTime(long delayMillis) {
+    /** For rollup rows. */
+    static PieceEventTime<RollupRow> ofRows(long delayMillis) {
+        return new PieceEventTime<>(delayMillis, RollupRow::windowStart);
+    }
+
+    PieceEventTime(long delayMillis, WindowStart<T> windowStart) {
+        this.windowStart = windowStart;
         if (delayMillis < 0) {
             throw new IllegalArgumentException("delay " + delayMillis + " ms (expected: >= 0)");
         }
@@ -30,8 +45,8 @@ final class PieceEventTime extends AbstractStreamOperator<RollupRow>
     }
 
     @Override
-    public void processElement(StreamRecord<RollupRow> element) {
-        output.collect(element.replace(element.getValue(), element.getValue().windowStart()));
+    public void processElement(StreamRecord<T> element) {
+        output.collect(element.replace(element.getValue(), windowStart.of(element.getValue())));
     }
 
     @Override

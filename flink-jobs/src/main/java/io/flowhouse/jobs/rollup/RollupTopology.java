@@ -224,7 +224,7 @@ public final class RollupTopology {
                         .transform(
                                 "rollup event time " + label,
                                 RollupRowTypeInfo.INSTANCE,
-                                new PieceEventTime(delay))
+                                PieceEventTime.ofRows(delay))
                         .uid("rollup-watermarks-" + label)
                         .transform(
                                 "bucket budget " + label,

@@ -5,6 +5,8 @@ import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.sflow.InterfaceCounters;
 import io.flowhouse.jobs.counters.InterfaceCountersRowEncoder;
 import io.flowhouse.jobs.enrich.EnrichedFlow;
+import io.flowhouse.jobs.rollup.ContextRollupTables;
+import io.flowhouse.jobs.rollup.ContextRow;
 import io.flowhouse.jobs.rollup.RollupRow;
 import io.flowhouse.jobs.rollup.RollupTables;
 import io.flowhouse.jobs.stats.ExporterStats;
@@ -80,6 +82,11 @@ public record JobTables(ClickHouseSinkOptions options, int flowsTtlDays, int sta
                 options,
                 new EnrichedFlowRowEncoder(),
                 JobSchema.migrations(flowsTtlDays, statsTtlDays));
+    }
+
+    /** Context rollup rows of one resolution into {@code flows_context_<label>}. */
+    public ClickHouseSink<ContextRow> contextRollup(Duration resolution, int ttlDays) {
+        return ContextRollupTables.sink(options, resolution, ttlDays);
     }
 
     /** Rollup rows of one resolution into {@code flows_<label>}. */
