@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Debian's {@code clickhouse-server} (18.16 on Debian 12) as a process with a generated {@code
@@ -32,6 +33,7 @@ public final class ClickHouseServer implements LocalService {
     private final Path binary;
     private final ClickHouseServerConfig serverConfig;
     private final Path passwordFile;
+    private final ClickHouseClusterConfig cluster;
 
     /**
      * A server whose user {@code default} has no password (the tests' temporary servers).
@@ -45,11 +47,31 @@ public final class ClickHouseServer implements LocalService {
     }
 
     private ClickHouseServer(
-            String name, Path binary, ClickHouseServerConfig serverConfig, Path passwordFile) {
+            String name,
+            Path binary,
+            ClickHouseServerConfig serverConfig,
+            Path passwordFile,
+            ClickHouseClusterConfig cluster) {
         this.name = name;
         this.binary = binary;
         this.serverConfig = serverConfig;
         this.passwordFile = passwordFile;
+        this.cluster = cluster;
+    }
+
+    private ClickHouseServer(
+            String name, Path binary, ClickHouseServerConfig serverConfig, Path passwordFile) {
+        this(name, binary, serverConfig, passwordFile, null);
+    }
+
+    /** This server as one replica of a cluster: {@code config.d/cluster.xml} written on start. */
+    public ClickHouseServer withCluster(ClickHouseClusterConfig clusterConfig) {
+        return new ClickHouseServer(name, binary, serverConfig, passwordFile, clusterConfig);
+    }
+
+    /** Its cluster role, when it has one. */
+    public Optional<ClickHouseClusterConfig> cluster() {
+        return Optional.ofNullable(cluster);
     }
 
     /**
@@ -123,7 +145,12 @@ public final class ClickHouseServer implements LocalService {
 
     @Override
     public List<Integer> ports() {
-        return List.of(serverConfig.httpPort(), serverConfig.nativePort());
+        return cluster == null
+                ? List.of(serverConfig.httpPort(), serverConfig.nativePort())
+                : List.of(
+                        serverConfig.httpPort(),
+                        serverConfig.nativePort(),
+                        cluster.interserverPort());
     }
 
     @Override
@@ -147,6 +174,9 @@ public final class ClickHouseServer implements LocalService {
                             + " or pass --clickhouse-binary (tests: -D"
                             + BINARY_PROPERTY
                             + ")");
+        }
+        if (cluster != null) {
+            cluster.write(serverConfig.dir());
         }
         if (passwordFile == null) {
             serverConfig.write();
