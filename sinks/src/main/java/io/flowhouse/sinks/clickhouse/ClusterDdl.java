@@ -15,8 +15,9 @@ import java.util.regex.Pattern;
  * replicas through replication. An {@code ALTER} with {@code MODIFY ORDER BY} also runs without
  * {@code ON CLUSTER}: ClickHouse 18.16's DDL queue refuses it ("Unsupported type of ALTER query"),
  * and on a replicated table the ALTER reaches the shard's other replicas through ZooKeeper anyway
- * (with several shards, such a migration has to run once per shard). The migrations themselves are written once, for one server; both
- * forms are rendered from them, so ClickHouse 18.16 and current servers read the same text.
+ * (with several shards, such a migration has to run once per shard). The migrations themselves are
+ * written once, for one server; both forms are rendered from them, so ClickHouse 18.16 and current
+ * servers read the same text.
  *
  * @param cluster the {@code remote_servers} entry, or empty: statements pass unchanged
  */
