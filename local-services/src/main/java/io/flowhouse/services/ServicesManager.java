@@ -3,10 +3,10 @@ package io.flowhouse.services;
 
 import io.flowhouse.services.clickhouse.ClickHouseInstaller;
 import io.flowhouse.services.clickhouse.ClickHouseServer;
-import io.flowhouse.services.zookeeper.ZooKeeperServer;
 import io.flowhouse.services.flink.FlinkJobManager;
 import io.flowhouse.services.flink.FlinkTaskManager;
 import io.flowhouse.services.kafka.KafkaProcess;
+import io.flowhouse.services.zookeeper.ZooKeeperServer;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
