@@ -114,7 +114,9 @@ class ReplicaKillPipelineITCase {
                                     + " exporter_port"));
             tables.addAll(
                     replica.query(
-                            "SELECT count(), sum(flows), sum(bytes) FROM " + db + ".flows_1m FINAL"));
+                            "SELECT count(), sum(flows), sum(bytes) FROM "
+                                    + db
+                                    + ".flows_1m FINAL"));
             tables.addAll(
                     replica.query(
                             "SELECT count(), sum(datagrams), sum(records) FROM "

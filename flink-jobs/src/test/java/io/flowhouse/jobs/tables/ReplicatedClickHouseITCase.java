@@ -36,9 +36,19 @@ class ReplicatedClickHouseITCase {
 
     private static LocalClickHouseCluster cluster;
 
+    /** One database migrated once for the class: each ON CLUSTER statement waits for both. */
+    private static final String DB = ClickHouseTestSupport.freshDatabase("cluster");
+
+    private static ClickHouseMigrator.Result migrated;
+
     @BeforeAll
-    static void startCluster() {
+    static void startCluster() throws Exception {
         cluster = LocalClickHouseCluster.launch(2);
+        try (ClickHouseConnection conn = new ClickHouseConnection(options(DB).build())) {
+            migrated = ClickHouseTestSupport.SCHEMA.migrator(conn, DB).migrate();
+            RollupTables.ensure(conn, DB, migrated.capabilities(), Duration.ofMinutes(1), 30);
+            RollupTables.ensure(conn, DB, migrated.capabilities(), Duration.ofHours(1), 30);
+        }
     }
 
     @AfterAll
@@ -61,12 +71,10 @@ class ReplicatedClickHouseITCase {
 
     @Test
     void everyReplicaGetsTheSingleServerColumnsInReplicatedEngines() throws Exception {
-        String db = ClickHouseTestSupport.freshDatabase("cluster_schema");
+        String db = DB;
         try (ClickHouseConnection conn = new ClickHouseConnection(options(db).build())) {
-            ClickHouseMigrator.Result r = ClickHouseTestSupport.SCHEMA.migrator(conn, db).migrate();
+            ClickHouseMigrator.Result r = migrated;
             ServerCapabilities caps = r.capabilities();
-            RollupTables.ensure(conn, db, caps, Duration.ofMinutes(1), 30);
-            RollupTables.ensure(conn, db, caps, Duration.ofHours(1), 30);
             // A second run applies nothing (the ledger is replicated too).
             assertThat(ClickHouseTestSupport.SCHEMA.migrator(conn, db).migrate().applied())
                     .isEmpty();
@@ -75,13 +83,10 @@ class ReplicatedClickHouseITCase {
                     columnsOf(
                             Files.readString(
                                     GOLDEN.resolveSibling(flavor)
-                                            .resolve(
-                                                    String.format(
-                                                            "V%03d.tsv", r.latestVersion())),
+                                            .resolve(String.format("V%03d.tsv", r.latestVersion())),
                                     StandardCharsets.UTF_8));
             for (LocalClickHouse replica : cluster.replicas()) {
-                assertThat(columns(replica, db, "flows_1m", "flows_1h"))
-                        .isEqualTo(golden);
+                assertThat(columns(replica, db, "flows_1m", "flows_1h")).isEqualTo(golden);
                 assertThat(
                                 replica.query(
                                         "SELECT name, engine FROM system.tables WHERE database = '"
@@ -103,7 +108,7 @@ class ReplicatedClickHouseITCase {
 
     @Test
     void aKilledReplicaIsWrittenAroundAndCatchesUpExactly() throws Exception {
-        String db = ClickHouseTestSupport.freshDatabase("cluster_kill");
+        String db = DB;
         ClickHouseSinkOptions o = options(db).build();
         LocalClickHouse first = cluster.replica(0);
         try (ClickHouseSinkWriter<FlowRecord> w = writer(o)) {

@@ -128,5 +128,10 @@ public final class LocalClickHouseCluster implements AutoCloseable {
             }
         }
         zookeeper.stop();
+        try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | UncheckedIOException ignored) {
+            // best effort on a temporary directory
+        }
     }
 }

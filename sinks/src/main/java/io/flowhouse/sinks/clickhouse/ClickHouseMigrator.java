@@ -104,6 +104,11 @@ public final class ClickHouseMigrator {
     public Result migrate() throws ClickHouseSinkException {
         ServerCapabilities caps = detect(connection);
         SchemaDialect dialect = new SchemaDialect(database, caps, ttls);
+        if (connection.clusterDdl().enabled() && upToDate()) {
+            // Every writer opens here (each subtask, each restart): on a cluster each DDL below
+            // would queue a distributed task that waits for every replica.
+            return new Result(caps, List.of(), latestVersion());
+        }
         connection.executeDdl("CREATE DATABASE IF NOT EXISTS " + database);
         connection.executeDdl(
                 "CREATE TABLE IF NOT EXISTS "
@@ -158,6 +163,15 @@ public final class ClickHouseMigrator {
                     caps.version());
         }
         return new Result(caps, List.copyOf(applied), latest);
+    }
+
+    /** Whether the ledger exists and holds every migration (false when it cannot be read). */
+    private boolean upToDate() {
+        try {
+            return !pending(appliedVersions());
+        } catch (ClickHouseSinkException e) {
+            return false;
+        }
     }
 
     private int latestVersion() {
