@@ -115,7 +115,11 @@ public final class ReprocessCommand implements Callable<Integer> {
         add(jobArgs, "target-database", targetDatabase);
         add(jobArgs, "resolutions", resolutions);
         jobArgs.addAll(List.of("--kafka.bootstrap-servers", config.kafkaBootstrap()));
-        jobArgs.addAll(List.of("--clickhouse.url", config.clickhouseUrl()));
+        // Every replica, tried in order; with replicas the schema is created ON CLUSTER.
+        jobArgs.addAll(List.of("--clickhouse.url", config.clickhouseUrls()));
+        if (!config.clickhouseCluster().isEmpty()) {
+            jobArgs.addAll(List.of("--clickhouse.cluster", config.clickhouseCluster()));
+        }
         // The path of the generated password, never the password itself.
         jobArgs.addAll(
                 List.of("--clickhouse.password-file", config.clickhousePasswordFile().toString()));

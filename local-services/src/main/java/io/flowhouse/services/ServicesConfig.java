@@ -34,6 +34,10 @@ import java.util.Properties;
  * @param clickhouseHttpPort HTTP interface on 127.0.0.1
  * @param clickhouseNativePort native protocol on 127.0.0.1
  * @param clickhouseBinary the {@code clickhouse-server} executable
+ * @param clickhouseReplicas ClickHouse servers, the replicas of one shard; from 2 with ZooKeeper;
+ *     replica {@code i} (from 0) listens on {@code clickhouseHttpPort + i}, {@code
+ *     clickhouseNativePort + i} and interserver port {@code 9009 + i}
+ * @param zookeeperPort ZooKeeper's client port on 127.0.0.1 (with 2 or more replicas)
  * @param flinkRestPort the JobManager's REST API and web UI on localhost
  * @param flinkRpcPort the JobManager's RPC port (TaskManagers register here)
  * @param flinkSlots task slots of each TaskManager
@@ -53,6 +57,8 @@ public record ServicesConfig(
         int clickhouseHttpPort,
         int clickhouseNativePort,
         Path clickhouseBinary,
+        int clickhouseReplicas,
+        int zookeeperPort,
         int flinkRestPort,
         int flinkRpcPort,
         int flinkSlots,
@@ -155,6 +161,8 @@ public record ServicesConfig(
                 c.get(ServicesKeys.CLICKHOUSE_HTTP_PORT),
                 c.get(ServicesKeys.CLICKHOUSE_NATIVE_PORT),
                 c.get(ServicesKeys.CLICKHOUSE_BINARY),
+                c.get(ServicesKeys.CLICKHOUSE_REPLICAS),
+                c.get(ServicesKeys.ZOOKEEPER_PORT),
                 c.get(ServicesKeys.FLINK_REST_PORT),
                 c.get(ServicesKeys.FLINK_RPC_PORT),
                 c.get(ServicesKeys.FLINK_SLOTS),
@@ -188,6 +196,8 @@ public record ServicesConfig(
         props.setProperty("clickhouse-http-port", Integer.toString(clickhouseHttpPort));
         props.setProperty("clickhouse-native-port", Integer.toString(clickhouseNativePort));
         props.setProperty("clickhouse-binary", clickhouseBinary.toString());
+        props.setProperty("clickhouse-replicas", Integer.toString(clickhouseReplicas));
+        props.setProperty("zookeeper-port", Integer.toString(zookeeperPort));
         props.setProperty("flink-rest-port", Integer.toString(flinkRestPort));
         props.setProperty("flink-rpc-port", Integer.toString(flinkRpcPort));
         props.setProperty("flink-slots", Integer.toString(flinkSlots));
@@ -210,6 +220,8 @@ public record ServicesConfig(
                 clickhouseHttpPort,
                 clickhouseNativePort,
                 clickhouseBinary,
+                clickhouseReplicas,
+                zookeeperPort,
                 flinkRestPort,
                 flinkRpcPort,
                 flinkSlots,
@@ -241,6 +253,8 @@ public record ServicesConfig(
                 clickhouseHttp,
                 clickhouseNative,
                 clickhouseBinary,
+                clickhouseReplicas,
+                zookeeperPort,
                 flinkRest,
                 flinkRpc,
                 flinkSlots,
@@ -263,6 +277,8 @@ public record ServicesConfig(
                 clickhouseHttpPort,
                 clickhouseNativePort,
                 clickhouseBinary,
+                clickhouseReplicas,
+                zookeeperPort,
                 flinkRestPort,
                 flinkRpcPort,
                 slots,
@@ -284,6 +300,8 @@ public record ServicesConfig(
                 clickhouseHttpPort,
                 clickhouseNativePort,
                 clickhouseBinary,
+                clickhouseReplicas,
+                zookeeperPort,
                 flinkRestPort,
                 flinkRpcPort,
                 flinkSlots,
@@ -343,6 +361,8 @@ public record ServicesConfig(
                 clickhouseHttpPort,
                 clickhouseNativePort,
                 clickhouseBinary,
+                clickhouseReplicas,
+                zookeeperPort,
                 flinkRestPort,
                 flinkRpcPort,
                 flinkSlots,
@@ -362,6 +382,26 @@ public record ServicesConfig(
 
     public String clickhouseUrl() {
         return "http://127.0.0.1:" + clickhouseHttpPort;
+    }
+
+    /** The first interserver HTTP port of the replicas (ClickHouse's default). */
+    public static final int CLICKHOUSE_INTERSERVER_PORT = 9009;
+
+    /** The {@code remote_servers} cluster of the replicas. */
+    public static final String CLICKHOUSE_CLUSTER = "flowhouse";
+
+    /** Every replica's HTTP endpoint, comma-separated: the job's {@code clickhouse.url}. */
+    public String clickhouseUrls() {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < clickhouseReplicas; i++) {
+            b.append(i == 0 ? "" : ",").append("http://127.0.0.1:").append(clickhouseHttpPort + i);
+        }
+        return b.toString();
+    }
+
+    /** The job's {@code clickhouse.cluster}: the cluster with 2 or more replicas, else empty. */
+    public String clickhouseCluster() {
+        return clickhouseReplicas > 1 ? CLICKHOUSE_CLUSTER : "";
     }
 
     public String flinkRestUrl() {

@@ -98,6 +98,23 @@ public final class ServicesKeys {
                     ServicesConfig.DEFAULT_FLINK_RPC_PORT,
                     "Flink JobManager RPC (TaskManagers register here).");
 
+    public static final Key<Integer> CLICKHOUSE_REPLICAS =
+            Key.of("clickhouse-replicas", Types.integer(1, 4))
+                    .defaultValue(1)
+                    .doc(
+                            "ClickHouse servers as the replicas of one shard (cluster flowhouse,"
+                                    + " ZooKeeper on zookeeper-port); replica i (from 0) on"
+                                    + " clickhouse-http-port + i, clickhouse-native-port + i and"
+                                    + " interserver port 9009 + i. 1: one server, no ZooKeeper.")
+                    .flag("--clickhouse-replicas", "N")
+                    .env("FLOWHOUSE_CLICKHOUSE_REPLICAS");
+
+    public static final Key<Integer> ZOOKEEPER_PORT =
+            port(
+                    "zookeeper-port",
+                    2181,
+                    "ZooKeeper's client port, with 2 or more ClickHouse replicas.");
+
     public static final Key<Integer> FLINK_SLOTS =
             Key.of("flink-slots", Types.integer(1, 256))
                     .defaultValue(2)
@@ -142,6 +159,8 @@ public final class ServicesKeys {
                     CLICKHOUSE_HTTP_PORT,
                     CLICKHOUSE_NATIVE_PORT,
                     CLICKHOUSE_BINARY,
+                    CLICKHOUSE_REPLICAS,
+                    ZOOKEEPER_PORT,
                     FLINK_REST_PORT,
                     FLINK_RPC_PORT,
                     FLINK_SLOTS,

@@ -6,6 +6,7 @@ import io.flowhouse.services.clickhouse.ClickHouseServer;
 import io.flowhouse.services.flink.FlinkJobManager;
 import io.flowhouse.services.flink.FlinkTaskManager;
 import io.flowhouse.services.kafka.KafkaProcess;
+import io.flowhouse.services.zookeeper.ZooKeeperServer;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -36,13 +37,28 @@ public final class ServicesManager {
 
     private final ServicesConfig config;
 
-    /** Every kind's processes: one each, except {@code flink-taskmanagers} TaskManagers. */
+    /**
+     * Every kind's processes: one each, except {@code kafka-brokers} brokers, {@code
+     * flink-taskmanagers} TaskManagers, and {@code clickhouse-replicas} ClickHouse servers (with
+     * ZooKeeper last among them when there are 2 or more).
+     */
     private final Map<ServiceKind, List<ServiceProcess>> processes =
             new EnumMap<>(ServiceKind.class);
 
     public ServicesManager(ServicesConfig config) {
         this.config = config;
-        add(ServiceKind.CLICKHOUSE, ClickHouseServer.forServices(config));
+        for (int i = 0; i < config.clickhouseReplicas(); i++) {
+            add(ServiceKind.CLICKHOUSE, ClickHouseServer.forServices(config, i));
+        }
+        if (config.clickhouseReplicas() > 1) {
+            // Last of its kind: index 0 stays the first replica; replicas wait for it on start.
+            add(
+                    ServiceKind.CLICKHOUSE,
+                    ZooKeeperServer.debian(
+                            "zookeeper",
+                            config.stateDir().resolve("zookeeper"),
+                            config.zookeeperPort()));
+        }
         for (int i = 0; i < config.kafkaBrokers(); i++) {
             add(ServiceKind.KAFKA, new KafkaProcess(config, i));
         }
@@ -235,12 +251,19 @@ public final class ServicesManager {
         return String.format(
                 java.util.Locale.ROOT,
                 "%d Kafka broker(s), %d partition(s) per topic; %d TaskManager(s) x %d slot(s);"
-                        + " %d ClickHouse server(s)",
+                        + " %d ClickHouse server(s)%s",
                 instances(ServiceKind.KAFKA),
                 config.kafkaPartitions(),
                 instances(ServiceKind.FLINK_TASKMANAGER),
                 config.flinkSlots(),
-                instances(ServiceKind.CLICKHOUSE));
+                config.clickhouseReplicas(),
+                config.clickhouseReplicas() > 1
+                        ? " (replicas of cluster "
+                                + ServicesConfig.CLICKHOUSE_CLUSTER
+                                + ", ZooKeeper 127.0.0.1:"
+                                + config.zookeeperPort()
+                                + ")"
+                        : "");
     }
 
     /** The log file a service's first process writes its stdout and stderr to. */

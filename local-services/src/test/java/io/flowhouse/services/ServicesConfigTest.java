@@ -115,4 +115,35 @@ class ServicesConfigTest {
         assertThat(resolve(Map.of("FLOWHOUSE_KAFKA_PORT", ""), List.of(), false).kafkaPort())
                 .isEqualTo(9092);
     }
+
+    @Test
+    void clickhouseReplicasAreOneShardWithZooKeeperLastOfTheirKind() throws Exception {
+        ServicesConfig one = resolve(Map.of(), List.of(), false);
+        assertThat(one.clickhouseUrls()).isEqualTo("http://127.0.0.1:8123");
+        assertThat(one.clickhouseCluster()).isEmpty();
+        assertThat(new ServicesManager(one).instances(ServiceKind.CLICKHOUSE)).isEqualTo(1);
+
+        ServicesConfig two = resolve(Map.of(), List.of("--clickhouse-replicas", "2"), false);
+        assertThat(two.clickhouseUrls()).isEqualTo("http://127.0.0.1:8123,http://127.0.0.1:8124");
+        assertThat(two.clickhouseCluster()).isEqualTo("flowhouse");
+        ServicesManager manager = new ServicesManager(two);
+        assertThat(manager.instances(ServiceKind.CLICKHOUSE)).isEqualTo(3);
+        assertThat(manager.status(ServiceKind.CLICKHOUSE, 0).name()).isEqualTo("clickhouse");
+        assertThat(manager.status(ServiceKind.CLICKHOUSE, 1).name()).isEqualTo("clickhouse-2");
+        assertThat(manager.status(ServiceKind.CLICKHOUSE, 2).name()).isEqualTo("zookeeper");
+        assertThat(manager.topology())
+                .endsWith(
+                        "2 ClickHouse server(s) (replicas of cluster flowhouse, ZooKeeper 127.0.0.1:2181)");
+        String cluster =
+                io.flowhouse.services.clickhouse.ClickHouseServer.forServices(two, 1)
+                        .cluster()
+                        .orElseThrow()
+                        .xml();
+        assertThat(cluster)
+                .contains("<replica>r2</replica>")
+                .contains("<port>9000</port>")
+                .contains("<port>9001</port>")
+                .contains("<interserver_http_port>9010</interserver_http_port>")
+                .contains("<node><host>127.0.0.1</host><port>2181</port></node>");
+    }
 }

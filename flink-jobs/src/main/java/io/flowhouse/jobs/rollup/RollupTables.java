@@ -144,10 +144,10 @@ public final class RollupTables {
             Duration resolution,
             int ttlDays)
             throws ClickHouseSinkException {
-        connection.execute("CREATE DATABASE IF NOT EXISTS " + database);
-        connection.execute(createStatement(database, caps, resolution, ttlDays));
+        connection.executeDdl("CREATE DATABASE IF NOT EXISTS " + database);
+        connection.executeDdl(createStatement(database, caps, resolution, ttlDays));
         try {
-            connection.execute(addBytesErrorStatement(database, resolution));
+            connection.executeDdl(addBytesErrorStatement(database, resolution));
         } catch (ClickHouseSinkException e) {
             if (!ClickHouseMigrator.alreadyApplied(e)) {
                 throw e;

@@ -3,6 +3,7 @@ package io.flowhouse.testkit.clickhouse;
 
 import io.flowhouse.services.LocalPorts;
 import io.flowhouse.services.ServiceProcess;
+import io.flowhouse.services.clickhouse.ClickHouseClusterConfig;
 import io.flowhouse.services.clickhouse.ClickHouseServer;
 import io.flowhouse.services.clickhouse.ClickHouseServerConfig;
 import java.io.IOException;
@@ -83,9 +84,19 @@ public final class LocalClickHouse implements ClickHouseService {
     private boolean closed;
 
     private LocalClickHouse(Options options, Path dir, int httpPort, int nativePort) {
+        this(options, dir, httpPort, nativePort, null);
+    }
+
+    /** One replica of a {@link LocalClickHouseCluster} (not started). */
+    LocalClickHouse(
+            Options options,
+            Path dir,
+            int httpPort,
+            int nativePort,
+            ClickHouseClusterConfig cluster) {
         this.options = options;
         this.dir = dir;
-        this.server =
+        ClickHouseServer plain =
                 new ClickHouseServer(
                         "server",
                         options.binary(),
@@ -99,6 +110,7 @@ public final class LocalClickHouse implements ClickHouseService {
                                 options.memoryLimitBytes(),
                                 "",
                                 ""));
+        this.server = cluster == null ? plain : plain.withCluster(cluster);
         this.process =
                 new ServiceProcess(
                         server,
@@ -137,13 +149,17 @@ public final class LocalClickHouse implements ClickHouseService {
         int[] ports = LocalPorts.free(2);
         LocalClickHouse ch = new LocalClickHouse(options, dir, ports[0], ports[1]);
         try {
-            Runtime.getRuntime().addShutdownHook(ch.shutdownHook);
+            ch.registerShutdownHook();
             ch.start();
             return ch;
         } catch (RuntimeException e) {
             ch.close();
             throw e;
         }
+    }
+
+    void registerShutdownHook() {
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
     /** Launches with {@link Options#defaults()}. */

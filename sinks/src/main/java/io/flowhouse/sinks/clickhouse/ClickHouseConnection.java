@@ -13,40 +13,85 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * One {@code client-v2} client with the settings every Flowhouse ClickHouse user needs: HTTP, no
- * compression (the zstd library is not on the classpath and 18.16 does not need it), timeouts from
- * the options. Queries are read as {@code TabSeparated} text, which every server version speaks
- * (18.16 has no {@code RowBinaryWithNamesAndTypes}, the client's default for reads).
+ * One {@code client-v2} client per configured endpoint with the settings every Flowhouse ClickHouse
+ * user needs: HTTP, no compression (the zstd library is not on the classpath and 18.16 does not
+ * need it), timeouts from the options. Queries are read as {@code TabSeparated} text, which every
+ * server version speaks (18.16 has no {@code RowBinaryWithNamesAndTypes}, the client's default for
+ * reads).
+ *
+ * <p>With several endpoints (the replicas of one shard) every request goes to the active one; a
+ * retriable failure moves the connection to the next, so the caller's retry reaches another
+ * replica. DDL goes through {@link #executeDdl}, which runs it {@code ON CLUSTER} when a cluster is
+ * configured.
  */
 public final class ClickHouseConnection implements AutoCloseable {
 
-    private final Client client;
+    private static final Logger LOG = LoggerFactory.getLogger(ClickHouseConnection.class);
+
+    private final List<String> urls;
+    private final List<Client> clients;
+    private final ClusterDdl ddl;
+    private volatile int active;
 
     public ClickHouseConnection(ClickHouseSinkOptions options) {
-        this.client =
-                new Client.Builder()
-                        .addEndpoint(options.url())
-                        .setUsername(options.user())
-                        .setPassword(options.resolvePassword())
-                        .compressServerResponse(false)
-                        .compressClientRequest(false)
-                        .useHttpCompression(false)
-                        .setConnectTimeout(options.connectTimeout().toMillis(), ChronoUnit.MILLIS)
-                        .setSocketTimeout(options.socketTimeout().toMillis(), ChronoUnit.MILLIS)
-                        // The sink owns retries (with backoff and metrics); the client makes one
-                        // try.
-                        .setMaxRetries(0)
-                        .build();
+        this.urls = options.urls();
+        this.ddl = options.clusterDdl();
+        List<Client> built = new ArrayList<>();
+        for (String url : urls) {
+            built.add(client(options, url));
+        }
+        this.clients = List.copyOf(built);
+    }
+
+    private static Client client(ClickHouseSinkOptions options, String url) {
+        return new Client.Builder()
+                .addEndpoint(url)
+                .setUsername(options.user())
+                .setPassword(options.resolvePassword())
+                .compressServerResponse(false)
+                .compressClientRequest(false)
+                .useHttpCompression(false)
+                .setConnectTimeout(options.connectTimeout().toMillis(), ChronoUnit.MILLIS)
+                .setSocketTimeout(options.socketTimeout().toMillis(), ChronoUnit.MILLIS)
+                // The sink owns retries (with backoff and metrics); the client makes one
+                // try.
+                .setMaxRetries(0)
+                .build();
+    }
+
+    /** The endpoint requests go to now. */
+    public String endpoint() {
+        return urls.get(active);
+    }
+
+    /** How DDL is run here. */
+    public ClusterDdl clusterDdl() {
+        return ddl;
+    }
+
+    private Client client() {
+        return clients.get(active);
+    }
+
+    /** After a retriable failure on {@code failed}: the next endpoint takes the requests. */
+    private void failedOver(int failed) {
+        if (clients.size() > 1 && active == failed) {
+            active = (failed + 1) % clients.size();
+            LOG.warn("clickhouse {} failed; moving to {}", urls.get(failed), urls.get(active));
+        }
     }
 
     /** Runs a statement and returns its TabSeparated lines. */
     public List<String> query(String sql) throws ClickHouseSinkException {
         QuerySettings settings = new QuerySettings().setFormat(ClickHouseFormat.TabSeparated);
         QueryResponse response = null;
+        int used = active;
         try {
-            response = client.query(sql, settings).get();
+            response = clients.get(used).query(sql, settings).get();
             String body;
             try (InputStream in = response.getInputStream()) {
                 body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -59,7 +104,7 @@ public final class ClickHouseConnection implements AutoCloseable {
             }
             return lines;
         } catch (Exception e) {
-            throw wrap("query", sql, e);
+            throw failed(used, wrap("query", sql, e));
         } finally {
             closeResponse(response);
         }
@@ -81,6 +126,18 @@ public final class ClickHouseConnection implements AutoCloseable {
         query(sql);
     }
 
+    /** Runs a schema statement, on the cluster when one is configured ({@link ClusterDdl}). */
+    public void executeDdl(String sql) throws ClickHouseSinkException {
+        query(ddl.apply(sql));
+    }
+
+    private ClickHouseSinkException failed(int used, ClickHouseSinkException e) {
+        if (e.isRetriable()) {
+            failedOver(used);
+        }
+        return e;
+    }
+
     /**
      * Inserts RowBinary rows into {@code table} (qualified) for the named columns, in one request.
      *
@@ -90,21 +147,24 @@ public final class ClickHouseConnection implements AutoCloseable {
             String table, List<String> columns, InputStream rows, InsertSettings settings)
             throws ClickHouseSinkException {
         settings.compressClientRequest(false).useHttpCompression(false);
+        int used = active;
         try (InsertResponse response =
-                client.insert(table, columns, rows, ClickHouseFormat.RowBinary, settings).get()) {
+                clients.get(used)
+                        .insert(table, columns, rows, ClickHouseFormat.RowBinary, settings)
+                        .get()) {
             return response.getWrittenRows();
         } catch (Exception e) {
-            throw wrap("insert into", table, e);
+            throw failed(used, wrap("insert into", table, e));
         }
     }
 
     public boolean ping() {
-        return client.ping();
+        return client().ping();
     }
 
     @Override
     public void close() {
-        client.close();
+        clients.forEach(Client::close);
     }
 
     private static ClickHouseSinkException wrap(String what, String sql, Exception e) {

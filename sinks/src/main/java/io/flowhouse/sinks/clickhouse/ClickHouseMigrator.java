@@ -26,6 +26,12 @@ import org.slf4j.LoggerFactory;
  * {@code CREATE TABLE} (without {@code IF NOT EXISTS}) can create; the holder drops it when done. A
  * lock waited on for {@link #STALE_LOCK} is taken to be left by a holder that died, and broken. So
  * a migration that rebuilds a table (V005) never runs twice at the same time.
+ *
+ * <p>On a cluster ({@link ClusterDdl}) the database, the ledger and every table are created {@code
+ * ON CLUSTER} with replicated engines, so one migrator brings every replica up and they share one
+ * ledger; inserts (V005's copy, the ledger's rows) run once and reach the others by replication.
+ * The lock table stays on the server the migrator talks to: writers that share the endpoint list
+ * talk to its first live entry and take turns there.
  */
 public final class ClickHouseMigrator {
 
@@ -98,8 +104,13 @@ public final class ClickHouseMigrator {
     public Result migrate() throws ClickHouseSinkException {
         ServerCapabilities caps = detect(connection);
         SchemaDialect dialect = new SchemaDialect(database, caps, ttls);
-        connection.execute("CREATE DATABASE IF NOT EXISTS " + database);
-        connection.execute(
+        if (connection.clusterDdl().enabled() && upToDate()) {
+            // Every writer opens here (each subtask, each restart): on a cluster each DDL below
+            // would queue a distributed task that waits for every replica.
+            return new Result(caps, List.of(), latestVersion());
+        }
+        connection.executeDdl("CREATE DATABASE IF NOT EXISTS " + database);
+        connection.executeDdl(
                 "CREATE TABLE IF NOT EXISTS "
                         + database
                         + ".schema_migrations (version UInt32, name String, checksum String,"
@@ -152,6 +163,15 @@ public final class ClickHouseMigrator {
                     caps.version());
         }
         return new Result(caps, List.copyOf(applied), latest);
+    }
+
+    /** Whether the ledger exists and holds every migration (false when it cannot be read). */
+    private boolean upToDate() {
+        try {
+            return !pending(appliedVersions());
+        } catch (ClickHouseSinkException e) {
+            return false;
+        }
     }
 
     private int latestVersion() {
@@ -285,7 +305,7 @@ public final class ClickHouseMigrator {
 
     private void executeIdempotent(String statement) throws ClickHouseSinkException {
         try {
-            connection.execute(statement);
+            connection.executeDdl(statement);
         } catch (ClickHouseSinkException e) {
             if (!alreadyApplied(e)) {
                 throw e;
@@ -300,8 +320,11 @@ public final class ClickHouseMigrator {
      */
     public static boolean alreadyApplied(ClickHouseSinkException e) {
         int code = e.serverCode();
+        String message = String.valueOf(e.getMessage());
         return ALREADY_EXISTS_CODES.contains(code)
-                || (code == COLUMN_ERROR_CODE
-                        && String.valueOf(e.getMessage()).contains("already exists"));
+                || (code == COLUMN_ERROR_CODE && message.contains("already exists"))
+                // ON CLUSTER: a replica's error comes back inside the initiator's message
+                || (message.contains("There was an error on")
+                        && message.contains("already exists"));
     }
 }

@@ -29,8 +29,29 @@ public final class ClickHouseSinkKeys {
     public static final Key<String> URL =
             Key.of("clickhouse.url", Types.STRING)
                     .defaultValue("http://127.0.0.1:8123")
-                    .check(ClickHouseSinkOptions::isHttpUrl, "http:// or https://")
-                    .doc("ClickHouse HTTP endpoint.");
+                    .check(
+                            ClickHouseSinkOptions::isHttpUrl,
+                            "http:// or https:// URLs, comma-separated")
+                    .doc(
+                            "ClickHouse HTTP endpoint; or the replicas of one shard,"
+                                    + " comma-separated: each writer uses the first that answers"
+                                    + " and moves to the next when an insert or query fails"
+                                    + " (replicated tables drop a retried block that already"
+                                    + " landed).");
+
+    public static final Key<String> CLUSTER =
+            Key.of("clickhouse.cluster", Types.STRING)
+                    .defaultValue("")
+                    .defaultText("none")
+                    .check(
+                            s -> s.isEmpty() || s.matches("[A-Za-z_][A-Za-z0-9_]*"),
+                            "a remote_servers cluster name")
+                    .doc(
+                            "The servers' remote_servers cluster: when set, the migrations run ON"
+                                    + " CLUSTER and every MergeTree table is created in its"
+                                    + " Replicated form (ZooKeeper path"
+                                    + " /clickhouse/tables/{shard}/DB.TABLE, the {replica}"
+                                    + " macro). Unset: one server, DDL unchanged.");
 
     public static final Key<String> DATABASE =
             Key.of("clickhouse.database", Types.STRING)
@@ -124,6 +145,7 @@ public final class ClickHouseSinkKeys {
     public static final List<Key<?>> KEYS =
             List.of(
                     URL,
+                    CLUSTER,
                     DATABASE,
                     USER,
                     PASSWORD_FILE,
@@ -153,6 +175,7 @@ public final class ClickHouseSinkKeys {
         ClickHouseSinkOptions.Builder b =
                 ClickHouseSinkOptions.builder()
                         .url(c.get(URL))
+                        .cluster(c.get(CLUSTER))
                         .database(c.get(DATABASE))
                         .user(c.get(USER))
                         .batchMaxRows(c.get(BATCH_SIZE))

@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -17,7 +19,8 @@ import java.util.Objects;
  * variable or a secret file, read on the TaskManager when the writer opens ({@link
  * #resolvePassword()}).
  *
- * @param url HTTP endpoint, e.g. {@code http://127.0.0.1:8123}
+ * @param url HTTP endpoint, e.g. {@code http://127.0.0.1:8123}; or several, comma-separated: the
+ *     replicas of one shard, tried in order (the writer moves to the next when one fails)
  * @param database database of the flow tables ({@code flowhouse})
  * @param user ClickHouse user
  * @param password literal password; empty when given by {@code passwordEnv} or {@code passwordFile}
@@ -39,6 +42,8 @@ import java.util.Objects;
  * @param migrate bring the sink's schema ({@link ClickHouseSchema}) up when the writer opens
  * @param deduplicationTokens on servers that have it, send {@code insert_deduplication_token}
  *     derived from the batch content so a retried insert that already landed is ignored
+ * @param cluster the {@code remote_servers} cluster the schema is created on ({@code ON CLUSTER},
+ *     replicated engines: {@link ClusterDdl}), or empty for one server
  */
 public record ClickHouseSinkOptions(
         String url,
@@ -58,7 +63,8 @@ public record ClickHouseSinkOptions(
         Duration socketTimeout,
         Duration startupTimeout,
         boolean migrate,
-        boolean deduplicationTokens)
+        boolean deduplicationTokens,
+        String cluster)
         implements Serializable {
 
     private static final long serialVersionUID = 1L;
@@ -76,6 +82,8 @@ public record ClickHouseSinkOptions(
         Objects.requireNonNull(connectTimeout, "connectTimeout");
         Objects.requireNonNull(socketTimeout, "socketTimeout");
         Objects.requireNonNull(startupTimeout, "startupTimeout");
+        Objects.requireNonNull(cluster, "cluster");
+        new ClusterDdl(cluster);
         if (!isHttpUrl(url)) {
             throw new IllegalArgumentException("url " + url + " (expected: http:// or https://)");
         }
@@ -113,9 +121,25 @@ public record ClickHouseSinkOptions(
         }
     }
 
-    /** Whether {@code url} is an HTTP(S) endpoint. */
+    /** Whether {@code url} is an HTTP(S) endpoint, or a comma-separated list of them. */
     public static boolean isHttpUrl(String url) {
-        return url.startsWith("http://") || url.startsWith("https://");
+        for (String u : url.split(",", -1)) {
+            String t = u.strip();
+            if (!t.startsWith("http://") && !t.startsWith("https://")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The endpoints of {@link #url()}, in the order they are tried. */
+    public List<String> urls() {
+        return Arrays.stream(url.split(",")).map(String::strip).toList();
+    }
+
+    /** How DDL is run: on this cluster, or on the one server. */
+    public ClusterDdl clusterDdl() {
+        return new ClusterDdl(cluster);
     }
 
     /** Whether {@code name} can be a database name without quoting. */
@@ -155,7 +179,8 @@ public record ClickHouseSinkOptions(
                 .socketTimeout(socketTimeout)
                 .startupTimeout(startupTimeout)
                 .migrate(migrate)
-                .deduplicationTokens(deduplicationTokens);
+                .deduplicationTokens(deduplicationTokens)
+                .cluster(cluster);
     }
 
     /**
@@ -217,6 +242,8 @@ public record ClickHouseSinkOptions(
                 + startupTimeout
                 + ", migrate="
                 + migrate
+                + ", cluster="
+                + cluster
                 + "]";
     }
 
@@ -248,6 +275,7 @@ public record ClickHouseSinkOptions(
         private Duration startupTimeout = ClickHouseSinkKeys.STARTUP_TIMEOUT.defaultValue();
         private boolean migrate = true;
         private boolean deduplicationTokens = true;
+        private String cluster = ClickHouseSinkKeys.CLUSTER.defaultValue();
 
         private Builder() {}
 
@@ -341,6 +369,11 @@ public record ClickHouseSinkOptions(
             return this;
         }
 
+        public Builder cluster(String v) {
+            this.cluster = v;
+            return this;
+        }
+
         public ClickHouseSinkOptions build() {
             return new ClickHouseSinkOptions(
                     url,
@@ -360,7 +393,8 @@ public record ClickHouseSinkOptions(
                     socketTimeout,
                     startupTimeout,
                     migrate,
-                    deduplicationTokens);
+                    deduplicationTokens,
+                    cluster);
         }
     }
 }
