@@ -6,12 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flowhouse.codec.envelope.DatagramStamp;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
-import io.flowhouse.jobs.FlowPipelineJob;
-import io.flowhouse.jobs.KafkaTopics;
-import io.flowhouse.jobs.PipelineConnectors;
 import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
-import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
@@ -397,30 +393,12 @@ class ExactlyOnceFaultsITCase {
         c.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 40);
         c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(2));
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(c);
-        FlowPipelineJob.configure(env, s);
-        KafkaTopics.ensure(s);
-        JobTables o = s.clickhouse().tables().withPassword(ch.password());
-        FlowPipelineJob.build(
-                env, PipelineConnectors.sources(s), PipelineConnectors.sinks(s, o), s);
-        return env;
+        return FaultSupport.productionJob(c, s, ch);
     }
 
-    /** Polls until the query's single number reaches {@code atLeast}; bounded in time. */
     private static void awaitScalar(LocalClickHouse ch, String sql, long atLeast)
             throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                String v = ch.queryScalar(sql);
-                if (!v.isEmpty() && Long.parseLong(v) >= atLeast) {
-                    return;
-                }
-            } catch (RuntimeException e) {
-                // Starting: poll again.
-            }
-            Thread.sleep(500);
-        }
+        FaultSupport.awaitScalar(ch, sql, atLeast, Duration.ofSeconds(180));
     }
 
     /** Polls until the query returns {@code rows}; bounded in time. */

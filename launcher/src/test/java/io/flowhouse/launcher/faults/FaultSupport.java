@@ -3,6 +3,12 @@ package io.flowhouse.launcher.faults;
 
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
+import io.flowhouse.jobs.FlowPipelineJob;
+import io.flowhouse.jobs.KafkaTopics;
+import io.flowhouse.jobs.PipelineConnectors;
+import io.flowhouse.jobs.config.PipelineSettings;
+import io.flowhouse.jobs.tables.JobTables;
+import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -18,6 +24,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /** Datagrams with known totals, topic read-back and the fault table, for the fault suite. */
@@ -160,6 +168,40 @@ final class FaultSupport {
             System.out.print("FAULT " + line);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The production graph ({@link FlowPipelineJob#build}) on a local environment made from {@code
+     * c}, its topics created and its tables written to {@code ch}: what each row runs.
+     */
+    static StreamExecutionEnvironment productionJob(
+            Configuration c, PipelineSettings s, LocalClickHouse ch) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(c);
+        FlowPipelineJob.configure(env, s);
+        KafkaTopics.ensure(s);
+        JobTables o = s.clickhouse().tables().withPassword(ch.password());
+        FlowPipelineJob.build(
+                env, PipelineConnectors.sources(s), PipelineConnectors.sinks(s, o), s);
+        return env;
+    }
+
+    /**
+     * Polls until the query's single number reaches {@code atLeast}; gives up after {@code within}.
+     */
+    static void awaitScalar(LocalClickHouse ch, String sql, long atLeast, Duration within)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                String v = ch.queryScalar(sql);
+                if (!v.isEmpty() && Long.parseLong(v) >= atLeast) {
+                    return;
+                }
+            } catch (RuntimeException e) {
+                // Table not there yet: poll again.
+            }
+            Thread.sleep(500);
         }
     }
 }

@@ -4,12 +4,8 @@ package io.flowhouse.launcher.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.CaptureMutator;
-import io.flowhouse.jobs.FlowPipelineJob;
-import io.flowhouse.jobs.KafkaTopics;
-import io.flowhouse.jobs.PipelineConnectors;
 import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
-import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
@@ -859,29 +855,12 @@ class HostilePipelineITCase {
         c.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
         c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(c);
-        FlowPipelineJob.configure(env, s);
-        KafkaTopics.ensure(s);
-        JobTables o = s.clickhouse().tables().withPassword(ch.password());
-        FlowPipelineJob.build(
-                env, PipelineConnectors.sources(s), PipelineConnectors.sinks(s, o), s);
-        return env;
+        return FaultSupport.productionJob(c, s, ch);
     }
 
     private static void awaitScalar(LocalClickHouse ch, String sql, long atLeast)
             throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                String v = ch.queryScalar(sql);
-                if (!v.isEmpty() && Long.parseLong(v) >= atLeast) {
-                    return;
-                }
-            } catch (RuntimeException e) {
-                // Table not there yet: poll again.
-            }
-            Thread.sleep(500);
-        }
+        FaultSupport.awaitScalar(ch, sql, atLeast, Duration.ofSeconds(120));
     }
 
     private static void awaitRow(LocalClickHouse ch, String sql, List<String> row, int seconds)

@@ -5,12 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.agent.CaptureAgent;
 import io.flowhouse.agent.cli.AgentCommand;
-import io.flowhouse.jobs.FlowPipelineJob;
-import io.flowhouse.jobs.KafkaTopics;
-import io.flowhouse.jobs.PipelineConnectors;
 import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
-import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.ServiceRequirement;
 import io.flowhouse.testkit.TestDataDir;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
@@ -201,13 +197,7 @@ class PacketFlowsEndITCase {
         c.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
         c.set(RestOptions.ADDRESS, "127.0.0.1");
         c.set(RestOptions.BIND_PORT, Integer.toString(FaultSupport.freeTcpPort()));
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(c);
-        FlowPipelineJob.configure(env, s);
-        KafkaTopics.ensure(s);
-        JobTables o = s.clickhouse().tables().withPassword(ch.password());
-        FlowPipelineJob.build(
-                env, PipelineConnectors.sources(s), PipelineConnectors.sinks(s, o), s);
-        return env;
+        return FaultSupport.productionJob(c, s, ch);
     }
 
     /** Polls until the query's number reaches {@code expected} or {@code within} passed. */

@@ -5,12 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.flowhouse.jobs.FlowPipelineJob;
-import io.flowhouse.jobs.KafkaTopics;
-import io.flowhouse.jobs.PipelineConnectors;
 import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
-import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.loadgen.LoadgenMain;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
@@ -217,14 +213,7 @@ class SflowLoadgenCountersITCase {
 
     private static StreamExecutionEnvironment environment(PipelineSettings s, LocalClickHouse ch)
             throws Exception {
-        StreamExecutionEnvironment env =
-                StreamExecutionEnvironment.getExecutionEnvironment(new Configuration());
-        FlowPipelineJob.configure(env, s);
-        KafkaTopics.ensure(s);
-        JobTables o = s.clickhouse().tables().withPassword(ch.password());
-        FlowPipelineJob.build(
-                env, PipelineConnectors.sources(s), PipelineConnectors.sinks(s, o), s);
-        return env;
+        return FaultSupport.productionJob(new Configuration(), s, ch);
     }
 
     private static void awaitScalar(AgentProcess agent, long records) throws InterruptedException {
@@ -235,20 +224,8 @@ class SflowLoadgenCountersITCase {
         }
     }
 
-    /** Polls until the query's single number reaches {@code atLeast}; bounded in time. */
     private static void awaitScalar(LocalClickHouse ch, String sql, long atLeast)
             throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                String v = ch.queryScalar(sql);
-                if (!v.isEmpty() && Long.parseLong(v) >= atLeast) {
-                    return;
-                }
-            } catch (RuntimeException e) {
-                // Table not there yet: poll again.
-            }
-            Thread.sleep(500);
-        }
+        FaultSupport.awaitScalar(ch, sql, atLeast, Duration.ofSeconds(120));
     }
 }
