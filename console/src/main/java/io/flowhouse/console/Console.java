@@ -2,7 +2,7 @@
 package io.flowhouse.console;
 
 import io.flowhouse.console.access.ConsoleUser;
-import io.flowhouse.console.access.LocalClickHouse;
+import io.flowhouse.console.access.ServicesLayout;
 import io.flowhouse.console.config.ConsoleConfig;
 import io.flowhouse.console.query.ClickHouseReader;
 import io.flowhouse.console.query.QueryException;
@@ -34,8 +34,8 @@ public final class Console {
         } else if (c.localUser()) {
             password =
                     ConsoleUser.install(
-                            LocalClickHouse.serverDir(c.stateDir()),
-                            LocalClickHouse.passwordFile(c.stateDir()),
+                            ServicesLayout.serverDir(c.stateDir()),
+                            ServicesLayout.passwordFile(c.stateDir()),
                             c);
         } else {
             password = "";

@@ -2,8 +2,8 @@
 package io.flowhouse.console.filter;
 
 import io.flowhouse.console.model.Field;
+import io.flowhouse.console.model.FieldType;
 import io.flowhouse.console.model.Fields;
-import io.flowhouse.console.model.ValueType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -164,7 +164,7 @@ public final class FilterParser {
         }
         pos++;
         Filter.Op o = operator(op);
-        if (field.type() != ValueType.INTEGER && o != Filter.Op.EQ && o != Filter.Op.NE) {
+        if (field.type() != FieldType.INTEGER && o != Filter.Op.EQ && o != Filter.Op.NE) {
             throw new FilterException(
                     field.name() + " takes =, != and IN, not " + op.text(), op.position());
         }

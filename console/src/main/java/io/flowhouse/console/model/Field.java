@@ -17,8 +17,8 @@ import java.util.Optional;
  * @param name the name in filters and in the API ({@code SrcAS}); matched case-insensitively
  * @param label what the page shows
  * @param type how values are parsed and bound
- * @param min smallest value ({@link ValueType#INTEGER})
- * @param max largest value ({@link ValueType#INTEGER})
+ * @param min smallest value ({@link FieldType#INTEGER})
+ * @param max largest value ({@link FieldType#INTEGER})
  * @param words named values ({@code tcp} = 6), lower case
  * @param columns the expression per source
  * @param groupWith fields a group-by on this field also keys by (an interface index means little
@@ -27,7 +27,7 @@ import java.util.Optional;
 public record Field(
         String name,
         String label,
-        ValueType type,
+        FieldType type,
         long min,
         long max,
         Map<String, Long> words,
@@ -64,7 +64,7 @@ public record Field(
     }
 
     /** Starts a declaration. */
-    public static Builder of(String name, String label, ValueType type) {
+    public static Builder of(String name, String label, FieldType type) {
         return new Builder(name, label, type);
     }
 
@@ -72,14 +72,14 @@ public record Field(
     public static final class Builder {
         private final String name;
         private final String label;
-        private final ValueType type;
+        private final FieldType type;
         private long min;
         private long max = Long.MAX_VALUE;
         private Map<String, Long> words = Map.of();
         private final Map<Source, String> columns = new EnumMap<>(Source.class);
         private List<String> groupWith = List.of();
 
-        private Builder(String name, String label, ValueType type) {
+        private Builder(String name, String label, FieldType type) {
             this.name = name;
             this.label = label;
             this.type = type;

@@ -56,7 +56,7 @@ public final class Fields {
 
     private static final List<Field> FIELDS =
             List.of(
-                    Field.of("Exporter", "exporter", ValueType.ADDRESS)
+                    Field.of("Exporter", "exporter", FieldType.ADDRESS)
                             .raw("exporter")
                             .rollup(
                                     "exporter",
@@ -71,93 +71,93 @@ public final class Fields {
                                     COUNTRY_PAIR,
                                     BOUNDARY_AS)
                             .build(),
-                    Field.of("InIf", "in interface", ValueType.INTEGER)
+                    Field.of("InIf", "in interface", FieldType.INTEGER)
                             .range(0, 0xFFFF_FFFFL)
                             .raw("in_if")
                             .rollup("interface", INTERFACE_IN, CONTEXT_INTERFACE_IN, BOUNDARY_AS)
                             .groupWith("Exporter")
                             .build(),
-                    Field.of("OutIf", "out interface", ValueType.INTEGER)
+                    Field.of("OutIf", "out interface", FieldType.INTEGER)
                             .range(0, 0xFFFF_FFFFL)
                             .raw("out_if")
                             .rollup("interface", INTERFACE_OUT, CONTEXT_INTERFACE_OUT)
                             .groupWith("Exporter")
                             .build(),
-                    Field.of("Proto", "protocol", ValueType.INTEGER)
+                    Field.of("Proto", "protocol", FieldType.INTEGER)
                             .range(0, 255)
                             .words(PROTOCOLS)
                             .raw("proto")
                             .rollup("proto", PROTO_PORT, BOUNDARY_AS)
                             .build(),
-                    Field.of("Port", "service port", ValueType.INTEGER)
+                    Field.of("Port", "service port", FieldType.INTEGER)
                             .range(0, 65_535)
                             .raw(RAW_SERVICE_PORT)
                             .rollup("port", PROTO_PORT)
                             .build(),
-                    Field.of("SrcPort", "source port", ValueType.INTEGER)
+                    Field.of("SrcPort", "source port", FieldType.INTEGER)
                             .range(0, 65_535)
                             .raw("src_port")
                             .build(),
-                    Field.of("DstPort", "destination port", ValueType.INTEGER)
+                    Field.of("DstPort", "destination port", FieldType.INTEGER)
                             .range(0, 65_535)
                             .raw("dst_port")
                             .build(),
-                    Field.of("SrcAS", "source AS", ValueType.INTEGER)
+                    Field.of("SrcAS", "source AS", FieldType.INTEGER)
                             .range(0, 0xFFFF_FFFFL)
                             .raw("src_as")
                             .rollup("src_as", AS_PAIR, BOUNDARY_AS)
                             .build(),
-                    Field.of("DstAS", "destination AS", ValueType.INTEGER)
+                    Field.of("DstAS", "destination AS", FieldType.INTEGER)
                             .range(0, 0xFFFF_FFFFL)
                             .raw("dst_as")
                             .rollup("dst_as", AS_PAIR, BOUNDARY_AS)
                             .build(),
-                    Field.of("SrcAddr", "source address", ValueType.ADDRESS)
+                    Field.of("SrcAddr", "source address", FieldType.ADDRESS)
                             .raw("src_addr")
                             .rollup("src_addr", TOP_TALKER, TOP_CONVERSATION)
                             .build(),
-                    Field.of("DstAddr", "destination address", ValueType.ADDRESS)
+                    Field.of("DstAddr", "destination address", FieldType.ADDRESS)
                             .raw("dst_addr")
                             .rollup("dst_addr", TOP_CONVERSATION)
                             .build(),
-                    Field.of("Direction", "flow direction", ValueType.INTEGER)
+                    Field.of("Direction", "flow direction", FieldType.INTEGER)
                             .range(-1, 1)
                             .words(Map.of("ingress", 0L, "egress", 1L, "unknown", -1L))
                             .raw("direction")
                             .build(),
-                    Field.of("Version", "export version", ValueType.INTEGER)
+                    Field.of("Version", "export version", FieldType.INTEGER)
                             .range(0, 10)
                             .words(Map.of("packets", 0L, "v5", 5L, "v9", 9L, "ipfix", 10L))
                             .raw("version")
                             .build(),
-                    Field.of("Vlan", "VLAN", ValueType.INTEGER).range(0, 4095).raw("vlan").build(),
-                    Field.of("InIfName", "in interface name", ValueType.STRING)
+                    Field.of("Vlan", "VLAN", FieldType.INTEGER).range(0, 4095).raw("vlan").build(),
+                    Field.of("InIfName", "in interface name", FieldType.STRING)
                             .raw("in_if_name")
                             .rollup("if_name", CONTEXT_INTERFACE_IN)
                             .groupWith("Exporter")
                             .build(),
-                    Field.of("OutIfName", "out interface name", ValueType.STRING)
+                    Field.of("OutIfName", "out interface name", FieldType.STRING)
                             .raw("out_if_name")
                             .rollup("if_name", CONTEXT_INTERFACE_OUT)
                             .groupWith("Exporter")
                             .build(),
-                    Field.of("InIfBoundary", "in boundary", ValueType.INTEGER)
+                    Field.of("InIfBoundary", "in boundary", FieldType.INTEGER)
                             .range(0, 2)
                             .words(BOUNDARIES)
                             .raw(rawBoundary("in_if_boundary"))
                             .rollup("in_boundary", CONTEXT_INTERFACE_IN, BOUNDARY_AS)
                             .build(),
-                    Field.of("OutIfBoundary", "out boundary", ValueType.INTEGER)
+                    Field.of("OutIfBoundary", "out boundary", FieldType.INTEGER)
                             .range(0, 2)
                             .words(BOUNDARIES)
                             .raw(rawBoundary("out_if_boundary"))
                             .rollup("out_boundary", CONTEXT_INTERFACE_OUT, BOUNDARY_AS)
                             .build(),
-                    Field.of("SrcCountry", "source country", ValueType.STRING)
+                    Field.of("SrcCountry", "source country", FieldType.STRING)
                             .raw("src_country")
                             .rollup("src_country", COUNTRY_PAIR)
                             .build(),
-                    Field.of("DstCountry", "destination country", ValueType.STRING)
+                    Field.of("DstCountry", "destination country", FieldType.STRING)
                             .raw("dst_country")
                             .rollup("dst_country", COUNTRY_PAIR)
                             .build());

@@ -6,8 +6,8 @@ import io.flowhouse.console.filter.Filter;
 import io.flowhouse.console.filter.FilterValues;
 import io.flowhouse.console.model.Dimension;
 import io.flowhouse.console.model.Field;
+import io.flowhouse.console.model.FieldType;
 import io.flowhouse.console.model.Source;
-import io.flowhouse.console.model.ValueType;
 import io.flowhouse.console.sql.SqlLiteral;
 import io.flowhouse.console.sql.SqlLiteral.AddressForm;
 import java.util.ArrayList;
@@ -70,7 +70,7 @@ final class Keys {
 
     private String display(Field f) {
         String c = column(f);
-        if (f.type() == ValueType.ADDRESS) {
+        if (f.type() == FieldType.ADDRESS) {
             return form == AddressForm.FIXED_STRING
                     ? "IPv6NumToString(" + c + ")"
                     : "toString(" + c + ")";
@@ -119,7 +119,7 @@ final class Keys {
 
     static String text(Field f, JsonNode value) {
         String t = value.asText();
-        if (f.type() == ValueType.ADDRESS && t.startsWith("::ffff:") && t.indexOf('.') > 0) {
+        if (f.type() == FieldType.ADDRESS && t.startsWith("::ffff:") && t.indexOf('.') > 0) {
             return t.substring(7);
         }
         return t;
@@ -152,7 +152,7 @@ final class Keys {
             Field f = fields.get(i);
             String v = values.get(i);
             String word =
-                    f.type() == ValueType.INTEGER && !f.words().isEmpty()
+                    f.type() == FieldType.INTEGER && !f.words().isEmpty()
                             ? f.wordOf(Long.parseLong(v)).orElse(v)
                             : v;
             switch (f.name()) {
@@ -176,7 +176,7 @@ final class Keys {
             parts.add(
                     f.name()
                             + " = "
-                            + (f.type() == ValueType.STRING
+                            + (f.type() == FieldType.STRING
                                     ? "'" + v.replace("\\", "\\\\").replace("'", "\\'") + "'"
                                     : v));
         }

@@ -4,9 +4,9 @@ package io.flowhouse.console.filter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.console.model.Field;
+import io.flowhouse.console.model.FieldType;
 import io.flowhouse.console.model.Fields;
 import io.flowhouse.console.model.Source;
-import io.flowhouse.console.model.ValueType;
 import io.flowhouse.console.sql.SqlLiteral.AddressForm;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
@@ -26,15 +26,15 @@ class FilterInjectionTest {
     static final Fields FIELDS =
             new Fields(
                     List.of(
-                            Field.of("Name", "a text field", ValueType.STRING)
+                            Field.of("Name", "a text field", FieldType.STRING)
                                     .raw("in_if_name")
                                     .build(),
-                            Field.of("Proto", "protocol", ValueType.INTEGER)
+                            Field.of("Proto", "protocol", FieldType.INTEGER)
                                     .range(0, 255)
                                     .words(Fields.PROTOCOLS)
                                     .raw("proto")
                                     .build(),
-                            Field.of("SrcAddr", "source", ValueType.ADDRESS)
+                            Field.of("SrcAddr", "source", FieldType.ADDRESS)
                                     .raw("src_addr")
                                     .build()),
                     List.of());

@@ -15,8 +15,8 @@ import io.flowhouse.console.config.ConsoleConfig;
 import io.flowhouse.console.config.ConsoleKeys;
 import io.flowhouse.console.filter.FilterParser;
 import io.flowhouse.console.model.Field;
+import io.flowhouse.console.model.FieldType;
 import io.flowhouse.console.model.Fields;
-import io.flowhouse.console.model.ValueType;
 import io.flowhouse.console.query.ClickHouseReader;
 import io.flowhouse.console.query.Planner;
 import io.flowhouse.console.query.QueryLog;
@@ -602,7 +602,7 @@ class ConsoleITCase {
         Fields fields =
                 new Fields(
                         List.of(
-                                Field.of("ExporterText", "exporter as text", ValueType.STRING)
+                                Field.of("ExporterText", "exporter as text", FieldType.STRING)
                                         .raw("IPv6NumToString(exporter)")
                                         .build()),
                         List.of());
