@@ -53,6 +53,20 @@ public final class CompositeDirectory implements InterfaceDirectory {
         return Optional.empty();
     }
 
+    /** The sum of the sources' versions: it grows whenever one of them does. */
+    @Override
+    public long version() {
+        long sum = 0;
+        for (InterfaceDirectory s : sources) {
+            long v = s.version();
+            if (v == UNVERSIONED) {
+                return UNVERSIONED;
+            }
+            sum += v;
+        }
+        return sum;
+    }
+
     @Override
     public void observe(InetAddress exporter) {
         for (InterfaceDirectory s : sources) {

@@ -24,8 +24,17 @@ public final class Enricher {
     /** Interface contexts classified, by exporter entry, ifIndex and the sources' answer. */
     private static final int IFACE_CACHE = 4096;
 
+    /**
+     * An interface's classified context, for the exporter, rules entry and ifIndex; valid while the
+     * sources' {@link InterfaceDirectory#version()} is {@code version}.
+     */
     private record Classified(
-            ExporterEntry entry, long ifIndex, InterfaceInfo info, InterfaceContext context) {}
+            IpAddress exporter,
+            ExporterEntry entry,
+            long ifIndex,
+            InterfaceInfo info,
+            InterfaceContext context,
+            long version) {}
 
     /** Ways per set of the caches below. */
     private static final int WAYS = 4;
@@ -33,8 +42,54 @@ public final class Enricher {
     /** Exporters' {@link InetAddress}es (what the interface sources take), by address. */
     private static final int EXPORTER_CACHE = 1024;
 
-    private record Exporter(IpAddress address, InetAddress inet) {}
+    /** How often a flow's exporter is told to the sources at most (SNMP only needs it rarely). */
+    private static final long OBSERVE_EVERY_NANOS = 1_000_000_000L;
 
+    /** An exporter as the interface sources take it, when it was last told, and its name. */
+    private static final class Exporter {
+        final IpAddress address;
+        final InetAddress inet;
+        long observedNanos;
+        long nameVersion = InterfaceDirectory.UNVERSIONED;
+        Optional<String> name = Optional.empty();
+        StaticRules rules;
+        ExporterEntry entry;
+
+        Exporter(IpAddress address, InetAddress inet, long nowNanos) {
+            this.address = address;
+            this.inet = inet;
+            this.observedNanos = nowNanos;
+        }
+
+        /** The rules' entry of this exporter, matched again only when the rules are reloaded. */
+        ExporterEntry entry(StaticRules r) {
+            if (r != rules) {
+                entry = r.exporter(address);
+                rules = r;
+            }
+            return entry;
+        }
+    }
+
+    /** What one address gets: country and AS from the databases, network from the rules. */
+    private record AddressContext(GeoLookup.Answer geo, Attributes network) {}
+
+    /** An address's context with the rules and files it came from; immutable. */
+    private record CachedAddress(
+            long hi,
+            long lo,
+            AddressContext context,
+            StaticRules rules,
+            Object countryFile,
+            Object asnFile) {}
+
+    /**
+     * Address contexts kept, four ways per set: flows repeat addresses, and one probe answers the
+     * country, the AS and the network (two database walks and a prefix match on a miss).
+     */
+    private static final int ADDRESS_CACHE = 65_536;
+
+    private final CachedAddress[] addressCache = new CachedAddress[ADDRESS_CACHE];
     private final Classified[] ifaceCache = new Classified[IFACE_CACHE];
     private final Exporter[] exporterCache = new Exporter[EXPORTER_CACHE];
     private final InterfaceDirectory sources;
@@ -91,30 +146,60 @@ public final class Enricher {
         if (r == null) {
             r = StaticRules.EMPTY;
         }
-        InetAddress exporter = inet(exporterAddress);
-        sources.observe(exporter);
-        ExporterEntry entry = r.exporter(exporterAddress);
+        long version = sources.version();
+        Exporter exporter = exporter(exporterAddress, nowNanos);
+        ExporterEntry entry = exporter.entry(r);
         Attributes exp = entry == null ? Attributes.NONE : entry.attributes();
         if (exp.name().isEmpty()) {
-            Optional<String> name = sources.exporterName(exporter);
+            Optional<String> name = exporterName(exporter, version);
             if (name.isPresent()) {
                 exp = new Attributes(name.get(), "", "", "", "").over(exp);
             }
         }
+        Object countryFile = geo.countryGeneration(nowNanos);
+        Object asnFile = geo.asnGeneration(nowNanos);
+        AddressContext s = address(src, r, countryFile, asnFile, nowNanos);
+        AddressContext d = address(dst, r, countryFile, asnFile, nowNanos);
         return new FlowContext(
                 exp,
-                iface(exporter, entry, inIf),
-                iface(exporter, entry, outIf),
-                geo.country(src, nowNanos),
-                geo.country(dst, nowNanos),
-                geo.asn(src, srcAs, nowNanos),
-                geo.asn(dst, dstAs, nowNanos),
-                r.network(src),
-                r.network(dst));
+                iface(exporter, entry, inIf, version),
+                iface(exporter, entry, outIf, version),
+                s.geo().country(),
+                d.geo().country(),
+                geo.asn(s.geo(), srcAs),
+                geo.asn(d.geo(), dstAs),
+                s.network(),
+                d.network());
     }
 
-    /** The exporter as the interface sources take it: few exporters, so kept once each. */
-    private InetAddress inet(IpAddress address) {
+    private AddressContext address(
+            IpAddress a, StaticRules r, Object countryFile, Object asnFile, long nowNanos) {
+        long hi = a.hi();
+        long lo = a.lo();
+        // Both halves mixed before the top bits are taken: IPv4 addresses differ in lo only.
+        long mixed = (hi * 0x9E3779B97F4A7C15L + lo) * 0xC2B2AE3D27D4EB4FL;
+        int hash = (int) (mixed ^ (mixed >>> 29) ^ (mixed >>> 47));
+        int set = (hash >>> (32 - Integer.numberOfTrailingZeros(ADDRESS_CACHE))) & ~(WAYS - 1);
+        int free = -1;
+        for (int w = 0; w < WAYS; w++) {
+            CachedAddress c = addressCache[set + w];
+            if (c == null || c.rules != r || c.countryFile != countryFile || c.asnFile != asnFile) {
+                free = free < 0 ? set + w : free;
+            } else if (c.hi == hi && c.lo == lo) {
+                return c.context;
+            }
+        }
+        AddressContext context = new AddressContext(geo.lookup(a, nowNanos), r.network(a));
+        addressCache[free >= 0 ? free : set + (hash & (WAYS - 1))] =
+                new CachedAddress(hi, lo, context, r, countryFile, asnFile);
+        return context;
+    }
+
+    /**
+     * The exporter as the interface sources take it: few exporters, so kept once each; told to the
+     * sources when first seen here and then at most once a second.
+     */
+    private Exporter exporter(IpAddress address, long nowNanos) {
         int hash = address.hashCode() * 0x9E3779B9;
         int set = (hash >>> (32 - Integer.numberOfTrailingZeros(EXPORTER_CACHE))) & ~(WAYS - 1);
         int free = -1;
@@ -123,41 +208,65 @@ public final class Enricher {
             if (e == null) {
                 free = free < 0 ? set + w : free;
             } else if (e.address.equals(address)) {
-                return e.inet;
+                if (nowNanos - e.observedNanos >= OBSERVE_EVERY_NANOS) {
+                    e.observedNanos = nowNanos;
+                    sources.observe(e.inet);
+                }
+                return e;
             }
         }
-        InetAddress inet = address.toInetAddress();
-        exporterCache[free >= 0 ? free : set + (hash & (WAYS - 1))] = new Exporter(address, inet);
-        return inet;
+        Exporter e = new Exporter(address, address.toInetAddress(), nowNanos);
+        sources.observe(e.inet);
+        exporterCache[free >= 0 ? free : set + (hash & (WAYS - 1))] = e;
+        return e;
     }
 
-    private InterfaceContext iface(InetAddress exporter, ExporterEntry entry, long ifIndex) {
-        InterfaceInfo info = sources.lookupInterface(exporter, ifIndex).orElse(null);
+    /** The sources' name of the exporter, asked again only when their answers may have changed. */
+    private Optional<String> exporterName(Exporter e, long version) {
+        if (version == InterfaceDirectory.UNVERSIONED || version != e.nameVersion) {
+            e.name = sources.exporterName(e.inet);
+            e.nameVersion = version;
+        }
+        return e.name;
+    }
+
+    private InterfaceContext iface(
+            Exporter exporter, ExporterEntry entry, long ifIndex, long version) {
         // The rules' regular expressions cost more than the rest of a flow's context: keep the
         // answer while the rules entry is the same object and the sources say the same. Four ways
         // per set: direct-mapped, about a fifth of 1,024 interfaces shared a slot and ran their
         // expressions again on every other flow.
         int hash =
                 (int)
-                        ((System.identityHashCode(entry) * 31L + ifIndex) * 0x9E3779B97F4A7C15L
+                        (((exporter.address.hashCode() * 31L + System.identityHashCode(entry)) * 31L
+                                                + ifIndex)
+                                        * 0x9E3779B97F4A7C15L
                                 >>> 32);
         int set = (hash >>> (32 - Integer.numberOfTrailingZeros(IFACE_CACHE))) & ~(WAYS - 1);
         int way = -1;
+        Classified hit = null;
         for (int w = 0; w < WAYS; w++) {
             Classified c = ifaceCache[set + w];
             if (c == null) {
                 way = way < 0 ? set + w : way;
-            } else if (c.entry == entry && c.ifIndex == ifIndex) {
-                if (Objects.equals(c.info, info)) {
-                    return c.context;
+            } else if (c.entry == entry
+                    && c.ifIndex == ifIndex
+                    && c.exporter.equals(exporter.address)) {
+                if (version != InterfaceDirectory.UNVERSIONED && c.version == version) {
+                    return c.context; // the sources have not changed since
                 }
-                way = set + w; // the sources changed their answer: replace it
+                hit = c;
+                way = set + w;
                 break;
             }
         }
-        InterfaceContext context = classify(entry, ifIndex, info);
+        InterfaceInfo info = sources.lookupInterface(exporter.inet, ifIndex).orElse(null);
+        InterfaceContext context =
+                hit != null && Objects.equals(hit.info, info)
+                        ? hit.context
+                        : classify(entry, ifIndex, info);
         ifaceCache[way >= 0 ? way : set + (hash & (WAYS - 1))] =
-                new Classified(entry, ifIndex, info, context);
+                new Classified(exporter.address, entry, ifIndex, info, context, version);
         return context;
     }
 

@@ -22,4 +22,16 @@ public interface InterfaceDirectory {
      * start learning about it. Cheap, never blocks; a source that needs nothing ignores it.
      */
     default void observe(InetAddress exporter) {}
+
+    /** {@link #version()} of a source that cannot tell when its answers change. */
+    long UNVERSIONED = -1;
+
+    /**
+     * A number that changes whenever an answer of this source may have changed (never negative), or
+     * {@link #UNVERSIONED}: a caller that keeps what it derived from the answers may reuse it while
+     * the version stays the same, without asking again.
+     */
+    default long version() {
+        return UNVERSIONED;
+    }
 }

@@ -19,6 +19,7 @@ public final class LearnedInterfaces implements InterfaceDirectory {
     private final int maxInterfaces;
     private final Map<InetAddress, Map<Long, InterfaceInfo>> byExporter = new ConcurrentHashMap<>();
     private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong version = new AtomicLong();
 
     public LearnedInterfaces(int maxExporters, int maxInterfaces) {
         if (maxExporters < 1 || maxInterfaces < 1) {
@@ -52,8 +53,17 @@ public final class LearnedInterfaces implements InterfaceDirectory {
                 description == null || description.isEmpty()
                         ? old == null ? "" : old.description()
                         : description;
-        ifs.put(ifIndex, new InterfaceInfo(n, d, old == null ? 0 : old.speedMbps()));
+        InterfaceInfo learned = new InterfaceInfo(n, d, old == null ? 0 : old.speedMbps());
+        if (!learned.equals(old)) {
+            ifs.put(ifIndex, learned);
+            version.incrementAndGet();
+        }
         return true;
+    }
+
+    @Override
+    public long version() {
+        return version.get();
     }
 
     @Override

@@ -111,6 +111,46 @@ class EnricherTest {
     }
 
     @Test
+    void keptAnswersFollowTheSourcesAndRules() throws Exception {
+        Path file = Files.writeString(tmp.resolve("rules.yaml"), V1);
+        WatchedFile<StaticRules> rules =
+                WatchedFile.open(
+                        "enrichment rules", file, Duration.ofMillis(100), StaticRulesParser::read);
+        LearnedInterfaces options = new LearnedInterfaces(16, 16);
+        InetAddress a = InetAddress.getByName("10.0.0.1");
+        InetAddress b = InetAddress.getByName("10.0.0.2");
+        InetAddress customer = InetAddress.getByName("203.0.113.7");
+        options.learn(a, 3, "a-three", "");
+        options.learn(b, 3, "b-three", "");
+        Enricher e =
+                new Enricher(
+                        new CompositeDirectory(List.of(options)),
+                        rules,
+                        new GeoLookup(null, null, AsnOrder.EXPORTER_FIRST));
+        // Two exporters without a rules entry, the same ifIndex: each keeps its own name.
+        for (int round = 0; round < 3; round++) {
+            assertThat(e.enrich(a, 3, 0, customer, a, 0, 0, System.nanoTime()).in().name())
+                    .isEqualTo("a-three");
+            assertThat(e.enrich(b, 3, 0, customer, a, 0, 0, System.nanoTime()).in().name())
+                    .isEqualTo("b-three");
+        }
+        // A name learned later replaces the kept one at once.
+        options.learn(a, 3, "a-renamed", "");
+        assertThat(e.enrich(a, 3, 0, customer, a, 0, 0, System.nanoTime()).in().name())
+                .isEqualTo("a-renamed");
+        assertThat(e.enrich(b, 3, 0, customer, a, 0, 0, System.nanoTime()).in().name())
+                .isEqualTo("b-three");
+        // A reloaded rules file changes the kept network of an address.
+        assertThat(e.enrich(a, 3, 0, customer, a, 0, 0, System.nanoTime()).srcNetwork().name())
+                .isEqualTo("customers");
+        Files.writeString(file, V1.replace("name: customers", "name: clients"));
+        Files.setLastModifiedTime(file, FileTime.from(Instant.now().plusSeconds(5)));
+        Thread.sleep(200);
+        assertThat(e.enrich(a, 3, 0, customer, a, 0, 0, System.nanoTime()).srcNetwork().name())
+                .isEqualTo("clients");
+    }
+
+    @Test
     void learnedInterfacesAreBounded() throws Exception {
         LearnedInterfaces l = new LearnedInterfaces(2, 3);
         InetAddress a = InetAddress.getByName("10.0.0.1");

@@ -11,6 +11,11 @@ import java.net.InetAddress;
  */
 public final class GeoLookup {
 
+    /** What the databases say of one address: its country ("" when unknown) and AS record. */
+    public record Answer(String country, MmdbRecord asRecord) {
+        static final Answer NONE = new Answer("", null);
+    }
+
     private final MmdbFile countryDb;
     private final MmdbFile asnDb;
     private final AsnOrder asnOrder;
@@ -58,6 +63,41 @@ public final class GeoLookup {
         }
         MmdbRecord r = asRecord(address, nowNanos);
         return r == null ? 0 : r.asn();
+    }
+
+    /**
+     * Country and AS record of {@code address} from both files (each answers from its own cache
+     * when it can).
+     */
+    public Answer lookup(IpAddress address, long nowNanos) {
+        MmdbRecord country = countryDb == null ? null : countryDb.lookup(address, nowNanos);
+        MmdbRecord as = asRecord(address, nowNanos);
+        if (country == null && as == null) {
+            return Answer.NONE;
+        }
+        return new Answer(
+                country == null || country.country() == null ? "" : country.country(), as);
+    }
+
+    /**
+     * The files' identities now: an answer of {@link #lookup} kept beside them is stale once one
+     * changes (a reloaded file).
+     */
+    public Object countryGeneration(long nowNanos) {
+        return countryDb == null ? null : countryDb.generation(nowNanos);
+    }
+
+    /** As {@link #countryGeneration}, for the ASN file. */
+    public Object asnGeneration(long nowNanos) {
+        return asnDb == null ? null : asnDb.generation(nowNanos);
+    }
+
+    /** The AS number to store for an address whose {@link #lookup} gave {@code answer}. */
+    public long asn(Answer answer, long exporterAs) {
+        if (asnOrder.keepsExporter(exporterAs)) {
+            return exporterAs;
+        }
+        return answer.asRecord() == null ? 0 : answer.asRecord().asn();
     }
 
     public AsnOrder asnOrder() {

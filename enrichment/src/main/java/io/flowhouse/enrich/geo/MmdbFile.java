@@ -121,6 +121,14 @@ public final class MmdbFile {
         }
     }
 
+    /**
+     * The loaded file's identity now (checking for a newer file when due), or null when none: an
+     * answer kept beside the identity it came from is stale once this changes.
+     */
+    public Object generation(long nowNanos) {
+        return file.get(nowNanos);
+    }
+
     public Path path() {
         return file.path();
     }

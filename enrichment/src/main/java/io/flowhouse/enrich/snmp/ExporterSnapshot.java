@@ -54,4 +54,18 @@ final class ExporterSnapshot {
         }
         return Collections.unmodifiableMap(m);
     }
+
+    /** Same name and interfaces: a poll that learned nothing new replaces nothing. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ExporterSnapshot other
+                && sysName.equals(other.sysName)
+                && Arrays.equals(ifIndexes, other.ifIndexes)
+                && Arrays.equals(infos, other.infos);
+    }
+
+    @Override
+    public int hashCode() {
+        return sysName.hashCode() * 31 + Arrays.hashCode(ifIndexes);
+    }
 }

@@ -21,6 +21,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.snmp4j.CommunityTarget;
@@ -74,6 +75,7 @@ public final class SnmpInterfaceDirectory implements InterfaceDirectory, AutoClo
     private final ConcurrentHashMap<InetAddress, ExporterState> exporters =
             new ConcurrentHashMap<>();
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicLong version = new AtomicLong();
     private final Snmp snmp;
     private final TableUtils tables;
     private final ScheduledExecutorService scheduler;
@@ -140,6 +142,11 @@ public final class SnmpInterfaceDirectory implements InterfaceDirectory, AutoClo
         directory.scheduler.scheduleWithFixedDelay(
                 directory::tickSafely, 0, TICK_MILLIS, TimeUnit.MILLISECONDS);
         return directory;
+    }
+
+    @Override
+    public long version() {
+        return version.get();
     }
 
     @Override
@@ -285,6 +292,7 @@ public final class SnmpInterfaceDirectory implements InterfaceDirectory, AutoClo
         all.sort((a, b) -> Long.compare(t - b.lastObserved, t - a.lastObserved));
         for (int i = 0; i < excess && i < all.size(); i++) {
             if (exporters.remove(all.get(i).exporter, all.get(i))) {
+                version.incrementAndGet();
                 counters.exportersDropped.incrementAndGet();
             }
         }
@@ -333,7 +341,10 @@ public final class SnmpInterfaceDirectory implements InterfaceDirectory, AutoClo
         // State first, then the slot, then the counters: whoever reads a counter sees the rest.
         String previousError = state.lastError;
         if (outcome == Outcome.OK) {
-            state.snapshot = snapshot;
+            if (!snapshot.equals(state.snapshot)) {
+                state.snapshot = snapshot;
+                version.incrementAndGet();
+            }
             state.lastError = null;
             state.nextPollNanos = t + options.refreshInterval().toNanos();
         } else {
