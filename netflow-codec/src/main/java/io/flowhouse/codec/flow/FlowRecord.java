@@ -8,12 +8,8 @@ package io.flowhouse.codec.flow;
  * unsigned in a {@code long} (use {@link Long#compareUnsigned} and {@link Long#toUnsignedString}).
  * Times are epoch milliseconds, whatever the wire encoding was.
  *
- * @param version Export protocol: 5, 9 or 10 (IPFIX); 0 for flows built from packets.
- * @param exporterAddress The exporter (datagram source) address.
- * @param exporterPort The exporter's UDP source port (uint16).
- * @param observationDomainId IPFIX observation domain id / v9 source id / v5 engine type<<8|engine
- *     id (uint32).
- * @param sequenceNumber Sequence number from the message header (uint32).
+ * @param header What the record shares with every record of its datagram (exporter, sequence,
+ *     times, stream): one {@link DatagramHeader} per datagram.
  * @param recordIndex The record's position in its datagram, {@link #position(int, int) packed} from
  *     the ordinal of its set among all sets of the message (template, options and data sets,
  *     decodable or not; 0 for v5) and its ordinal within that set, both from 0. It depends only on
@@ -21,9 +17,6 @@ package io.flowhouse.codec.flow;
  *     gives every record the position it had live. Read the parts with {@link #setIndex()} and
  *     {@link #recordInSet()}; ordering by it is wire order. With exporter, domain and sequence
  *     number it makes a deterministic row id.
- * @param exportTimeMillis Export time of the message (header), epoch ms.
- * @param timeReceivedMillis When the collector received the datagram, epoch ms (from the caller;
- *     the codec reads no clock).
  * @param flowStartMillis Flow start, epoch ms, normalized from any time encoding.
  * @param flowEndMillis Flow end, epoch ms, normalized from any time encoding.
  * @param ipVersion 4 or 6; 0 if the record carries no address.
@@ -56,26 +49,14 @@ package io.flowhouse.codec.flow;
  *     unknown; counters are not scaled by it.
  * @param sflow The sFlow v5 facts of a flow sample (agent, sequences, data source); null for
  *     NetFlow, IPFIX and packet flows.
- * @param streamId The agent stream whose datagram carried the record: the 64-bit name of the
- *     envelope's stamp ({@code DatagramStamp.streamId}); 0 when the envelope had no stamp (and for
- *     packet flows). With {@link #streamSequence()} and {@link #recordIndex()} it names the record
- *     wherever the datagram goes (spool re-send, replay, reprocess).
- * @param streamSequence The datagram's position in that stream (the stamp's sequence); 0 without a
- *     stamp.
  * @param exportedFlowStartMillis The flow start as the exporter sent it, when the collector moved
  *     {@link #flowStartMillis()} into its event-time window; 0 when it did not.
  * @param exportedFlowEndMillis The flow end as the exporter sent it, when the collector moved
  *     {@link #flowEndMillis()}; 0 when it did not.
  */
 public record FlowRecord(
-        int version,
-        IpAddress exporterAddress,
-        int exporterPort,
-        long observationDomainId,
-        long sequenceNumber,
+        DatagramHeader header,
         int recordIndex,
-        long exportTimeMillis,
-        long timeReceivedMillis,
         long flowStartMillis,
         long flowEndMillis,
         int ipVersion,
@@ -105,177 +86,55 @@ public record FlowRecord(
         int flowEndReason,
         long samplingRate,
         SflowFields sflow,
-        long streamId,
-        long streamSequence,
         long exportedFlowStartMillis,
         long exportedFlowEndMillis) {
 
     /** {@link #version()} of flows decoded from sFlow v5 (NetFlow v5 has 5). */
     public static final int VERSION_SFLOW5 = 105;
 
-    /** A record without sFlow fields (every protocol but sFlow). */
-    public FlowRecord(
-            int version,
-            IpAddress exporterAddress,
-            int exporterPort,
-            long observationDomainId,
-            long sequenceNumber,
-            int recordIndex,
-            long exportTimeMillis,
-            long timeReceivedMillis,
-            long flowStartMillis,
-            long flowEndMillis,
-            int ipVersion,
-            IpAddress srcAddr,
-            IpAddress dstAddr,
-            IpAddress nextHop,
-            int srcPrefixLen,
-            int dstPrefixLen,
-            int srcPort,
-            int dstPort,
-            int protocol,
-            int tcpFlags,
-            int tos,
-            long bytes,
-            long packets,
-            long reverseBytes,
-            long reversePackets,
-            long inputInterface,
-            long outputInterface,
-            int vlanId,
-            int postVlanId,
-            long srcMac,
-            long dstMac,
-            long srcAs,
-            long dstAs,
-            int direction,
-            int flowEndReason,
-            long samplingRate) {
-        this(
-                version,
-                exporterAddress,
-                exporterPort,
-                observationDomainId,
-                sequenceNumber,
-                recordIndex,
-                exportTimeMillis,
-                timeReceivedMillis,
-                flowStartMillis,
-                flowEndMillis,
-                ipVersion,
-                srcAddr,
-                dstAddr,
-                nextHop,
-                srcPrefixLen,
-                dstPrefixLen,
-                srcPort,
-                dstPort,
-                protocol,
-                tcpFlags,
-                tos,
-                bytes,
-                packets,
-                reverseBytes,
-                reversePackets,
-                inputInterface,
-                outputInterface,
-                vlanId,
-                postVlanId,
-                srcMac,
-                dstMac,
-                srcAs,
-                dstAs,
-                direction,
-                flowEndReason,
-                samplingRate,
-                null,
-                0L,
-                0L,
-                0L,
-                0L);
+    /** {@link DatagramHeader#version()}. */
+    public int version() {
+        return header.version();
     }
 
-    /** A record without a stream identity and as the exporter timed it (the codec's own tests). */
-    public FlowRecord(
-            int version,
-            IpAddress exporterAddress,
-            int exporterPort,
-            long observationDomainId,
-            long sequenceNumber,
-            int recordIndex,
-            long exportTimeMillis,
-            long timeReceivedMillis,
-            long flowStartMillis,
-            long flowEndMillis,
-            int ipVersion,
-            IpAddress srcAddr,
-            IpAddress dstAddr,
-            IpAddress nextHop,
-            int srcPrefixLen,
-            int dstPrefixLen,
-            int srcPort,
-            int dstPort,
-            int protocol,
-            int tcpFlags,
-            int tos,
-            long bytes,
-            long packets,
-            long reverseBytes,
-            long reversePackets,
-            long inputInterface,
-            long outputInterface,
-            int vlanId,
-            int postVlanId,
-            long srcMac,
-            long dstMac,
-            long srcAs,
-            long dstAs,
-            int direction,
-            int flowEndReason,
-            long samplingRate,
-            SflowFields sflow) {
-        this(
-                version,
-                exporterAddress,
-                exporterPort,
-                observationDomainId,
-                sequenceNumber,
-                recordIndex,
-                exportTimeMillis,
-                timeReceivedMillis,
-                flowStartMillis,
-                flowEndMillis,
-                ipVersion,
-                srcAddr,
-                dstAddr,
-                nextHop,
-                srcPrefixLen,
-                dstPrefixLen,
-                srcPort,
-                dstPort,
-                protocol,
-                tcpFlags,
-                tos,
-                bytes,
-                packets,
-                reverseBytes,
-                reversePackets,
-                inputInterface,
-                outputInterface,
-                vlanId,
-                postVlanId,
-                srcMac,
-                dstMac,
-                srcAs,
-                dstAs,
-                direction,
-                flowEndReason,
-                samplingRate,
-                sflow,
-                0L,
-                0L,
-                0L,
-                0L);
+    /** {@link DatagramHeader#exporterAddress()}. */
+    public IpAddress exporterAddress() {
+        return header.exporterAddress();
+    }
+
+    /** {@link DatagramHeader#exporterPort()}. */
+    public int exporterPort() {
+        return header.exporterPort();
+    }
+
+    /** {@link DatagramHeader#observationDomainId()}. */
+    public long observationDomainId() {
+        return header.observationDomainId();
+    }
+
+    /** {@link DatagramHeader#sequenceNumber()}. */
+    public long sequenceNumber() {
+        return header.sequenceNumber();
+    }
+
+    /** {@link DatagramHeader#exportTimeMillis()}. */
+    public long exportTimeMillis() {
+        return header.exportTimeMillis();
+    }
+
+    /** {@link DatagramHeader#timeReceivedMillis()}. */
+    public long timeReceivedMillis() {
+        return header.timeReceivedMillis();
+    }
+
+    /** {@link DatagramHeader#streamId()}. */
+    public long streamId() {
+        return header.streamId();
+    }
+
+    /** {@link DatagramHeader#streamSequence()}. */
+    public long streamSequence() {
+        return header.streamSequence();
     }
 
     /**
@@ -320,14 +179,15 @@ public record FlowRecord(
     /** A builder that starts from this record's values. */
     public Builder toBuilder() {
         Builder b = new Builder();
-        b.version = version;
-        b.exporterAddress = exporterAddress;
-        b.exporterPort = exporterPort;
-        b.observationDomainId = observationDomainId;
-        b.sequenceNumber = sequenceNumber;
+        b.header = header;
+        b.version = header.version();
+        b.exporterAddress = header.exporterAddress();
+        b.exporterPort = header.exporterPort();
+        b.observationDomainId = header.observationDomainId();
+        b.sequenceNumber = header.sequenceNumber();
         b.recordIndex = recordIndex;
-        b.exportTimeMillis = exportTimeMillis;
-        b.timeReceivedMillis = timeReceivedMillis;
+        b.exportTimeMillis = header.exportTimeMillis();
+        b.timeReceivedMillis = header.timeReceivedMillis();
         b.flowStartMillis = flowStartMillis;
         b.flowEndMillis = flowEndMillis;
         b.ipVersion = ipVersion;
@@ -357,8 +217,8 @@ public record FlowRecord(
         b.flowEndReason = flowEndReason;
         b.samplingRate = samplingRate;
         b.sflow = sflow;
-        b.streamId = streamId;
-        b.streamSequence = streamSequence;
+        b.streamId = header.streamId();
+        b.streamSequence = header.streamSequence();
         b.exportedFlowStartMillis = exportedFlowStartMillis;
         b.exportedFlowEndMillis = exportedFlowEndMillis;
         return b;
@@ -366,6 +226,8 @@ public record FlowRecord(
 
     /** Mutable builder; not thread-safe. Setters return {@code this}. */
     public static final class Builder {
+        // The header this builder started from, kept until a header field is set.
+        private DatagramHeader header;
         private int version = 0;
         private IpAddress exporterAddress = IpAddress.UNSPECIFIED;
         private int exporterPort = 0;
@@ -412,6 +274,7 @@ public record FlowRecord(
 
         public Builder version(int v) {
             this.version = v;
+            header = null;
             return this;
         }
 
@@ -421,6 +284,7 @@ public record FlowRecord(
 
         public Builder exporterAddress(IpAddress v) {
             this.exporterAddress = v;
+            header = null;
             return this;
         }
 
@@ -430,6 +294,7 @@ public record FlowRecord(
 
         public Builder exporterPort(int v) {
             this.exporterPort = v;
+            header = null;
             return this;
         }
 
@@ -439,6 +304,7 @@ public record FlowRecord(
 
         public Builder observationDomainId(long v) {
             this.observationDomainId = v;
+            header = null;
             return this;
         }
 
@@ -448,6 +314,7 @@ public record FlowRecord(
 
         public Builder sequenceNumber(long v) {
             this.sequenceNumber = v;
+            header = null;
             return this;
         }
 
@@ -472,6 +339,7 @@ public record FlowRecord(
 
         public Builder exportTimeMillis(long v) {
             this.exportTimeMillis = v;
+            header = null;
             return this;
         }
 
@@ -481,6 +349,7 @@ public record FlowRecord(
 
         public Builder timeReceivedMillis(long v) {
             this.timeReceivedMillis = v;
+            header = null;
             return this;
         }
 
@@ -751,6 +620,7 @@ public record FlowRecord(
 
         /** Sets {@link FlowRecord#streamId()} and {@link FlowRecord#streamSequence()}. */
         public Builder stream(long id, long sequence) {
+            header = null;
             this.streamId = id;
             this.streamSequence = sequence;
             return this;
@@ -780,15 +650,22 @@ public record FlowRecord(
         }
 
         public FlowRecord build() {
+            DatagramHeader h =
+                    header != null
+                            ? header
+                            : new DatagramHeader(
+                                    version,
+                                    exporterAddress,
+                                    exporterPort,
+                                    observationDomainId,
+                                    sequenceNumber,
+                                    exportTimeMillis,
+                                    timeReceivedMillis,
+                                    streamId,
+                                    streamSequence);
             return new FlowRecord(
-                    version,
-                    exporterAddress,
-                    exporterPort,
-                    observationDomainId,
-                    sequenceNumber,
+                    h,
                     recordIndex,
-                    exportTimeMillis,
-                    timeReceivedMillis,
                     flowStartMillis,
                     flowEndMillis,
                     ipVersion,
@@ -818,8 +695,6 @@ public record FlowRecord(
                     flowEndReason,
                     samplingRate,
                     sflow,
-                    streamId,
-                    streamSequence,
                     exportedFlowStartMillis,
                     exportedFlowEndMillis);
         }

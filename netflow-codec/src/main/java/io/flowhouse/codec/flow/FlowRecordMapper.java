@@ -500,14 +500,8 @@ public final class FlowRecordMapper {
         int postVlan = (int) get(v, p, S_POST_VLAN, get(v, p, S_POST_DOT1Q_VLAN, 0));
         long direction = get(v, p, S_DIRECTION, -1);
         return new FlowRecord(
-                c.version,
-                c.exporterAddress,
-                c.exporterPort,
-                c.observationDomainId,
-                c.sequenceNumber,
+                c.header(),
                 recordIndex,
-                c.exportTimeMillis,
-                c.receivedMillis,
                 start,
                 end,
                 ipVersion,
@@ -537,8 +531,6 @@ public final class FlowRecordMapper {
                 (int) get(v, p, S_END_REASON, 0),
                 c.samplingRate(v, p),
                 null,
-                c.streamId,
-                c.streamSequence,
                 0L,
                 0L);
     }

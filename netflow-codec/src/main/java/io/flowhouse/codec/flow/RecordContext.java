@@ -21,6 +21,8 @@ public final class RecordContext {
     long receivedMillis;
     long streamId;
     long streamSequence;
+    // The header the message's records share, made on the first record (reset and stream clear it).
+    private DatagramHeader header;
     long sysUptimeMillis = -1L;
     // The scope's options data as this message has changed it so far.
     final OptionsEditor options = new OptionsEditor();
@@ -57,12 +59,34 @@ public final class RecordContext {
         this.timeBaseMissing = 0;
         this.streamId = 0L;
         this.streamSequence = 0L;
+        this.header = null;
+    }
+
+    /** What every record of the message shares: one instance per message. */
+    DatagramHeader header() {
+        DatagramHeader h = header;
+        if (h == null) {
+            h =
+                    new DatagramHeader(
+                            version,
+                            exporterAddress,
+                            exporterPort,
+                            observationDomainId,
+                            sequenceNumber,
+                            exportTimeMillis,
+                            receivedMillis,
+                            streamId,
+                            streamSequence);
+            header = h;
+        }
+        return h;
     }
 
     /** Sets the agent stream of the message (after {@link #reset}), copied into every record. */
     public void stream(long id, long sequence) {
         this.streamId = id;
         this.streamSequence = sequence;
+        this.header = null;
     }
 
     /** Starts the message with its scope's options data, to be edited under {@code limits}. */

@@ -168,15 +168,9 @@ final class FlowSampleState {
         // The canonical constructor, not a builder: a reused builder would pay a G1 card mark per
         // reference it holds, and a fresh one is too large for C2 to inline and scalar replace.
         return new FlowRecord(
-                FlowRecord.VERSION_SFLOW5,
-                d.exporterAddress,
-                d.exporterPort,
-                d.subAgentId, // observationDomainId
-                d.sequenceNumber,
+                d.header(),
                 index, // recordIndex
-                received, // exportTimeMillis: sFlow has no clock
-                received, // timeReceivedMillis
-                received, // flowStartMillis
+                received, // flowStartMillis: sFlow has no clock
                 received, // flowEndMillis
                 ipVersion,
                 src,
@@ -205,8 +199,6 @@ final class FlowSampleState {
                 0, // flowEndReason: not given
                 samplingRate == 0 ? 1L : samplingRate,
                 sflow,
-                d.streamId,
-                d.streamSequence,
                 0L,
                 0L);
     }

@@ -8,6 +8,7 @@ import io.flowhouse.codec.DecodeResult;
 import io.flowhouse.codec.MalformedSetException;
 import io.flowhouse.codec.TruncatedMessageException;
 import io.flowhouse.codec.UnsupportedVersionException;
+import io.flowhouse.codec.flow.DatagramHeader;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import java.nio.ByteBuffer;
@@ -60,6 +61,7 @@ public final class SflowDecoder {
         final long receivedMillis;
         final long streamId;
         final long streamSequence;
+        private final DatagramHeader header;
 
         DatagramFacts(
                 IpAddress agentAddress,
@@ -76,6 +78,23 @@ public final class SflowDecoder {
             this.receivedMillis = ctx.receivedMillis();
             this.streamId = ctx.streamId();
             this.streamSequence = ctx.streamSequence();
+            // sFlow has no export clock: the receive time stands for it.
+            this.header =
+                    new DatagramHeader(
+                            FlowRecord.VERSION_SFLOW5,
+                            exporterAddress,
+                            exporterPort,
+                            subAgentId,
+                            sequenceNumber,
+                            receivedMillis,
+                            receivedMillis,
+                            streamId,
+                            streamSequence);
+        }
+
+        /** What every flow sample of the datagram shares. */
+        DatagramHeader header() {
+            return header;
         }
     }
 

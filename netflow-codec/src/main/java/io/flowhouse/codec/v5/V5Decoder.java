@@ -5,6 +5,7 @@ import io.flowhouse.codec.DecodeContext;
 import io.flowhouse.codec.DecodeProblem;
 import io.flowhouse.codec.DecodeResult;
 import io.flowhouse.codec.TruncatedMessageException;
+import io.flowhouse.codec.flow.DatagramHeader;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import java.nio.ByteBuffer;
@@ -81,20 +82,25 @@ public final class V5Decoder {
         int n = Math.min(count, fit);
         IpAddress exporter = ctx.exporter().address();
         int exporterPort = ctx.exporter().port();
+        DatagramHeader header =
+                new DatagramHeader(
+                        5,
+                        exporter,
+                        exporterPort,
+                        domain,
+                        sequence,
+                        exportMillis,
+                        ctx.receivedMillis(),
+                        ctx.streamId(),
+                        ctx.streamSequence());
         for (int i = 0; i < n; i++) {
             int p = start + HEADER_SIZE + i * RECORD_SIZE;
             long first = b.getInt(p + 24) & 0xffff_ffffL;
             long last = b.getInt(p + 28) & 0xffff_ffffL;
             out.record(
                     new FlowRecord(
-                            5,
-                            exporter,
-                            exporterPort,
-                            domain,
-                            sequence,
+                            header,
                             i,
-                            exportMillis,
-                            ctx.receivedMillis(),
                             exportMillis - (int) (sysUptime - first),
                             exportMillis - (int) (sysUptime - last),
                             4,
@@ -124,8 +130,6 @@ public final class V5Decoder {
                             0,
                             rate,
                             null,
-                            ctx.streamId(),
-                            ctx.streamSequence(),
                             0L,
                             0L));
         }
