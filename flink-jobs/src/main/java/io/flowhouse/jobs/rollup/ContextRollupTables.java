@@ -32,7 +32,7 @@ public final class ContextRollupTables {
             ClickHouseSinkOptions options, Duration resolution, int ttlDays) {
         return ClickHouseSink.of(
                 options,
-                new ContextRowEncoder(tableName(resolution)),
+                RollupRowEncoder.context(tableName(resolution)),
                 new Schema(resolution, ttlDays));
     }
 

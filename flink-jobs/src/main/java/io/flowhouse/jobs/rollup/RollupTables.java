@@ -40,7 +40,7 @@ public final class RollupTables {
             ClickHouseSinkOptions options, Duration resolution, int ttlDays) {
         return ClickHouseSink.of(
                 options,
-                new RollupRowEncoder(tableName(resolution)),
+                RollupRowEncoder.rollup(tableName(resolution)),
                 new Schema(resolution, ttlDays));
     }
 
