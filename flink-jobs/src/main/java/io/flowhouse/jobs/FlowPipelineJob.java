@@ -141,7 +141,8 @@ public final class FlowPipelineJob {
         }
         String storage =
                 flink.getOptional(CheckpointingOptions.CHECKPOINT_STORAGE).orElse("").trim();
-        boolean directory = flink.getOptional(CheckpointingOptions.CHECKPOINTS_DIRECTORY).isPresent();
+        boolean directory =
+                flink.getOptional(CheckpointingOptions.CHECKPOINTS_DIRECTORY).isPresent();
         if (directory && !storage.equalsIgnoreCase("jobmanager")) {
             return;
         }

@@ -48,8 +48,7 @@ class CheckpointStorageCheckTest {
                 .doesNotThrowAnyException();
         assertThatCode(() -> check("--job.allow-memory-checkpoints", "true"))
                 .doesNotThrowAnyException();
-        assertThatCode(() -> check("--execution.runtime-mode", "BATCH"))
-                .doesNotThrowAnyException();
+        assertThatCode(() -> check("--execution.runtime-mode", "BATCH")).doesNotThrowAnyException();
     }
 
     @Test

@@ -45,7 +45,7 @@ public final class AgeingConfigKeys {
                                     + " packets.enabled.");
 
     public static final Key<Integer> SFLOW_SAMPLES_MAX_ACTIVE_FLOWS =
-            Key.of("packets.sflow-samples.max-active-flows", Types.integer(0, Integer.MAX_VALUE))
+            Key.of("packets.sflow-samples-max-active-flows", Types.integer(0, Integer.MAX_VALUE))
                     .defaultValue(1_000_000)
                     .doc(
                             "Memory bound of packets.sflow-samples: most sampled flows held per"

@@ -36,7 +36,7 @@ import org.apache.flink.util.Collector;
  *
  * <p>Memory bound: the flow key comes from the exporter's own fields, so an exporter sending random
  * addresses or ports would open a flow per sample. At most {@code
- * packets.sflow-samples.max-active-flows} flows are held per parallel instance (a count kept by
+ * packets.sflow-samples-max-active-flows} flows are held per parallel instance (a count kept by
  * this instance and checkpointed, {@link ActiveFlowCount}, as for packet flows); beyond it a sample
  * of a new flow is written at once as a flow of its own with end reason 5 (lack of resources) and
  * counted in {@code sflow_sample_flows_lack_of_resources_total}: cut early, never lost. A

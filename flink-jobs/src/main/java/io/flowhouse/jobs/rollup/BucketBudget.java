@@ -94,10 +94,7 @@ public final class BucketBudget<T> extends AbstractStreamOperator<T>
      * @param buckets what a bucket of the piece type is
      */
     BucketBudget(
-            long resolutionMillis,
-            long allowedLatenessMillis,
-            int maxBuckets,
-            Buckets<T> buckets) {
+            long resolutionMillis, long allowedLatenessMillis, int maxBuckets, Buckets<T> buckets) {
         if (resolutionMillis <= 0 || allowedLatenessMillis < 0 || maxBuckets < 1) {
             throw new IllegalArgumentException(
                     "resolution "

@@ -92,9 +92,7 @@ class SflowSampleAgeingBoundTest {
             }
             h.processElement(sample(1, 50, T0 + 10), T0 + 10);
             List<FlowRecord> cut = h.extractOutputValues();
-            assertThat(cut)
-                    .extracting(FlowRecord::dstPort)
-                    .containsExactlyInAnyOrder(3, 4, 5);
+            assertThat(cut).extracting(FlowRecord::dstPort).containsExactlyInAnyOrder(3, 4, 5);
             assertThat(cut)
                     .allSatisfy(
                             r -> {

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * distinct sampled flow), and the totals, unscaled and scaled by the sampling rate, exactly
  * testdata/README's goldens (pmacct 1:1: 42,173 packets, 31,803,431 bytes; OVS 1:10: 42,150
  * packets, 32,317,260 bytes), in {@code flows} and in the rollups; at a bound of 10 flows per
- * instance ({@code packets.sflow-samples.max-active-flows}) the same totals, with the flows beyond
+ * instance ({@code packets.sflow-samples-max-active-flows}) the same totals, with the flows beyond
  * it cut early (end reason 5).
  */
 class SflowSampleAgeingITCase {
@@ -142,7 +142,7 @@ class SflowSampleAgeingITCase {
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void atTheBoundFlowsAreCutEarlyAndNothingIsLost() throws Exception {
-        Run run = run("sflowcap", "--packets.sflow-samples.max-active-flows", "10");
+        Run run = run("sflowcap", "--packets.sflow-samples-max-active-flows", "10");
         List<List<String>> rows = run.rows();
         assertThat(rows)
                 .extracting(r -> r.subList(2, 6))

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * rest is summed in the kind's bucket of zeros (direction and boundaries kept), every kind's totals
  * stay exact, and an exporter within the bound keeps every bucket as it was.
  */
+@SuppressWarnings("try") // CloseableIterator.close() may throw InterruptedException
 class ContextBucketBudgetITCase {
 
     @RegisterExtension static final MiniClusterExtension FLINK = new MiniClusterExtension();
@@ -116,7 +117,9 @@ class ContextBucketBudgetITCase {
         for (int kind = ContextRow.INTERFACE; kind <= ContextRow.BOUNDARY_AS; kind++) {
             int k = kind;
             List<ContextRow> hostile =
-                    out.stream().filter(r -> r.kind() == k && r.exporter().equals(HOSTILE)).toList();
+                    out.stream()
+                            .filter(r -> r.kind() == k && r.exporter().equals(HOSTILE))
+                            .toList();
             List<ContextRow> good =
                     out.stream().filter(r -> r.kind() == k && r.exporter().equals(GOOD)).toList();
             long factor = kind == ContextRow.INTERFACE ? 2 : 1; // once per direction
