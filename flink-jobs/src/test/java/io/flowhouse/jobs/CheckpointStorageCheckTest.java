@@ -9,7 +9,10 @@ import io.flowhouse.config.ConfigException;
 import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
 import java.util.Map;
+import org.apache.flink.client.program.StreamContextEnvironment;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.DefaultExecutorServiceLoader;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -53,18 +56,30 @@ class CheckpointStorageCheckTest {
 
     @Test
     void theClusterConfigurationCounts() {
-        // A job submitted to a session cluster sees the cluster's keys under its own.
+        // A job submitted to a session cluster (REST or flink run) gets its environment from
+        // Flink's context environment: the cluster's keys, then the job's own.
         Configuration cluster =
                 Configuration.fromMap(
                         Map.of("execution.checkpointing.dir", "file:///var/lib/flowhouse/cp"));
         Config c = JobArgs.resolve(Map.of());
-        Configuration merged = new Configuration();
-        merged.addAll(cluster);
-        merged.addAll(JobArgs.flinkConfiguration(c));
-        assertThatCode(
-                        () ->
-                                FlowPipelineJob.checkCheckpointStorage(
-                                        merged, PipelineSettings.from(c, Map.of())))
-                .doesNotThrowAnyException();
+        StreamContextEnvironment.setAsContext(
+                new DefaultExecutorServiceLoader(),
+                cluster,
+                getClass().getClassLoader(),
+                false,
+                true);
+        try {
+            StreamExecutionEnvironment env =
+                    StreamExecutionEnvironment.getExecutionEnvironment(
+                            JobArgs.flinkConfiguration(c));
+            assertThatCode(
+                            () ->
+                                    FlowPipelineJob.checkCheckpointStorage(
+                                            env.getConfiguration(),
+                                            PipelineSettings.from(c, Map.of())))
+                    .doesNotThrowAnyException();
+        } finally {
+            StreamContextEnvironment.unsetAsContext();
+        }
     }
 }
