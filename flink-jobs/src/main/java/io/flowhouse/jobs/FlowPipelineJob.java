@@ -5,6 +5,7 @@ import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.config.Config;
+import io.flowhouse.config.ConfigException;
 import io.flowhouse.jobs.ageing.PacketFlowTopology;
 import io.flowhouse.jobs.ageing.SflowSampleAgeing;
 import io.flowhouse.jobs.cli.JobArgs;
@@ -27,9 +28,11 @@ import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
@@ -113,10 +116,46 @@ public final class FlowPipelineJob {
         PipelineSettings s = PipelineSettings.from(c, env);
         StreamExecutionEnvironment flink =
                 StreamExecutionEnvironment.getExecutionEnvironment(JobArgs.flinkConfiguration(c));
+        checkCheckpointStorage(flink.getConfiguration(), s);
         configure(flink, s);
         KafkaTopics.ensure(s);
         build(flink, PipelineConnectors.sources(s), PipelineConnectors.sinks(s), s);
         flink.execute(s.jobName());
+    }
+
+    /**
+     * Refuses a STREAMING run whose checkpoints would go to the JobManager's memory (no {@code
+     * execution.checkpointing.dir}, or {@code execution.checkpointing.storage: jobmanager}): that
+     * storage refuses task state over 5 MiB, and every refused checkpoint fails the job and replays
+     * (the rollup windows pass it within minutes, a hostile exporter's decode state sooner). {@code
+     * job.allow-memory-checkpoints} lets a test or a short trial run so; BATCH runs take no
+     * checkpoints. The Flink configuration is the job's own keys over the cluster's (a job
+     * submitted to a session cluster sees the cluster's directory).
+     *
+     * @throws ConfigException naming the keys
+     */
+    public static void checkCheckpointStorage(ReadableConfig flink, PipelineSettings s) {
+        if (s.allowMemoryCheckpoints()
+                || flink.get(ExecutionOptions.RUNTIME_MODE) == RuntimeExecutionMode.BATCH) {
+            return;
+        }
+        String storage =
+                flink.getOptional(CheckpointingOptions.CHECKPOINT_STORAGE).orElse("").trim();
+        boolean directory =
+                flink.getOptional(CheckpointingOptions.CHECKPOINTS_DIRECTORY).isPresent();
+        if (directory && !storage.equalsIgnoreCase("jobmanager")) {
+            return;
+        }
+        throw new ConfigException(
+                (directory
+                                ? "execution.checkpointing.storage is jobmanager"
+                                : "execution.checkpointing.dir is not set")
+                        + ": the job's checkpoints would stay in the JobManager's memory, which"
+                        + " refuses task state over 5 MiB and then fails the job. Set"
+                        + " execution.checkpointing.dir (file:///var/lib/flowhouse/checkpoints, an"
+                        + " object store) in the cluster's configuration or as"
+                        + " --execution.checkpointing.dir, or --job.allow-memory-checkpoints true"
+                        + " for a test.");
     }
 
     /** Checkpointing, parallelism and type rules of the job. */

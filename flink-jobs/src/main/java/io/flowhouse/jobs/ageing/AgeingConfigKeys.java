@@ -44,6 +44,18 @@ public final class AgeingConfigKeys {
                                     + " idle timeouts above on receive time; independent of"
                                     + " packets.enabled.");
 
+    public static final Key<Integer> SFLOW_SAMPLES_MAX_ACTIVE_FLOWS =
+            Key.of("packets.sflow-samples-max-active-flows", Types.integer(0, Integer.MAX_VALUE))
+                    .defaultValue(1_000_000)
+                    .doc(
+                            "Memory bound of packets.sflow-samples: most sampled flows held per"
+                                    + " parallel instance (an exporter sending random addresses"
+                                    + " or ports opens one per sample). Beyond it a sample of a new"
+                                    + " flow is written at once as a one-sample flow with end"
+                                    + " reason 5 (lack of resources), never dropped, and counted"
+                                    + " in sflow_sample_flows_lack_of_resources_total; 0 is"
+                                    + " unbounded.");
+
     public static final Key<String> TOPIC =
             Key.of("packets.topic", Types.STRING)
                     .defaultValue("packets.raw")
@@ -164,7 +176,8 @@ public final class AgeingConfigKeys {
                     IDLENESS,
                     FLOW_TABLE,
                     FLOW_TABLE_BUCKETS,
-                    SFLOW_SAMPLES);
+                    SFLOW_SAMPLES,
+                    SFLOW_SAMPLES_MAX_ACTIVE_FLOWS);
 
     /** These keys alone under {@code flowhouse}: their defaults and README table. */
     public static final ConfigSchema SCHEMA = ConfigSchema.of("flowhouse", "packet flows", KEYS);

@@ -29,6 +29,8 @@ import org.apache.flink.configuration.StateChangelogOptions;
  * @param flowTable the flow table: bucketed, keyed, or chosen by the state backend ({@link
  *     #bucketedTable(ReadableConfig)})
  * @param flowTableBuckets buckets of the bucketed flow table
+ * @param sflowSamples whether sFlow flow samples are aged into flows
+ * @param sflowSamplesMaxActiveFlows sFlow sample flows held per parallel instance, 0 unbounded
  */
 public record AgeingSettings(
         boolean enabled,
@@ -44,7 +46,8 @@ public record AgeingSettings(
         Duration idleness,
         FlowTableChoice flowTable,
         int flowTableBuckets,
-        boolean sflowSamples)
+        boolean sflowSamples,
+        int sflowSamplesMaxActiveFlows)
         implements Serializable {
 
     /** {@code flowhouse.packets.flow-table}. */
@@ -68,12 +71,14 @@ public record AgeingSettings(
                             + idleTimeout
                             + " (expected: >= 1 ms)");
         }
-        if (tcpEndTimeout.isNegative() || maxActiveFlows < 0) {
+        if (tcpEndTimeout.isNegative() || maxActiveFlows < 0 || sflowSamplesMaxActiveFlows < 0) {
             throw new IllegalArgumentException(
                     "tcp end timeout "
                             + tcpEndTimeout
                             + ", max active flows "
                             + maxActiveFlows
+                            + ", sFlow sample flows "
+                            + sflowSamplesMaxActiveFlows
                             + " (expected: >= 0)");
         }
         IpAddress.parse(exporterAddress);
@@ -118,7 +123,8 @@ public record AgeingSettings(
                 idleness,
                 flowTable,
                 flowTableBuckets,
-                false);
+                false,
+                AgeingConfigKeys.SFLOW_SAMPLES_MAX_ACTIVE_FLOWS.defaultValue());
     }
 
     /** The exporter address packet flows carry. */
@@ -146,7 +152,8 @@ public record AgeingSettings(
                 c.get(AgeingConfigKeys.IDLENESS),
                 c.get(AgeingConfigKeys.FLOW_TABLE),
                 c.get(AgeingConfigKeys.FLOW_TABLE_BUCKETS),
-                c.get(AgeingConfigKeys.SFLOW_SAMPLES));
+                c.get(AgeingConfigKeys.SFLOW_SAMPLES),
+                c.get(AgeingConfigKeys.SFLOW_SAMPLES_MAX_ACTIVE_FLOWS));
     }
 
     /**
@@ -195,7 +202,9 @@ public record AgeingSettings(
                 maxOutOfOrderness,
                 idleness,
                 flowTable,
-                flowTableBuckets);
+                flowTableBuckets,
+                sflowSamples,
+                sflowSamplesMaxActiveFlows);
     }
 
     public AgeingSettings withBiflow(boolean bi) {
@@ -212,7 +221,9 @@ public record AgeingSettings(
                 maxOutOfOrderness,
                 idleness,
                 flowTable,
-                flowTableBuckets);
+                flowTableBuckets,
+                sflowSamples,
+                sflowSamplesMaxActiveFlows);
     }
 
     public AgeingSettings withMaxActiveFlows(int max) {
@@ -229,7 +240,29 @@ public record AgeingSettings(
                 maxOutOfOrderness,
                 idleness,
                 flowTable,
-                flowTableBuckets);
+                flowTableBuckets,
+                sflowSamples,
+                sflowSamplesMaxActiveFlows);
+    }
+
+    /** A copy with sFlow samples aged into flows, at most {@code max} per instance (tests). */
+    public AgeingSettings withSflowSamples(boolean on, int max) {
+        return new AgeingSettings(
+                enabled,
+                topic,
+                biflow,
+                activeTimeout,
+                idleTimeout,
+                tcpEndTimeout,
+                maxActiveFlows,
+                stateTtl,
+                exporterAddress,
+                maxOutOfOrderness,
+                idleness,
+                flowTable,
+                flowTableBuckets,
+                on,
+                max);
     }
 
     /** A copy with the other flow table (tests run both). */
@@ -247,6 +280,8 @@ public record AgeingSettings(
                 maxOutOfOrderness,
                 idleness,
                 bucketed ? FlowTableChoice.BUCKETED : FlowTableChoice.KEYED,
-                buckets);
+                buckets,
+                sflowSamples,
+                sflowSamplesMaxActiveFlows);
     }
 }

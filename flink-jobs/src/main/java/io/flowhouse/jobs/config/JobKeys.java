@@ -148,6 +148,20 @@ public final class JobKeys {
                                     + " offsets are aligned on checkpoints, so this bounds the"
                                     + " end-to-end latency of a row.");
 
+    public static final Key<Boolean> ALLOW_MEMORY_CHECKPOINTS =
+            Key.of("job.allow-memory-checkpoints", Types.BOOLEAN)
+                    .defaultValue(false)
+                    .doc(
+                            "Let the job start in STREAMING mode without execution.checkpointing.dir"
+                                    + " (or with execution.checkpointing.storage jobmanager): its"
+                                    + " checkpoints then go to the JobManager's memory, which"
+                                    + " refuses task state over 5 MiB, and every refused"
+                                    + " checkpoint fails the job (the rollup windows pass it"
+                                    + " within minutes, a hostile exporter's decode state"
+                                    + " sooner). Off: the job refuses to start and names the key."
+                                    + " For tests and short trials only; BATCH runs need no"
+                                    + " checkpoints.");
+
     public static final Key<String> JOB_NAME =
             Key.of("job.name", Types.STRING)
                     .defaultValue("flowhouse-pipeline")
@@ -458,6 +472,7 @@ public final class JobKeys {
                     PARALLELISM,
                     MAX_PARALLELISM,
                     CHECKPOINT_INTERVAL,
+                    ALLOW_MEMORY_CHECKPOINTS,
                     JOB_NAME,
                     MAX_OUT_OF_ORDERNESS,
                     IDLENESS,

@@ -6,6 +6,7 @@ import io.flowhouse.codec.template.OptionsData;
 import io.flowhouse.codec.template.TemplateWire;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.model.OptionsInterfaceName;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
@@ -13,7 +14,9 @@ import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 /**
  * Tells the enrich stage the interface names of options data that changed ({@link
  * DecodeOutputs#INTERFACE_NAMES}): only when a scope's options data is learned, changed or
- * restored, never per flow, and at most the options data's own bound of names per scope.
+ * restored, never per flow. A change sends only the names it added or changed (a scope of 4,096
+ * names that renames one sends one record to each enrich subtask, not 4,096); a restore from the
+ * archive sends the scope's names once, at most the options data's own bound.
  */
 final class InterfaceNames {
 
@@ -25,9 +28,30 @@ final class InterfaceNames {
             List<StateBackedTemplateCache.Learned> learned) {
         for (StateBackedTemplateCache.Learned l : learned) {
             if (l.options()) {
-                emit(ctx, l.scope().exporter().address(), l.wire());
+                IpAddress exporter = l.scope().exporter().address();
+                for (Map.Entry<Long, String> e : changed(l.before(), l.after()).entrySet()) {
+                    ctx.output(
+                            DecodeOutputs.INTERFACE_NAMES,
+                            new OptionsInterfaceName(exporter, e.getKey(), e.getValue()));
+                }
             }
         }
+    }
+
+    /** The names {@code after} adds to {@code before} or changes, by ifIndex. */
+    static Map<Long, String> changed(OptionsData before, OptionsData after) {
+        Map<Long, String> was = before.interfaceNames();
+        Map<Long, String> now = after.interfaceNames();
+        if (was.isEmpty()) {
+            return now;
+        }
+        Map<Long, String> changed = new HashMap<>();
+        for (Map.Entry<Long, String> e : now.entrySet()) {
+            if (!e.getValue().equals(was.get(e.getKey()))) {
+                changed.put(e.getKey(), e.getValue());
+            }
+        }
+        return changed;
     }
 
     /** The names of a live options data entry read back from the archive. */

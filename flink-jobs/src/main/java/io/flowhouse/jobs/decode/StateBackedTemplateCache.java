@@ -63,8 +63,25 @@ public final class StateBackedTemplateCache implements TemplateCache {
     /** A re-send is written to state when it moves the last-seen time by this much. */
     private static final long LAST_SEEN_GRANULE_MILLIS = 1_000L;
 
-    /** A template or options data that this datagram taught (new or changed). */
-    public record Learned(TemplateScope scope, int templateId, byte[] wire, boolean options) {}
+    /**
+     * A template or options data that this datagram taught (new or changed).
+     *
+     * @param before options data: what the scope held before (empty when new); null for a template
+     * @param after options data: what it holds now; null for a template
+     */
+    public record Learned(
+            TemplateScope scope,
+            int templateId,
+            byte[] wire,
+            boolean options,
+            OptionsData before,
+            OptionsData after) {
+
+        /** A template. */
+        Learned(TemplateScope scope, int templateId, byte[] wire) {
+            this(scope, templateId, wire, false, null, null);
+        }
+    }
 
     private final MapState<TemplateStateKey, StoredTemplate> templates;
     private final MapState<ScopeKey, byte[]> options;
@@ -253,7 +270,7 @@ public final class StateBackedTemplateCache implements TemplateCache {
         if (refused != null) {
             return refused;
         }
-        learned.add(new Learned(key.scope(), key.templateId(), wire, false));
+        learned.add(new Learned(key.scope(), key.templateId(), wire));
         archive(k, StoredTemplate.seen(wire, receivedMillis, receivedMillis), null);
         installed.add(k);
         return old == null ? TemplateStatus.NEW : TemplateStatus.REPLACED;
@@ -633,7 +650,11 @@ public final class StateBackedTemplateCache implements TemplateCache {
         if (wire == null) {
             return OptionsData.EMPTY;
         }
-        OwnedScope ck = new OwnedScope(owner, k);
+        return decoded(new OwnedScope(owner, k), wire);
+    }
+
+    /** The options data of stored bytes: decoded once while the cache keeps them. */
+    private OptionsData decoded(OwnedScope ck, byte[] wire) {
         DecodedOptions d = decodedOptions.get(ck);
         if (d != null && (d.wire == wire || Arrays.equals(d.wire, wire))) {
             return d.data;
@@ -661,19 +682,23 @@ public final class StateBackedTemplateCache implements TemplateCache {
             return;
         }
         byte[] wire = TemplateWire.encode(data);
+        OwnedScope ck = new OwnedScope(owner, k);
+        OptionsData before;
         try {
             byte[] old = options.get(k);
             if (old != null && Arrays.equals(old, wire)) {
                 return;
             }
+            // Before it is replaced: what changed is what the enrich stage is told.
+            before = old == null ? OptionsData.EMPTY : decoded(ck, old);
             if (!storeOptions(k, wire, old, true)) {
                 return; // the scope keeps what it had
             }
         } catch (Exception e) {
             throw new IllegalStateException("options state of " + k, e);
         }
-        rememberOptions(new OwnedScope(owner, k), wire, data);
-        learned.add(new Learned(scope, -1, wire, true));
+        rememberOptions(ck, wire, data);
+        learned.add(new Learned(scope, -1, wire, true, before, data));
         toArchive.add(
                 new ArchivedTemplate(
                         owner.address(),

@@ -7,7 +7,6 @@ import io.flowhouse.sinks.clickhouse.ClickHouseSchema;
 import io.flowhouse.sinks.clickhouse.ClickHouseSink;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkException;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
-import io.flowhouse.sinks.clickhouse.SchemaDialect;
 import io.flowhouse.sinks.clickhouse.ServerCapabilities;
 import java.time.Duration;
 
@@ -33,7 +32,7 @@ public final class ContextRollupTables {
             ClickHouseSinkOptions options, Duration resolution, int ttlDays) {
         return ClickHouseSink.of(
                 options,
-                new ContextRowEncoder(tableName(resolution)),
+                RollupRowEncoder.context(tableName(resolution)),
                 new Schema(resolution, ttlDays));
     }
 
@@ -62,20 +61,9 @@ public final class ContextRollupTables {
     /** The CREATE statement for one resolution on this server. */
     public static String createStatement(
             String database, ServerCapabilities caps, Duration resolution, int ttlDays) {
-        SchemaDialect dialect = new SchemaDialect(database, caps);
-        String partition =
-                resolution.toSeconds() >= 3600
-                        ? "toYYYYMM(window_start)"
-                        : "toYYYYMMDD(window_start)";
-        String ttl =
-                caps.ttl() && ttlDays > 0
-                        ? "TTL window_start + INTERVAL " + ttlDays + " DAY\n"
-                        : "";
-        String template =
-                "CREATE TABLE IF NOT EXISTS ${DB}."
-                        + tableName(resolution)
-                        + "\n(\n"
-                        + "    window_start DateTime,\n"
+        return RollupTables.createStatement(
+                tableName(resolution),
+                "    window_start DateTime,\n"
                         + "    kind "
                         + ContextRow.KIND_ENUM
                         + ",\n"
@@ -93,17 +81,12 @@ public final class ContextRollupTables {
                         + "    bytes UInt64${CODEC_COUNTER},\n"
                         + "    packets UInt64${CODEC_COUNTER},\n"
                         + "    flows UInt64${CODEC_COUNTER},\n"
-                        + "    version UInt64\n"
-                        + ")\n"
-                        + "ENGINE = ReplacingMergeTree(version)\n"
-                        + "PARTITION BY "
-                        + partition
-                        + "\n"
-                        + "ORDER BY (window_start, kind, exporter, interface, direction,"
-                        + " in_boundary, out_boundary, proto, src_as, dst_as, src_country,"
-                        + " dst_country, if_name)\n"
-                        + ttl
-                        + "SETTINGS index_granularity = 8192";
-        return dialect.render(template);
+                        + "    version UInt64\n",
+                "window_start, kind, exporter, interface, direction, in_boundary, out_boundary,"
+                        + " proto, src_as, dst_as, src_country, dst_country, if_name",
+                database,
+                caps,
+                resolution,
+                ttlDays);
     }
 }

@@ -8,7 +8,6 @@ import io.flowhouse.enrich.rules.InterfaceContext;
 import io.flowhouse.jobs.enrich.EnrichedFlow;
 import java.io.Serializable;
 import java.time.Duration;
-import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -106,12 +105,20 @@ public final class ContextRollups {
                                 new PieceEventTime<>(
                                         s.maxOutOfOrderness().toMillis(), ContextRow::windowStart))
                         .uid("rollup-context-watermarks-" + label)
+                        .transform(
+                                "context bucket budget " + label,
+                                type,
+                                BucketBudget.ofContext(
+                                        resolution.toMillis(),
+                                        s.allowedLateness().toMillis(),
+                                        s.maxBucketsPerExporter()))
+                        .uid("rollup-context-bucket-budget-" + label)
                         .keyBy(ContextRow::key, TypeInformation.of(ContextRow.Key.class))
                         .window(TumblingEventTimeWindows.of(resolution))
                         .allowedLateness(s.allowedLateness())
                         .sideOutputLateData(late)
                         .aggregate(
-                                new Sum(),
+                                new SumCounters<>(),
                                 new Emit(),
                                 RollupCountersTypeInfo.INSTANCE,
                                 RollupCountersTypeInfo.INSTANCE,
@@ -123,38 +130,6 @@ public final class ContextRollups {
                 .uid("rollup-context-late-" + label)
                 .name("late context pieces " + label);
         return sums;
-    }
-
-    /** A bucket's counters: three longs per key. */
-    static final class Sum
-            implements AggregateFunction<ContextRow, RollupCounters, RollupCounters> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public RollupCounters createAccumulator() {
-            return new RollupCounters();
-        }
-
-        @Override
-        public RollupCounters add(ContextRow r, RollupCounters acc) {
-            acc.bytes += r.bytes();
-            acc.packets += r.packets();
-            acc.flows += r.flows();
-            return acc;
-        }
-
-        @Override
-        public RollupCounters getResult(RollupCounters acc) {
-            return acc;
-        }
-
-        @Override
-        public RollupCounters merge(RollupCounters a, RollupCounters b) {
-            a.bytes += b.bytes;
-            a.packets += b.packets;
-            a.flows += b.flows;
-            return a;
-        }
     }
 
     /** A window's counters as a row; a late firing carries the complete new counts. */

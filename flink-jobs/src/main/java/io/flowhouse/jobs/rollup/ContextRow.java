@@ -44,7 +44,8 @@ public record ContextRow(
         long bytes,
         long packets,
         long flows,
-        long version) {
+        long version)
+        implements Counted {
 
     /** Exporter, interface, direction, the interface's name and boundary. */
     public static final int INTERFACE = 1;

@@ -113,7 +113,12 @@ public final class RollupConfigKeys {
                                     + " per window and kind (per subtask); pieces of further"
                                     + " buckets are summed in the kind's bucket of zeros (interface"
                                     + " 0, protocol 0 port 0, AS 0 to AS 0), so totals stay exact,"
-                                    + " and counted in rollup_buckets_folded_total.");
+                                    + " and counted in rollup_buckets_folded_total. The same bound"
+                                    + " holds for each kind of the context rollups (enrichment on:"
+                                    + " interface names, country pairs, boundary/protocol/AS; their"
+                                    + " bucket of zeros has no interface, name, protocol, AS or"
+                                    + " country but keeps direction and boundaries), counted in"
+                                    + " rollup_context_buckets_folded_total.");
 
     /** In declaration order. */
     public static final List<Key<?>> KEYS =

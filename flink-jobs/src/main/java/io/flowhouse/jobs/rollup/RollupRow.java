@@ -52,7 +52,8 @@ public record RollupRow(
         long packets,
         long flows,
         long version,
-        long bytesError) {
+        long bytesError)
+        implements Counted {
 
     /** A row with exact counters ({@link #bytesError} 0): every kind but the top-N rows. */
     public RollupRow(

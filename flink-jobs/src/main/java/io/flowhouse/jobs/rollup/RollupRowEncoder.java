@@ -4,37 +4,95 @@ package io.flowhouse.jobs.rollup;
 import io.flowhouse.sinks.clickhouse.ClickHouseRowEncoder;
 import io.flowhouse.sinks.clickhouse.RowBinaryOutput;
 import io.flowhouse.sinks.clickhouse.ServerCapabilities;
+import java.io.Serializable;
 import java.util.List;
 
-/** RowBinary rows of one rollup table ({@link RollupTables}). */
-public final class RollupRowEncoder implements ClickHouseRowEncoder<RollupRow> {
+/**
+ * RowBinary rows of a rollup table, column by column: each column's name beside how a row writes
+ * it, so the two cannot drift apart. The plain tables ({@link RollupTables}, {@link #rollup}) and
+ * the context tables ({@link ContextRollupTables}, {@link #context}) differ only in their columns.
+ *
+ * @param <T> the row type
+ */
+public final class RollupRowEncoder<T> implements ClickHouseRowEncoder<T> {
 
     private static final long serialVersionUID = 1L;
 
-    public static final List<String> COLUMNS =
+    /** How a row writes one column. */
+    @FunctionalInterface
+    interface Writer<T> extends Serializable {
+        void write(T row, RowBinaryOutput out);
+    }
+
+    /** One column: its name and how a row writes it. */
+    record Column<T>(String name, Writer<T> writer) implements Serializable {
+        private static final long serialVersionUID = 1L;
+    }
+
+    private static <T> Column<T> column(String name, Writer<T> writer) {
+        return new Column<>(name, writer);
+    }
+
+    /** The columns of {@code flows_<resolution>}. */
+    static final List<Column<RollupRow>> ROLLUP_COLUMNS =
             List.of(
-                    "window_start",
-                    "kind",
-                    "exporter",
-                    "interface",
-                    "direction",
-                    "proto",
-                    "port",
-                    "src_as",
-                    "dst_as",
-                    "rank",
-                    "src_addr",
-                    "dst_addr",
-                    "bytes",
-                    "packets",
-                    "flows",
-                    "bytes_error",
-                    "version");
+                    column("window_start", (r, out) -> out.dateTime(r.windowStart())),
+                    column("kind", (r, out) -> out.int8(r.kind())),
+                    column("exporter", (r, out) -> out.ipv6(r.exporter())),
+                    column("interface", (r, out) -> out.uint32(r.iface())),
+                    column("direction", (r, out) -> out.int8(r.direction())),
+                    column("proto", (r, out) -> out.uint8(r.protocol())),
+                    column("port", (r, out) -> out.uint16(r.port())),
+                    column("src_as", (r, out) -> out.uint32(r.srcAs())),
+                    column("dst_as", (r, out) -> out.uint32(r.dstAs())),
+                    column("rank", (r, out) -> out.uint16(r.rank())),
+                    column("src_addr", (r, out) -> out.ipv6(r.srcAddr())),
+                    column("dst_addr", (r, out) -> out.ipv6(r.dstAddr())),
+                    column("bytes", (r, out) -> out.uint64(r.bytes())),
+                    column("packets", (r, out) -> out.uint64(r.packets())),
+                    column("flows", (r, out) -> out.uint64(r.flows())),
+                    column("bytes_error", (r, out) -> out.uint64(r.bytesError())),
+                    column("version", (r, out) -> out.uint64(r.version())));
+
+    /** The columns of {@code flows_context_<resolution>}. */
+    static final List<Column<ContextRow>> CONTEXT_COLUMNS =
+            List.of(
+                    column("window_start", (r, out) -> out.dateTime(r.windowStart())),
+                    column("kind", (r, out) -> out.int8(r.kind())),
+                    column("exporter", (r, out) -> out.ipv6(r.exporter())),
+                    column("interface", (r, out) -> out.uint32(r.iface())),
+                    column("direction", (r, out) -> out.int8(r.direction())),
+                    column("if_name", (r, out) -> out.string(r.ifName())),
+                    column("in_boundary", (r, out) -> out.uint8(r.inBoundary())),
+                    column("out_boundary", (r, out) -> out.uint8(r.outBoundary())),
+                    column("proto", (r, out) -> out.uint8(r.protocol())),
+                    column("src_as", (r, out) -> out.uint32(r.srcAs())),
+                    column("dst_as", (r, out) -> out.uint32(r.dstAs())),
+                    column("src_country", (r, out) -> out.string(r.srcCountry())),
+                    column("dst_country", (r, out) -> out.string(r.dstCountry())),
+                    column("bytes", (r, out) -> out.uint64(r.bytes())),
+                    column("packets", (r, out) -> out.uint64(r.packets())),
+                    column("flows", (r, out) -> out.uint64(r.flows())),
+                    column("version", (r, out) -> out.uint64(r.version())));
 
     private final String table;
+    private final List<Column<T>> columns;
+    private final List<String> names;
 
-    public RollupRowEncoder(String table) {
+    private RollupRowEncoder(String table, List<Column<T>> columns) {
         this.table = table;
+        this.columns = columns;
+        this.names = columns.stream().map(Column::name).toList();
+    }
+
+    /** Rows of a plain rollup table. */
+    public static RollupRowEncoder<RollupRow> rollup(String table) {
+        return new RollupRowEncoder<>(table, ROLLUP_COLUMNS);
+    }
+
+    /** Rows of a context rollup table. */
+    public static RollupRowEncoder<ContextRow> context(String table) {
+        return new RollupRowEncoder<>(table, CONTEXT_COLUMNS);
     }
 
     @Override
@@ -44,27 +102,13 @@ public final class RollupRowEncoder implements ClickHouseRowEncoder<RollupRow> {
 
     @Override
     public List<String> columns(ServerCapabilities caps) {
-        return COLUMNS;
+        return names;
     }
 
     @Override
-    public void encode(RollupRow r, RowBinaryOutput out, ServerCapabilities caps) {
-        out.dateTime(r.windowStart());
-        out.int8(r.kind());
-        out.ipv6(r.exporter());
-        out.uint32(r.iface());
-        out.int8(r.direction());
-        out.uint8(r.protocol());
-        out.uint16(r.port());
-        out.uint32(r.srcAs());
-        out.uint32(r.dstAs());
-        out.uint16(r.rank());
-        out.ipv6(r.srcAddr());
-        out.ipv6(r.dstAddr());
-        out.uint64(r.bytes());
-        out.uint64(r.packets());
-        out.uint64(r.flows());
-        out.uint64(r.bytesError());
-        out.uint64(r.version());
+    public void encode(T row, RowBinaryOutput out, ServerCapabilities caps) {
+        for (int i = 0; i < columns.size(); i++) {
+            columns.get(i).writer().write(row, out);
+        }
     }
 }

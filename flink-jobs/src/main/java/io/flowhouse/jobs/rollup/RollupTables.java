@@ -40,7 +40,7 @@ public final class RollupTables {
             ClickHouseSinkOptions options, Duration resolution, int ttlDays) {
         return ClickHouseSink.of(
                 options,
-                new RollupRowEncoder(tableName(resolution)),
+                RollupRowEncoder.rollup(tableName(resolution)),
                 new Schema(resolution, ttlDays));
     }
 
@@ -92,20 +92,9 @@ public final class RollupTables {
     /** The CREATE statement for one resolution on this server. */
     public static String createStatement(
             String database, ServerCapabilities caps, Duration resolution, int ttlDays) {
-        SchemaDialect dialect = new SchemaDialect(database, caps);
-        String partition =
-                resolution.toSeconds() >= 3600
-                        ? "toYYYYMM(window_start)"
-                        : "toYYYYMMDD(window_start)";
-        String ttl =
-                caps.ttl() && ttlDays > 0
-                        ? "TTL window_start + INTERVAL " + ttlDays + " DAY\n"
-                        : "";
-        String template =
-                "CREATE TABLE IF NOT EXISTS ${DB}."
-                        + tableName(resolution)
-                        + "\n(\n"
-                        + "    window_start DateTime,\n"
+        return createStatement(
+                tableName(resolution),
+                "    window_start DateTime,\n"
                         + "    kind "
                         + RollupKind.enumDefinition()
                         + ",\n"
@@ -123,14 +112,51 @@ public final class RollupTables {
                         + "    packets UInt64${CODEC_COUNTER},\n"
                         + "    flows UInt64${CODEC_COUNTER},\n"
                         + "    bytes_error UInt64,\n"
-                        + "    version UInt64\n"
+                        + "    version UInt64\n",
+                "window_start, kind, exporter, interface, direction, proto, port, src_as, dst_as,"
+                        + " rank",
+                database,
+                caps,
+                resolution,
+                ttlDays);
+    }
+
+    /**
+     * The CREATE statement of a rollup table (plain or context) on this server: the columns and
+     * sorting key are the table's, the engine, partitioning and TTL those of every rollup table.
+     *
+     * @param columns the column declarations, one per line, in {@link SchemaDialect} placeholders
+     */
+    static String createStatement(
+            String table,
+            String columns,
+            String orderBy,
+            String database,
+            ServerCapabilities caps,
+            Duration resolution,
+            int ttlDays) {
+        SchemaDialect dialect = new SchemaDialect(database, caps);
+        String partition =
+                resolution.toSeconds() >= 3600
+                        ? "toYYYYMM(window_start)"
+                        : "toYYYYMMDD(window_start)";
+        String ttl =
+                caps.ttl() && ttlDays > 0
+                        ? "TTL window_start + INTERVAL " + ttlDays + " DAY\n"
+                        : "";
+        String template =
+                "CREATE TABLE IF NOT EXISTS ${DB}."
+                        + table
+                        + "\n(\n"
+                        + columns
                         + ")\n"
                         + "ENGINE = ReplacingMergeTree(version)\n"
                         + "PARTITION BY "
                         + partition
                         + "\n"
-                        + "ORDER BY (window_start, kind, exporter, interface, direction, proto,"
-                        + " port, src_as, dst_as, rank)\n"
+                        + "ORDER BY ("
+                        + orderBy
+                        + ")\n"
                         + ttl
                         + "SETTINGS index_granularity = 8192";
         return dialect.render(template);

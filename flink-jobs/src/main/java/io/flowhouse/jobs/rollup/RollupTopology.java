@@ -229,7 +229,7 @@ public final class RollupTopology {
                         .transform(
                                 "bucket budget " + label,
                                 RollupRowTypeInfo.INSTANCE,
-                                new BucketBudget(
+                                BucketBudget.ofRows(
                                         resolution.toMillis(),
                                         s.allowedLateness().toMillis(),
                                         s.maxBucketsPerExporter()))
@@ -331,7 +331,7 @@ public final class RollupTopology {
             w = w.sideOutputLateData(late);
         }
         return w.aggregate(
-                        new SumCounters(),
+                        new SumCounters<>(),
                         new EmitRollup(deltas),
                         RollupCountersTypeInfo.INSTANCE,
                         RollupCountersTypeInfo.INSTANCE,

@@ -3,9 +3,12 @@ package io.flowhouse.jobs.rollup;
 
 import org.apache.flink.api.common.functions.AggregateFunction;
 
-/** Adds contributions into a bucket's counters: the whole window state is three longs per key. */
-public final class SumCounters
-        implements AggregateFunction<RollupRow, RollupCounters, RollupCounters> {
+/**
+ * Adds contributions into a bucket's counters: the whole window state is three longs per key. For
+ * the plain ({@link RollupRow}) and the context ({@link ContextRow}) rollups.
+ */
+public final class SumCounters<T extends Counted>
+        implements AggregateFunction<T, RollupCounters, RollupCounters> {
 
     private static final long serialVersionUID = 1L;
 
@@ -15,7 +18,7 @@ public final class SumCounters
     }
 
     @Override
-    public RollupCounters add(RollupRow r, RollupCounters acc) {
+    public RollupCounters add(T r, RollupCounters acc) {
         acc.bytes += r.bytes();
         acc.packets += r.packets();
         acc.flows += r.flows();

@@ -22,6 +22,7 @@ import io.flowhouse.jobs.config.DecodeSettings;
 import io.flowhouse.jobs.config.DecodeStateLimits;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.model.ExporterFootprint;
+import io.flowhouse.jobs.model.OptionsInterfaceName;
 import io.flowhouse.jobs.stats.AggregateExporterStats;
 import io.flowhouse.jobs.stats.ExporterStats;
 import java.nio.ByteBuffer;
@@ -449,6 +450,50 @@ class DecodeStateBoundsTest {
         assertThat(metrics().archiveSkipped.getCount()).isEqualTo(1);
         assertThat(archived()).extracting(ArchivedTemplate::templateId).containsExactly(300, 256);
         assertThat(rejected()).isEmpty();
+    }
+
+    private List<OptionsInterfaceName> names() {
+        var q = h.getSideOutput(DecodeOutputs.INTERFACE_NAMES);
+        return q == null ? List.of() : q.stream().map(StreamRecord::getValue).toList();
+    }
+
+    /**
+     * The enrich stage is told what changed, not the whole scope: 3,000 names once, then one
+     * renamed interface is one record (it went to every enrich subtask 3,000 times before), and a
+     * re-send of the same names is none.
+     */
+    @Test
+    void aScopeRenamingOneInterfaceAmongThousandsSendsOneName() throws Exception {
+        open(DecodeSettings.defaults(), false);
+        Template names =
+                new Template(
+                        300, List.of(FieldSpecifier.of(10, 4), FieldSpecifier.of(82, 0xffff)), 1);
+        int n = 3_000;
+        send(
+                R1,
+                4739,
+                T0,
+                ipfix(
+                        1,
+                        m -> {
+                            m.template(names).data(300);
+                            for (int i = 0; i < n; i++) {
+                                m.u32(i).varString("if-" + i).endRecord();
+                            }
+                        }));
+        assertThat(names()).hasSize(n);
+        send(R1, 4739, T0 + 1, ipfix(1, m -> m.data(300).u32(7).varString("renamed").endRecord()));
+        assertThat(names())
+                .hasSize(n + 1)
+                .last()
+                .isEqualTo(new OptionsInterfaceName(IpAddress.parse(R1), 7, "renamed"));
+        send(R1, 4739, T0 + 2, ipfix(1, m -> m.data(300).u32(7).varString("renamed").endRecord()));
+        send(R1, 4739, T0 + 3, ipfix(1, m -> m.data(300).u32(8).varString("if-8").endRecord()));
+        assertThat(names()).hasSize(n + 1);
+        // The archive still gets the whole scope: it is the state a restart reads back.
+        assertThat(archived())
+                .filteredOn(a -> a.templateId() == ArchivedTemplate.OPTIONS_DATA)
+                .hasSize(2);
     }
 
     @ParameterizedTest(name = "rocksDb={0}")

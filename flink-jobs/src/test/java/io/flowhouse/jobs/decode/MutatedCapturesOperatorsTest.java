@@ -99,7 +99,7 @@ class MutatedCapturesOperatorsTest {
     private static final class Outputs {
         final RowBinaryOutput row = new RowBinaryOutput(1 << 16);
         final FlowSplitter splitter = new FlowSplitter(60_000L);
-        final RollupRowEncoder rollups = new RollupRowEncoder("flows_1m");
+        final RollupRowEncoder<RollupRow> rollups = RollupRowEncoder.rollup("flows_1m");
         final RejectedDatagramSerializationSchema dead =
                 new RejectedDatagramSerializationSchema("flows.rejected");
         final ArchivedTemplateRecords archive = new ArchivedTemplateRecords("flows.templates");

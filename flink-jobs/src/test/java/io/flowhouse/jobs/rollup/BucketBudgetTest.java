@@ -47,7 +47,7 @@ class BucketBudgetTest {
 
     @Test
     void anExporterOpensAtMostTheBoundOfBucketsPerWindowAndTotalsStayExact() throws Exception {
-        BucketBudget budget = new BucketBudget(MINUTE, 0, 100);
+        BucketBudget<RollupRow> budget = BucketBudget.ofRows(MINUTE, 0, 100);
         try (OneInputStreamOperatorTestHarness<RollupRow, RollupRow> h =
                 new OneInputStreamOperatorTestHarness<>(budget)) {
             h.open();
@@ -88,7 +88,7 @@ class BucketBudgetTest {
     @Test
     void talkerPiecesPassUntouched() throws Exception {
         try (OneInputStreamOperatorTestHarness<RollupRow, RollupRow> h =
-                new OneInputStreamOperatorTestHarness<>(new BucketBudget(MINUTE, 0, 1))) {
+                new OneInputStreamOperatorTestHarness<>(BucketBudget.ofRows(MINUTE, 0, 1))) {
             h.open();
             for (int i = 0; i < 10; i++) {
                 RollupRow talker =

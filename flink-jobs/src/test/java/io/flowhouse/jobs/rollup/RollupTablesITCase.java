@@ -70,7 +70,7 @@ class RollupTablesITCase {
                             2,
                             5_006,
                             700);
-            RollupRowEncoder encoder = new RollupRowEncoder(table);
+            RollupRowEncoder<RollupRow> encoder = RollupRowEncoder.rollup(table);
             RowBinaryOutput out = new RowBinaryOutput(256);
             encoder.encode(top, out, caps);
             conn.insertRowBinary(
