@@ -90,8 +90,7 @@ class OptionsStringsTest {
         assertThat(r.optionsRecords()).isEqualTo(3);
         OptionsData o = cache.options(r.scope());
         assertThat(o.interfaceNames()).isEqualTo(Map.of(7L, "xe-0/0/1", 8L, "xe-0/0/2"));
-        assertThat(o.interfaceDescriptions())
-                .isEqualTo(Map.of(7L, "transit: AS64500 é", 8L, ""));
+        assertThat(o.interfaceDescriptions()).isEqualTo(Map.of(7L, "transit: AS64500 é", 8L, ""));
         assertThat(o.samplerNames()).isEqualTo(Map.of(5L, "sampler-1k"));
         assertThat(o.samplingRate(5)).isEqualTo(1000);
         assertThat(TemplateWire.decodeOptions(TemplateWire.encode(o))).isEqualTo(o);
@@ -111,8 +110,7 @@ class OptionsStringsTest {
         decode(new NetflowDecoder(), again);
         assertThat(cache.options(r.scope())).isSameAs(o);
         byte[] changed =
-                Wire.ipfix(
-                        1, 2, set(300, concat(values(4, 7), text("xe-0/0/1"), text("core"))));
+                Wire.ipfix(1, 2, set(300, concat(values(4, 7), text("xe-0/0/1"), text("core"))));
         decode(new NetflowDecoder(), changed);
         assertThat(cache.options(r.scope()).interfaceDescriptions()).containsEntry(7L, "core");
     }
@@ -123,13 +121,15 @@ class OptionsStringsTest {
                 set(
                         1,
                         concat(
-                                v9OptionsTemplate(260, new int[] {2, 4}, new int[] {82, 16, 83, 32}),
+                                v9OptionsTemplate(
+                                        260, new int[] {2, 4}, new int[] {82, 16, 83, 32}),
                                 v9OptionsTemplate(
                                         261, new int[] {1, 4}, new int[] {48, 1, 84, 16})));
         byte[] ifData =
                 set(260, concat(values(4, 3), padded("Gi0/0/3", 16), padded("uplink to pe1", 32)));
         byte[] samplerData = set(261, concat(values(4, 0), values(1, 9), padded("fnf-1in64", 16)));
-        DecodeResult r = decode(new NetflowDecoder(), Wire.v9(1, 0, 4, templates, ifData, samplerData));
+        DecodeResult r =
+                decode(new NetflowDecoder(), Wire.v9(1, 0, 4, templates, ifData, samplerData));
         assertThat(r.optionsRecords()).isEqualTo(2);
         OptionsData o = cache.options(r.scope());
         assertThat(o.interfaceNames()).isEqualTo(Map.of(3L, "Gi0/0/3"));

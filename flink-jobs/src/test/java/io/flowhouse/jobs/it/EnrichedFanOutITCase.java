@@ -138,8 +138,7 @@ class EnrichedFanOutITCase {
             awaitUdpBound(ipfixPort, nfcapd);
             reader.start();
             PipelineSinks sinks =
-                    PipelineHarness.withoutClickHouse(s)
-                            .withEnrichedFlows(new DiscardingSink<>());
+                    PipelineHarness.withoutClickHouse(s).withEnrichedFlows(new DiscardingSink<>());
             PipelineHarness.environment(s, sinks).execute("enriched fan-out");
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (zmq.flows.size() < PAIRS.length && System.nanoTime() - deadline < 0) {
@@ -236,8 +235,7 @@ class EnrichedFanOutITCase {
             while (pos < b.length) {
                 int type = b[pos++] & 0xff;
                 if (type == 1) {
-                    flows.put(
-                            ip(v[8]) + " " + ip(v[12]) + " " + v[16] + " " + v[17], Boolean.TRUE);
+                    flows.put(ip(v[8]) + " " + ip(v[12]) + " " + v[16] + " " + v[17], Boolean.TRUE);
                     v = new long[18];
                     continue;
                 }

@@ -35,8 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The production topology with the interface sources on: Debian's {@code snmpd} (started here on a
  * free port) answers for one exporter's ifIndexes, and softflowd's NetFlow v9 capture carries an
  * interface name in its options data. The {@code flows} rows carry the names exactly as {@code
- * snmpwalk} and {@code tshark} read them. A third exporter sends IPFIX options data with
- * interface names and descriptions (IE 82 and 83): its rows carry both.
+ * snmpwalk} and {@code tshark} read them. A third exporter sends IPFIX options data with interface
+ * names and descriptions (IE 82 and 83): its rows carry both.
  */
 class InterfaceNamesPipelineITCase {
 

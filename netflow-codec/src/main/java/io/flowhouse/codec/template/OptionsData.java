@@ -39,7 +39,9 @@ public record OptionsData(
     public static final OptionsData EMPTY =
             new OptionsData(SortedLongMap.empty(), UNKNOWN, SortedLongMap.empty());
 
-    /** Keeps every map as a sorted array ({@link SortedLongMap}): compact, iterated in key order. */
+    /**
+     * Keeps every map as a sorted array ({@link SortedLongMap}): compact, iterated in key order.
+     */
     public OptionsData {
         samplingRates = SortedLongMap.of(samplingRates);
         interfaceNames = SortedLongMap.of(interfaceNames);
@@ -87,7 +89,11 @@ public record OptionsData(
         return m == interfaceNames
                 ? this
                 : new OptionsData(
-                        samplingRates, systemInitTimeMillis, m, interfaceDescriptions, samplerNames);
+                        samplingRates,
+                        systemInitTimeMillis,
+                        m,
+                        interfaceDescriptions,
+                        samplerNames);
     }
 
     public OptionsData withInterfaceDescription(long ifIndex, String description) {

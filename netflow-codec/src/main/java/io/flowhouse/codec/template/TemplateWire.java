@@ -111,9 +111,9 @@ public final class TemplateWire {
     /**
      * Encodes options data: tag, init time, rates (count, id, rate), names (count, index, utf-8);
      * in the second format then descriptions and sampler names as the names. Options data with
-     * neither takes the first format, byte for byte as before they existed. Entries are written
-     * in key order, so equal options data always gives equal bytes (callers compare the bytes to
-     * skip unchanged writes and to reuse what they decoded).
+     * neither takes the first format, byte for byte as before they existed. Entries are written in
+     * key order, so equal options data always gives equal bytes (callers compare the bytes to skip
+     * unchanged writes and to reuse what they decoded).
      */
     public static byte[] encode(OptionsData o) {
         // OptionsData keeps its maps sorted by key (SortedLongMap): no sorting here.
