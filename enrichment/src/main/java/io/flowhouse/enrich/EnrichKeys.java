@@ -70,7 +70,8 @@ public final class EnrichKeys {
             Key.of("enrich.options.max-exporters", Types.integer(1, 1_000_000))
                     .defaultValue(4096)
                     .doc(
-                            "Exporters whose options-data interface names are kept; past it a"
+                            "Exporters whose options-data interface names and descriptions are"
+                                    + " kept; past it a"
                                     + " new exporter's names are dropped and counted.");
 
     public static final Key<Integer> OPTIONS_MAX_INTERFACES =

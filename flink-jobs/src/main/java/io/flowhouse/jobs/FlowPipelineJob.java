@@ -16,6 +16,7 @@ import io.flowhouse.jobs.decode.ExporterKeys;
 import io.flowhouse.jobs.enrich.EnrichFlows;
 import io.flowhouse.jobs.enrich.EnrichedFlow;
 import io.flowhouse.jobs.enrich.ExporterNames;
+import io.flowhouse.jobs.enrich.WithContextAs;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.model.ExporterKeyTypeInfo;
 import io.flowhouse.jobs.rollup.ContextRollups;
@@ -78,6 +79,7 @@ public final class FlowPipelineJob {
     public static final String UID_SINK_REJECTED = "sink-kafka-rejected";
     public static final String UID_SINK_TEMPLATES = "sink-kafka-templates";
     public static final String UID_SINK_ZMQ = "zmq-sink";
+    public static final String UID_CONTEXT_AS = "context-as";
     public static final String UID_SINK_IPFIX = "ipfix-sink";
     public static final String UID_SINK_FLOWS_TOPIC = "sink-kafka-flows-topic";
 
@@ -190,7 +192,7 @@ public final class FlowPipelineJob {
         DataStream<FlowRecord> agedFlows = null;
         if (sources.raw() != null) {
             Decoded decoded = decode(env, sources, sinks, s);
-            fanOut(decoded.flows(), sinks, s);
+            fanOut(decoded, sinks, s);
             all = decoded.flows();
             enrichedFlows = decoded.enriched();
         }
@@ -374,21 +376,30 @@ public final class FlowPipelineJob {
 
     /**
      * The fan-out of the decoded flows: the ZMQ publisher (parallelism 1 in bind mode, because one
-     * port is bound), the IPFIX re-export and the decoded-flows topic, each when set.
+     * port is bound), the IPFIX re-export and the decoded-flows topic, each when set. With
+     * enrichment on, ZMQ and IPFIX send the AS numbers of the context ({@link WithContextAs}).
      */
-    private static void fanOut(
-            DataStream<FlowRecord> flows, PipelineSinks sinks, PipelineSettings s) {
+    private static void fanOut(Decoded decoded, PipelineSinks sinks, PipelineSettings s) {
+        DataStream<FlowRecord> flows = decoded.flows();
+        DataStream<FlowRecord> withAs = flows;
+        if (decoded.enriched() != null && (sinks.zmq() != null || sinks.ipfix() != null)) {
+            withAs =
+                    decoded.enriched()
+                            .map(new WithContextAs(), TypeInformation.of(FlowRecord.class))
+                            .uid(UID_CONTEXT_AS)
+                            .name("context AS");
+        }
         if (sinks.zmq() != null) {
             String endpoint = s.fanOut().zmq() == null ? "" : " " + s.fanOut().zmq().endpoint();
             DataStreamSink<FlowRecord> sink =
-                    flows.sinkTo(sinks.zmq()).uid(UID_SINK_ZMQ).name("zmq" + endpoint);
+                    withAs.sinkTo(sinks.zmq()).uid(UID_SINK_ZMQ).name("zmq" + endpoint);
             if (s.fanOut().zmq() == null || !s.fanOut().zmq().connectMode()) {
                 sink.setParallelism(1);
             }
         }
         if (sinks.ipfix() != null) {
             String targets = s.fanOut().ipfix() == null ? "" : " " + s.fanOut().ipfix().targets();
-            flows.sinkTo(sinks.ipfix()).uid(UID_SINK_IPFIX).name("ipfix" + targets);
+            withAs.sinkTo(sinks.ipfix()).uid(UID_SINK_IPFIX).name("ipfix" + targets);
         }
         if (sinks.flowsTopic() != null) {
             String topic = s.flowsTopic() == null ? "" : " " + s.flowsTopic().topic();

@@ -42,6 +42,11 @@ public final class DataSetDecoder {
     /** Slots of the per-template memos below, direct-mapped by a hash of the template id. */
     private static final int SLOT_BITS = 6;
 
+    // OptionsEditor.Text in order, as problems name them.
+    private static final String[] TEXT_NAMES = {
+        "interface name", "interface description", "sampler name"
+    };
+
     private final FlowRecordMapper mapper;
     private final OptionsLimits optionsLimits;
     private int layoutFields;
@@ -426,46 +431,96 @@ public final class DataSetDecoder {
                     o.systemInitTimeMillis(v[Target.SYSTEM_INIT_TIME.ordinal()])
                             == OptionsEditor.Outcome.APPLIED;
         }
-        if (has(v, Target.INTERFACE_NAME) && has(v, Target.IN_IF)) {
-            long ref = v[Target.INTERFACE_NAME.ordinal()];
-            int pos = (int) (ref >>> 16);
-            int len = (int) (ref & 0xffff);
-            int n = len;
-            while (n > 0 && b[pos + n - 1] == 0) {
-                n--;
-            }
-            int max = optionsLimits.maxStringBytes();
-            if (n > max) {
-                n = max;
-                // Cut at a character boundary: drop UTF-8 continuation bytes at the cut.
-                while (n > 0 && (b[pos + n] & 0xc0) == 0x80) {
-                    n--;
-                }
-                if (out.count(DecodeProblem.Kind.OPTION_TRUNCATED)) {
-                    out.describe(
-                            DecodeProblem.Kind.OPTION_TRUNCATED,
-                            "options template "
-                                    + templateId
-                                    + ": interface name of "
-                                    + len
-                                    + " bytes cut to "
-                                    + n
-                                    + " (expected: <= "
-                                    + max
-                                    + ")",
-                            templateId);
-                }
-            }
+        if (has(v, Target.IN_IF)) {
             long ifIndex = v[Target.IN_IF.ordinal()];
             changed |=
-                    applied(
-                            o.interfaceName(ifIndex, b, pos, n),
-                            "interface ",
+                    applyText(
+                            b,
+                            v,
+                            o,
+                            Target.INTERFACE_NAME,
+                            OptionsEditor.Text.INTERFACE_NAME,
+                            ifIndex,
+                            templateId,
+                            out);
+            changed |=
+                    applyText(
+                            b,
+                            v,
+                            o,
+                            Target.INTERFACE_DESCRIPTION,
+                            OptionsEditor.Text.INTERFACE_DESCRIPTION,
                             ifIndex,
                             templateId,
                             out);
         }
+        changed |=
+                applyText(
+                        b,
+                        v,
+                        o,
+                        Target.SAMPLER_NAME,
+                        OptionsEditor.Text.SAMPLER_NAME,
+                        sampler,
+                        templateId,
+                        out);
         return changed;
+    }
+
+    /**
+     * Applies one string of an options record (an interface name or description by ifIndex, a
+     * sampler name by sampler id): trailing NULs dropped, cut to the string limit at a character
+     * boundary ({@code OPTION_TRUNCATED}).
+     */
+    private boolean applyText(
+            byte[] b,
+            long[] v,
+            OptionsEditor o,
+            Target field,
+            OptionsEditor.Text kind,
+            long key,
+            int templateId,
+            DecodeResult.Builder out) {
+        if (!has(v, field)) {
+            return false;
+        }
+        long ref = v[field.ordinal()];
+        int pos = (int) (ref >>> 16);
+        int len = (int) (ref & 0xffff);
+        int n = len;
+        while (n > 0 && b[pos + n - 1] == 0) {
+            n--;
+        }
+        int max = optionsLimits.maxStringBytes();
+        if (n > max) {
+            n = max;
+            // Cut at a character boundary: drop UTF-8 continuation bytes at the cut.
+            while (n > 0 && (b[pos + n] & 0xc0) == 0x80) {
+                n--;
+            }
+            if (out.count(DecodeProblem.Kind.OPTION_TRUNCATED)) {
+                out.describe(
+                        DecodeProblem.Kind.OPTION_TRUNCATED,
+                        "options template "
+                                + templateId
+                                + ": "
+                                + TEXT_NAMES[kind.ordinal()]
+                                + " of "
+                                + len
+                                + " bytes cut to "
+                                + n
+                                + " (expected: <= "
+                                + max
+                                + ")",
+                        templateId);
+            }
+        }
+        return applied(
+                o.text(kind, key, b, pos, n),
+                kind == OptionsEditor.Text.SAMPLER_NAME ? "sampler name " : "interface ",
+                key,
+                templateId,
+                out);
     }
 
     /** True if applied; counts a refusal as {@code OPTIONS_LIMIT}. */

@@ -315,16 +315,17 @@ public final class JobKeys {
             Key.of("decode.options.max-string-bytes", Types.integer(0, Integer.MAX_VALUE))
                     .defaultValue(OptionsLimits.DEFAULT_MAX_STRING_BYTES)
                     .doc(
-                            "Longest options string kept (interface names), in UTF-8 bytes;"
+                            "Longest options string kept (interface names and descriptions,"
+                                    + " sampler names), in UTF-8 bytes;"
                                     + " longer ones are cut and counted as OPTION_TRUNCATED.");
 
     public static final Key<Integer> OPTIONS_MAX_ENTRIES_PER_SCOPE =
             Key.of("decode.options.max-entries-per-scope", Types.integer(0, Integer.MAX_VALUE))
                     .defaultValue(OptionsLimits.DEFAULT_MAX_ENTRIES_PER_SCOPE)
                     .doc(
-                            "Interface names, and sampling rates, one scope may hold; options"
-                                    + " records adding more are refused and counted as"
-                                    + " OPTIONS_LIMIT.");
+                            "Interface names, interface descriptions, sampler names and"
+                                    + " sampling rates (each) one scope may hold; options records"
+                                    + " adding more are refused and counted as OPTIONS_LIMIT.");
 
     public static final Key<Integer> OPTIONS_MAX_BYTES_PER_SCOPE =
             Key.of("decode.options.max-bytes-per-scope", Types.integer(0, Integer.MAX_VALUE))

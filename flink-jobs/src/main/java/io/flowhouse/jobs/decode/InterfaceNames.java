@@ -8,11 +8,12 @@ import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.model.OptionsInterfaceName;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 
 /**
- * Tells the enrich stage the interface names of options data that changed ({@link
+ * Tells the enrich stage the interface names and descriptions of options data that changed ({@link
  * DecodeOutputs#INTERFACE_NAMES}): only when a scope's options data is learned, changed or
  * restored, never per flow. A change sends only the names it added or changed (a scope of 4,096
  * names that renames one sends one record to each enrich subtask, not 4,096); a restore from the
@@ -65,10 +66,17 @@ final class InterfaceNames {
     private static void emit(
             KeyedCoProcessFunction<?, ?, ?, ?>.Context ctx, IpAddress exporter, byte[] wire) {
         OptionsData o = TemplateWire.decodeOptions(wire);
-        for (Map.Entry<Long, String> e : o.interfaceNames().entrySet()) {
+        // Name and description of an ifIndex travel together: the enrich stage keeps the last.
+        Set<Long> ifIndexes = new TreeSet<>(o.interfaceNames().keySet());
+        ifIndexes.addAll(o.interfaceDescriptions().keySet());
+        for (long ifIndex : ifIndexes) {
             ctx.output(
                     DecodeOutputs.INTERFACE_NAMES,
-                    new OptionsInterfaceName(exporter, e.getKey(), e.getValue()));
+                    new OptionsInterfaceName(
+                            exporter,
+                            ifIndex,
+                            o.interfaceNames().getOrDefault(ifIndex, ""),
+                            o.interfaceDescriptions().getOrDefault(ifIndex, "")));
         }
     }
 }

@@ -38,10 +38,10 @@ import org.slf4j.LoggerFactory;
  * of its TaskManager ({@link SharedSnmpDirectory}) of each flow's exporter; lookups answer from
  * memory.
  *
- * <p>Interface names from options data come from decode on a broadcast input ({@link
- * io.flowhouse.jobs.decode.DecodeOutputs#INTERFACE_NAMES}), so every subtask knows every exporter's
- * names whatever the partitioning. They are kept in broadcast state (checkpointed, restored at any
- * parallelism) within {@code enrich.options.max-exporters} and {@code
+ * <p>Interface names and descriptions from options data come from decode on a broadcast input
+ * ({@link io.flowhouse.jobs.decode.DecodeOutputs#INTERFACE_NAMES}), so every subtask knows every
+ * exporter's names whatever the partitioning. They are kept in broadcast state (checkpointed,
+ * restored at any parallelism) within {@code enrich.options.max-exporters} and {@code
  * enrich.options.max-interfaces}; what a bound drops is counted ({@code optionsDropped}). Of two
  * subtasks at a bound, each keeps what reached it first.
  *
@@ -188,7 +188,7 @@ public final class EnrichFlows
     }
 
     private boolean learn(OptionsInterfaceName n) {
-        return learned.learn(n.exporter().toInetAddress(), n.ifIndex(), n.name(), "");
+        return learned.learn(n.exporter().toInetAddress(), n.ifIndex(), n.name(), n.description());
     }
 
     @Override

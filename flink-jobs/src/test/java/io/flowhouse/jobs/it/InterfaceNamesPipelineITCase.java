@@ -12,6 +12,7 @@ import io.flowhouse.testkit.TestDataDir;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
+import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -34,12 +35,14 @@ import org.junit.jupiter.api.io.TempDir;
  * The production topology with the interface sources on: Debian's {@code snmpd} (started here on a
  * free port) answers for one exporter's ifIndexes, and softflowd's NetFlow v9 capture carries an
  * interface name in its options data. The {@code flows} rows carry the names exactly as {@code
- * snmpwalk} and {@code tshark} read them.
+ * snmpwalk} and {@code tshark} read them. A third exporter sends IPFIX options data with interface
+ * names and descriptions (IE 82 and 83): its rows carry both.
  */
 class InterfaceNamesPipelineITCase {
 
     private static final int PORT_OPTIONS = 40_001;
     private static final int PORT_SNMP = 40_002;
+    private static final int PORT_DESCRIPTIONS = 40_003;
     private static final String V9 = "netflow-v9-softflowd.pcap";
     private static final String IF_NAME_OID = "1.3.6.1.2.1.31.1.1.1.1";
 
@@ -101,6 +104,8 @@ class InterfaceNamesPipelineITCase {
                 // poll has answered (the poll starts when the first flow is seen).
                 CaptureProducer.produce(
                         KAFKA.bootstrapServers(), s.rawTopic(), capture.subList(0, first + 1));
+                CaptureProducer.produce(
+                        KAFKA.bootstrapServers(), s.rawTopic(), List.of(ipfixDescriptions()));
                 List<Long> ifIndexes = new ArrayList<>(new TreeSet<>(ifNames.keySet()));
                 long sequence = 0;
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
@@ -121,6 +126,7 @@ class InterfaceNamesPipelineITCase {
                 for (int i = 0; i < v5Datagrams; i++) {
                     measured.add(v5(ifIndexes, 1_000_000 + i * ifIndexes.size(), 40_000));
                 }
+                measured.add(ipfixFlow());
                 CaptureProducer.produce(KAFKA.bootstrapServers(), s.rawTopic(), measured);
                 String snmpRows = "exporter_port = " + PORT_SNMP + " AND src_port >= 40000";
                 String optionRows =
@@ -130,7 +136,10 @@ class InterfaceNamesPipelineITCase {
                                 + lastWarmSequence;
                 long expectedSnmp = (long) v5Datagrams * ifIndexes.size();
                 deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-                while (count(ch, snmpRows) < expectedSnmp || count(ch, optionRows) == 0) {
+                String descriptionRows = "exporter_port = " + PORT_DESCRIPTIONS;
+                while (count(ch, snmpRows) < expectedSnmp
+                        || count(ch, optionRows) == 0
+                        || count(ch, descriptionRows) == 0) {
                     assertThat(System.nanoTime()).as("measured rows").isLessThan(deadline);
                     Thread.sleep(500);
                 }
@@ -179,6 +188,21 @@ class InterfaceNamesPipelineITCase {
                                                 + " exporter_name FROM flowhouse_ifn.flows WHERE "
                                                 + optionRows))
                         .containsExactly(List.of("0", optionsName, "0", optionsName, ""));
+                // The IPFIX exporter's row: names and descriptions from its options data.
+                assertThat(
+                                ch.queryRows(
+                                        "SELECT in_if, in_if_name, in_if_description, out_if,"
+                                                + " out_if_name, out_if_description FROM"
+                                                + " flowhouse_ifn.flows WHERE "
+                                                + descriptionRows))
+                        .containsExactly(
+                                List.of(
+                                        "11",
+                                        "xe-0/0/11",
+                                        "transit: AS64500",
+                                        "12",
+                                        "",
+                                        "core link"));
             } finally {
                 job.cancel().get(60, TimeUnit.SECONDS);
             }
@@ -272,5 +296,73 @@ class InterfaceNamesPipelineITCase {
                     .putShort((short) 0);
         }
         return RawDatagram.of(IpAddress.parse("192.0.2.20"), PORT_SNMP, now, "itcase", b.array());
+    }
+
+    /**
+     * IPFIX from 192.0.2.30: options template 300 (ingressInterface scope, interfaceName,
+     * interfaceDescription) and its data: ifIndex 11 named and described, 12 described only.
+     */
+    private static RawDatagram ipfixDescriptions() {
+        ByteBuffer t = ByteBuffer.allocate(4 + 6 + 12);
+        t.putShort((short) 3).putShort((short) t.capacity());
+        t.putShort((short) 300).putShort((short) 3).putShort((short) 1);
+        t.putShort((short) 10).putShort((short) 4);
+        t.putShort((short) 82).putShort((short) 0xffff);
+        t.putShort((short) 83).putShort((short) 0xffff);
+        byte[] records =
+                concat(
+                        optionsRecord(11, "xe-0/0/11", "transit: AS64500"),
+                        optionsRecord(12, "", "core link"));
+        ByteBuffer d = ByteBuffer.allocate(4 + records.length);
+        d.putShort((short) 300).putShort((short) d.capacity()).put(records);
+        return ipfix(0, t.array(), d.array());
+    }
+
+    private static byte[] optionsRecord(long ifIndex, String name, String description) {
+        byte[] n = name.getBytes(StandardCharsets.UTF_8);
+        byte[] dsc = description.getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(4 + 1 + n.length + 1 + dsc.length)
+                .putInt((int) ifIndex)
+                .put((byte) n.length)
+                .put(n)
+                .put((byte) dsc.length)
+                .put(dsc)
+                .array();
+    }
+
+    /** IPFIX from 192.0.2.30: a data template and one flow in on ifIndex 11, out on 12. */
+    private static RawDatagram ipfixFlow() {
+        int[] fields = {8, 4, 12, 4, 7, 2, 11, 2, 4, 1, 10, 4, 14, 4, 1, 8, 2, 8, 152, 8, 153, 8};
+        ByteBuffer t = ByteBuffer.allocate(4 + 4 + 2 * fields.length);
+        t.putShort((short) 2).putShort((short) t.capacity());
+        t.putShort((short) 400).putShort((short) (fields.length / 2));
+        for (int f : fields) {
+            t.putShort((short) f);
+        }
+        long now = System.currentTimeMillis();
+        ByteBuffer d = ByteBuffer.allocate(4 + 4 + 4 + 2 + 2 + 1 + 4 + 4 + 8 + 8 + 8 + 8);
+        d.putShort((short) 400).putShort((short) d.capacity());
+        d.put(new byte[] {(byte) 198, 51, 100, 30}).put(new byte[] {(byte) 203, 0, 113, 30});
+        d.putShort((short) 50_000).putShort((short) 443).put((byte) 6);
+        d.putInt(11).putInt(12).putLong(1_500).putLong(3).putLong(now - 1_000).putLong(now);
+        return ipfix(1, t.array(), d.array());
+    }
+
+    private static RawDatagram ipfix(long sequence, byte[]... sets) {
+        byte[] body = concat(sets);
+        long now = System.currentTimeMillis();
+        ByteBuffer b = ByteBuffer.allocate(16 + body.length);
+        b.putShort((short) 10).putShort((short) b.capacity()).putInt((int) (now / 1000));
+        b.putInt((int) sequence).putInt(1).put(body);
+        return RawDatagram.of(
+                IpAddress.parse("192.0.2.30"), PORT_DESCRIPTIONS, now, "itcase", b.array());
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            out.writeBytes(p);
+        }
+        return out.toByteArray();
     }
 }

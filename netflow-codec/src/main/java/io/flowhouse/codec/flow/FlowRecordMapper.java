@@ -100,7 +100,9 @@ public final class FlowRecordMapper {
         DURATION_MS,
         DURATION_US,
         SYSTEM_INIT_TIME,
-        INTERFACE_NAME;
+        INTERFACE_NAME,
+        INTERFACE_DESCRIPTION,
+        SAMPLER_NAME;
 
         long bit() {
             return 1L << ordinal();
@@ -316,6 +318,8 @@ public final class FlowRecordMapper {
         {"flowDurationMicroseconds", Target.DURATION_US},
         {"systemInitTimeMilliseconds", Target.SYSTEM_INIT_TIME},
         {"interfaceName", Target.INTERFACE_NAME},
+        {"interfaceDescription", Target.INTERFACE_DESCRIPTION},
+        {"samplerName", Target.SAMPLER_NAME},
     };
 
     /**

@@ -13,11 +13,16 @@ import java.util.Map;
  * @param systemInitTimeMillis {@code systemInitTimeMilliseconds} (IE 160), epoch ms, or {@link
  *     #UNKNOWN}
  * @param interfaceNames interface names (IE 82) by ifIndex
+ * @param interfaceDescriptions interface descriptions (IE 83) by ifIndex
+ * @param samplerNames sampler names (IE 84, v9 {@code SAMPLER_NAME}) by sampler id ({@link
+ *     #ANY_SAMPLER} for a name given without one)
  */
 public record OptionsData(
         Map<Long, Long> samplingRates,
         long systemInitTimeMillis,
-        Map<Long, String> interfaceNames) {
+        Map<Long, String> interfaceNames,
+        Map<Long, String> interfaceDescriptions,
+        Map<Long, String> samplerNames) {
 
     /** Marks an unknown time. */
     public static final long UNKNOWN = Long.MIN_VALUE;
@@ -34,10 +39,27 @@ public record OptionsData(
     public static final OptionsData EMPTY =
             new OptionsData(SortedLongMap.empty(), UNKNOWN, SortedLongMap.empty());
 
-    /** Keeps both maps as sorted arrays ({@link SortedLongMap}): compact, iterated in key order. */
+    /**
+     * Keeps every map as a sorted array ({@link SortedLongMap}): compact, iterated in key order.
+     */
     public OptionsData {
         samplingRates = SortedLongMap.of(samplingRates);
         interfaceNames = SortedLongMap.of(interfaceNames);
+        interfaceDescriptions = SortedLongMap.of(interfaceDescriptions);
+        samplerNames = SortedLongMap.of(samplerNames);
+    }
+
+    /** Options data without descriptions or sampler names. */
+    public OptionsData(
+            Map<Long, Long> samplingRates,
+            long systemInitTimeMillis,
+            Map<Long, String> interfaceNames) {
+        this(
+                samplingRates,
+                systemInitTimeMillis,
+                interfaceNames,
+                SortedLongMap.empty(),
+                SortedLongMap.empty());
     }
 
     public OptionsData withSamplingRate(long samplerId, long rate) {
@@ -50,26 +72,60 @@ public record OptionsData(
         }
         Map<Long, Long> m = new HashMap<>(samplingRates);
         m.put(samplerId, rate);
-        return new OptionsData(m, systemInitTimeMillis, interfaceNames);
+        return new OptionsData(
+                m, systemInitTimeMillis, interfaceNames, interfaceDescriptions, samplerNames);
     }
 
     public OptionsData withSystemInitTimeMillis(long millis) {
         if (millis == systemInitTimeMillis) {
             return this;
         }
-        return new OptionsData(samplingRates, millis, interfaceNames);
+        return new OptionsData(
+                samplingRates, millis, interfaceNames, interfaceDescriptions, samplerNames);
     }
 
     public OptionsData withInterfaceName(long ifIndex, String name) {
-        if (name.equals(interfaceNames.get(ifIndex))) {
-            return this;
+        Map<Long, String> m = with(interfaceNames, ifIndex, name);
+        return m == interfaceNames
+                ? this
+                : new OptionsData(
+                        samplingRates,
+                        systemInitTimeMillis,
+                        m,
+                        interfaceDescriptions,
+                        samplerNames);
+    }
+
+    public OptionsData withInterfaceDescription(long ifIndex, String description) {
+        Map<Long, String> m = with(interfaceDescriptions, ifIndex, description);
+        return m == interfaceDescriptions
+                ? this
+                : new OptionsData(
+                        samplingRates, systemInitTimeMillis, interfaceNames, m, samplerNames);
+    }
+
+    public OptionsData withSamplerName(long samplerId, String name) {
+        Map<Long, String> m = with(samplerNames, samplerId, name);
+        return m == samplerNames
+                ? this
+                : new OptionsData(
+                        samplingRates,
+                        systemInitTimeMillis,
+                        interfaceNames,
+                        interfaceDescriptions,
+                        m);
+    }
+
+    private static Map<Long, String> with(Map<Long, String> map, long key, String value) {
+        if (value.equals(map.get(key))) {
+            return map;
         }
-        if (!interfaceNames.containsKey(ifIndex) && interfaceNames.size() >= MAX_ENTRIES) {
-            return this;
+        if (!map.containsKey(key) && map.size() >= MAX_ENTRIES) {
+            return map;
         }
-        Map<Long, String> m = new HashMap<>(interfaceNames);
-        m.put(ifIndex, name);
-        return new OptionsData(samplingRates, systemInitTimeMillis, m);
+        Map<Long, String> m = new HashMap<>(map);
+        m.put(key, value);
+        return m;
     }
 
     /**

@@ -2,6 +2,7 @@
 package io.flowhouse.codec.template;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -24,17 +25,40 @@ public final class OptionsEditor {
         REFUSED_BYTES
     }
 
-    // TemplateWire sizes: a rate entry is id + rate; a name entry is ifIndex, length and the bytes.
+    /** The string maps of {@link OptionsData}, each keyed as its record's scope says. */
+    public enum Text {
+        /** {@code interfaceName} (IE 82) by ifIndex. */
+        INTERFACE_NAME,
+        /** {@code interfaceDescription} (IE 83) by ifIndex. */
+        INTERFACE_DESCRIPTION,
+        /** {@code samplerName} (IE 84) by sampler id. */
+        SAMPLER_NAME;
+
+        Map<Long, String> of(OptionsData o) {
+            return switch (this) {
+                case INTERFACE_NAME -> o.interfaceNames();
+                case INTERFACE_DESCRIPTION -> o.interfaceDescriptions();
+                case SAMPLER_NAME -> o.samplerNames();
+            };
+        }
+    }
+
+    private static final Text[] TEXTS = Text.values();
+
+    // TemplateWire sizes: a rate entry is id + rate; a string entry is its key, length and bytes.
     private static final int RATE_BYTES = 16;
     private static final int NAME_OVERHEAD = 12;
+    // The second format's two more counts (descriptions, sampler names).
+    private static final int SECOND_FORMAT_BYTES = 8;
 
     private OptionsLimits limits = OptionsLimits.defaults();
     private OptionsData base = OptionsData.EMPTY;
     // What this datagram changed, by key; merged into the base once, by build().
     private Map<Long, Long> rates;
-    private Map<Long, String> names;
+    // Per Text, by ordinal: the changed strings (null until the first) and how many are new.
+    private final Map<Long, String>[] texts = newTextMaps();
+    private final int[] addedTexts = new int[TEXTS.length];
     private int addedRates;
-    private int addedNames;
     private long systemInit = OptionsData.UNKNOWN;
     private boolean changed;
     private long bytes;
@@ -44,9 +68,9 @@ public final class OptionsEditor {
         this.base = base;
         this.limits = limits;
         this.rates = null;
-        this.names = null;
+        Arrays.fill(texts, null);
+        Arrays.fill(addedTexts, 0);
         this.addedRates = 0;
-        this.addedNames = 0;
         this.systemInit = base.systemInitTimeMillis();
         this.changed = false;
         this.bytes = -1;
@@ -63,9 +87,15 @@ public final class OptionsEditor {
         return r != null ? r : base.samplingRates().get(samplerId);
     }
 
-    private String name(long ifIndex) {
-        String n = names == null ? null : names.get(ifIndex);
-        return n != null ? n : base.interfaceNames().get(ifIndex);
+    @SuppressWarnings("unchecked")
+    private static Map<Long, String>[] newTextMaps() {
+        return (Map<Long, String>[]) new Map<?, ?>[TEXTS.length];
+    }
+
+    private String text(Text kind, long key) {
+        Map<Long, String> changes = texts[kind.ordinal()];
+        String n = changes == null ? null : changes.get(key);
+        return n != null ? n : kind.of(base).get(key);
     }
 
     /** As {@link OptionsData#samplingRate(long)}, with the changes so far. */
@@ -118,29 +148,40 @@ public final class OptionsEditor {
      * to {@link OptionsLimits#maxStringBytes()}. The string is made only if it changes something.
      */
     public Outcome interfaceName(long ifIndex, byte[] b, int pos, int length) {
-        String old = name(ifIndex);
+        return text(Text.INTERFACE_NAME, ifIndex, b, pos, length);
+    }
+
+    /**
+     * Sets one string of {@code kind} under {@code key}, {@code length} UTF-8 bytes at {@code
+     * b[pos]}, as {@link #interfaceName}. Every string map has its own entry bound; the bytes bound
+     * is the scope's, shared.
+     */
+    public Outcome text(Text kind, long key, byte[] b, int pos, int length) {
+        String old = text(kind, key);
         if (old != null && sameUtf8(old, b, pos, length)) {
             return Outcome.UNCHANGED;
         }
-        if (old == null
-                && base.interfaceNames().size() + addedNames >= limits.maxEntriesPerScope()) {
+        int k = kind.ordinal();
+        if (old == null && kind.of(base).size() + addedTexts[k] >= limits.maxEntriesPerScope()) {
             return Outcome.REFUSED_ENTRIES;
         }
         long oldBytes = old == null ? 0 : NAME_OVERHEAD + utf8Length(old);
-        long grown = bytes() - oldBytes + NAME_OVERHEAD + length;
+        // The first description or sampler name moves the scope to the wire's second format.
+        long format = kind != Text.INTERFACE_NAME && !secondFormat() ? SECOND_FORMAT_BYTES : 0;
+        long grown = bytes() - oldBytes + NAME_OVERHEAD + length + format;
         if (grown > limits.maxBytesPerScope() && grown > bytes()) {
             return Outcome.REFUSED_BYTES;
         }
-        if (names == null) {
-            names = new HashMap<>();
+        if (texts[k] == null) {
+            texts[k] = new HashMap<>();
         }
-        String name = new String(b, pos, length, StandardCharsets.UTF_8);
-        names.put(ifIndex, name);
+        String value = new String(b, pos, length, StandardCharsets.UTF_8);
+        texts[k].put(key, value);
         if (old == null) {
-            addedNames++;
+            addedTexts[k]++;
         }
         // A malformed sequence decodes to U+FFFD, whose UTF-8 form is longer: count what is stored.
-        bytes = grown - length + utf8Length(name);
+        bytes = grown - length + utf8Length(value);
         changed = true;
         return Outcome.APPLIED;
     }
@@ -155,9 +196,21 @@ public final class OptionsEditor {
                         ? base.samplingRates()
                         : SortedLongMap.of(base.samplingRates()).merge(rates),
                 systemInit,
-                names == null
-                        ? base.interfaceNames()
-                        : SortedLongMap.of(base.interfaceNames()).merge(names));
+                merged(Text.INTERFACE_NAME),
+                merged(Text.INTERFACE_DESCRIPTION),
+                merged(Text.SAMPLER_NAME));
+    }
+
+    private Map<Long, String> merged(Text kind) {
+        Map<Long, String> changes = texts[kind.ordinal()];
+        return changes == null ? kind.of(base) : SortedLongMap.of(kind.of(base)).merge(changes);
+    }
+
+    private boolean secondFormat() {
+        return !base.interfaceDescriptions().isEmpty()
+                || !base.samplerNames().isEmpty()
+                || addedTexts[Text.INTERFACE_DESCRIPTION.ordinal()] > 0
+                || addedTexts[Text.SAMPLER_NAME.ordinal()] > 0;
     }
 
     /** The wire size so far, computed from the base at the first change that needs it. */

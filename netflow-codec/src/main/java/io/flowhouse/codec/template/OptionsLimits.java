@@ -9,8 +9,9 @@ import java.io.Serializable;
  * work of each datagram without limit. What a bound refuses is counted by the decoder as a problem
  * ({@code OPTION_TRUNCATED}, {@code OPTIONS_LIMIT}); the caller turns the counts into metrics.
  *
- * @param maxStringBytes longest string value kept (interface names), in UTF-8 bytes; longer values
- *     are cut at a character boundary and counted as {@code OPTION_TRUNCATED}
+ * @param maxStringBytes longest string value kept (interface names and descriptions, sampler
+ *     names), in UTF-8 bytes; longer values are cut at a character boundary and counted as {@code
+ *     OPTION_TRUNCATED}
  * @param maxEntriesPerScope most entries per map of one scope (sampling rates by sampler id,
  *     interface names by ifIndex); a record adding one more is refused ({@code OPTIONS_LIMIT})
  * @param maxBytesPerScope most bytes one scope's options data takes in {@link TemplateWire} form

@@ -17,6 +17,7 @@ public final class TemplateWire {
 
     private static final byte TEMPLATE_V1 = 1;
     private static final byte OPTIONS_V1 = 2;
+    private static final byte OPTIONS_V2 = 3;
 
     private TemplateWire() {}
 
@@ -87,50 +88,70 @@ public final class TemplateWire {
 
     /** Bytes {@link #encode(OptionsData)} writes for {@code o}. */
     public static int encodedSize(OptionsData o) {
-        int size = 1 + 8 + 4 + 16 * o.samplingRates().size() + 4;
-        for (String n : o.interfaceNames().values()) {
+        int size = 1 + 8 + 4 + 16 * o.samplingRates().size() + stringsSize(o.interfaceNames());
+        if (hasV2Maps(o)) {
+            size += stringsSize(o.interfaceDescriptions()) + stringsSize(o.samplerNames());
+        }
+        return size;
+    }
+
+    private static int stringsSize(Map<Long, String> m) {
+        int size = 4;
+        for (String n : m.values()) {
             size += 8 + 4 + OptionsEditor.utf8Length(n);
         }
         return size;
     }
 
+    /** Options data with descriptions or sampler names takes the second format. */
+    private static boolean hasV2Maps(OptionsData o) {
+        return !o.interfaceDescriptions().isEmpty() || !o.samplerNames().isEmpty();
+    }
+
     /**
-     * Encodes options data: tag, init time, rates (count, id, rate), names (count, index, utf-8).
-     * Entries are written in key order, so equal options data always gives equal bytes (callers
-     * compare the bytes to skip unchanged writes and to reuse what they decoded).
+     * Encodes options data: tag, init time, rates (count, id, rate), names (count, index, utf-8);
+     * in the second format then descriptions and sampler names as the names. Options data with
+     * neither takes the first format, byte for byte as before they existed. Entries are written in
+     * key order, so equal options data always gives equal bytes (callers compare the bytes to skip
+     * unchanged writes and to reuse what they decoded).
      */
     public static byte[] encode(OptionsData o) {
         // OptionsData keeps its maps sorted by key (SortedLongMap): no sorting here.
         SortedLongMap<Long> rates = SortedLongMap.of(o.samplingRates());
-        SortedLongMap<String> sorted = SortedLongMap.of(o.interfaceNames());
-        int size = 1 + 8 + 4 + 16 * rates.size() + 4;
-        byte[][] names = new byte[sorted.size()][];
-        for (int i = 0; i < names.length; i++) {
-            names[i] = sorted.valueAt(i).getBytes(StandardCharsets.UTF_8);
-            size += 8 + 4 + names[i].length;
-        }
-        ByteBuffer b = ByteBuffer.allocate(size);
-        b.put(OPTIONS_V1);
+        ByteBuffer b = ByteBuffer.allocate(encodedSize(o));
+        boolean v2 = hasV2Maps(o);
+        b.put(v2 ? OPTIONS_V2 : OPTIONS_V1);
         b.putLong(o.systemInitTimeMillis());
         b.putInt(rates.size());
         for (int i = 0; i < rates.size(); i++) {
             b.putLong(rates.keyAt(i));
             b.putLong(rates.valueAt(i));
         }
-        b.putInt(names.length);
-        for (int i = 0; i < names.length; i++) {
-            b.putLong(sorted.keyAt(i));
-            b.putInt(names[i].length);
-            b.put(names[i]);
+        putStrings(b, o.interfaceNames());
+        if (v2) {
+            putStrings(b, o.interfaceDescriptions());
+            putStrings(b, o.samplerNames());
         }
         return b.array();
     }
 
-    /** Decodes what {@link #encode(OptionsData)} wrote. */
+    private static void putStrings(ByteBuffer b, Map<Long, String> m) {
+        SortedLongMap<String> sorted = SortedLongMap.of(m);
+        b.putInt(sorted.size());
+        for (int i = 0; i < sorted.size(); i++) {
+            byte[] n = sorted.valueAt(i).getBytes(StandardCharsets.UTF_8);
+            b.putLong(sorted.keyAt(i));
+            b.putInt(n.length);
+            b.put(n);
+        }
+    }
+
+    /** Decodes what {@link #encode(OptionsData)} wrote, in either format. */
     public static OptionsData decodeOptions(byte[] bytes) {
         try {
             ByteBuffer b = ByteBuffer.wrap(bytes);
-            if (b.get() != OPTIONS_V1) {
+            byte tag = b.get();
+            if (tag != OPTIONS_V1 && tag != OPTIONS_V2) {
                 throw new IllegalArgumentException("not options data (unknown format tag)");
             }
             long init = b.getLong();
@@ -142,24 +163,34 @@ public final class TemplateWire {
             for (int i = 0; i < nr; i++) {
                 rates.put(b.getLong(), b.getLong());
             }
-            int nn = b.getInt();
-            if (nn < 0 || nn * 12L > b.remaining()) {
-                throw new IllegalArgumentException("bad name count " + nn);
+            Map<Long, String> names = strings(b, "name");
+            if (tag == OPTIONS_V1) {
+                return new OptionsData(rates, init, names);
             }
-            Map<Long, String> names = new HashMap<>();
-            for (int i = 0; i < nn; i++) {
-                long idx = b.getLong();
-                int len = b.getInt();
-                if (len < 0 || len > b.remaining()) {
-                    throw new IllegalArgumentException("bad name length " + len);
-                }
-                byte[] n = new byte[len];
-                b.get(n);
-                names.put(idx, new String(n, StandardCharsets.UTF_8));
-            }
-            return new OptionsData(rates, init, names);
+            Map<Long, String> descriptions = strings(b, "description");
+            Map<Long, String> samplerNames = strings(b, "sampler name");
+            return new OptionsData(rates, init, names, descriptions, samplerNames);
         } catch (BufferUnderflowException e) {
             throw new IllegalArgumentException("truncated options bytes", e);
         }
+    }
+
+    private static Map<Long, String> strings(ByteBuffer b, String what) {
+        int nn = b.getInt();
+        if (nn < 0 || nn * 12L > b.remaining()) {
+            throw new IllegalArgumentException("bad " + what + " count " + nn);
+        }
+        Map<Long, String> m = new HashMap<>();
+        for (int i = 0; i < nn; i++) {
+            long key = b.getLong();
+            int len = b.getInt();
+            if (len < 0 || len > b.remaining()) {
+                throw new IllegalArgumentException("bad " + what + " length " + len);
+            }
+            byte[] n = new byte[len];
+            b.get(n);
+            m.put(key, new String(n, StandardCharsets.UTF_8));
+        }
+        return m;
     }
 }
