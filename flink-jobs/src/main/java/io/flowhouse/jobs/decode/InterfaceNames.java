@@ -6,7 +6,7 @@ import io.flowhouse.codec.template.OptionsData;
 import io.flowhouse.codec.template.TemplateWire;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.model.OptionsInterfaceName;
-import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -30,26 +30,29 @@ final class InterfaceNames {
         for (StateBackedTemplateCache.Learned l : learned) {
             if (l.options()) {
                 IpAddress exporter = l.scope().exporter().address();
-                for (Map.Entry<Long, String> e : changed(l.before(), l.after()).entrySet()) {
-                    ctx.output(
-                            DecodeOutputs.INTERFACE_NAMES,
-                            new OptionsInterfaceName(exporter, e.getKey(), e.getValue()));
+                for (OptionsInterfaceName n : changed(exporter, l.before(), l.after())) {
+                    ctx.output(DecodeOutputs.INTERFACE_NAMES, n);
                 }
             }
         }
     }
 
-    /** The names {@code after} adds to {@code before} or changes, by ifIndex. */
-    static Map<Long, String> changed(OptionsData before, OptionsData after) {
-        Map<Long, String> was = before.interfaceNames();
-        Map<Long, String> now = after.interfaceNames();
-        if (was.isEmpty()) {
-            return now;
-        }
-        Map<Long, String> changed = new HashMap<>();
-        for (Map.Entry<Long, String> e : now.entrySet()) {
-            if (!e.getValue().equals(was.get(e.getKey()))) {
-                changed.put(e.getKey(), e.getValue());
+    /**
+     * The interfaces whose name or description {@code after} adds to {@code before} or changes, by
+     * ifIndex, each with both (the enrich stage keeps the last of an ifIndex).
+     */
+    static List<OptionsInterfaceName> changed(
+            IpAddress exporter, OptionsData before, OptionsData after) {
+        Set<Long> ifIndexes = new TreeSet<>(after.interfaceNames().keySet());
+        ifIndexes.addAll(after.interfaceDescriptions().keySet());
+        List<OptionsInterfaceName> changed = new ArrayList<>();
+        for (long ifIndex : ifIndexes) {
+            String name = after.interfaceNames().getOrDefault(ifIndex, "");
+            String description = after.interfaceDescriptions().getOrDefault(ifIndex, "");
+            if (!name.equals(before.interfaceNames().getOrDefault(ifIndex, ""))
+                    || !description.equals(
+                            before.interfaceDescriptions().getOrDefault(ifIndex, ""))) {
+                changed.add(new OptionsInterfaceName(exporter, ifIndex, name, description));
             }
         }
         return changed;
