@@ -104,10 +104,10 @@ final class Goflow2Collector implements Collector {
     }
 
     /**
-     * Waits until the topic holds {@code target} records, or goflow2 has nothing left: its
-     * socket's receive queue empty, and neither its received-datagram counter nor the topic's
-     * count moved for {@link #QUIET_MILLIS} (its producer flushes every 500 ms), or {@code
-     * maxMillis} pass; the topic's count then.
+     * Waits until the topic holds {@code target} records, or goflow2 has nothing left: its socket's
+     * receive queue empty, and neither its received-datagram counter nor the topic's count moved
+     * for {@link #QUIET_MILLIS} (its producer flushes every 500 ms), or {@code maxMillis} pass; the
+     * topic's count then.
      */
     private long settle(long target, long maxMillis) throws Exception {
         long deadline = System.nanoTime() + maxMillis * 1_000_000L;

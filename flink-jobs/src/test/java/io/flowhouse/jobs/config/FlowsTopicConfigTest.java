@@ -79,11 +79,7 @@ class FlowsTopicConfigTest {
         assertThat(settings(Map.of()).clickhouse().enabled()).isTrue();
         PipelineSettings s =
                 settings(
-                        Map.of(),
-                        "--flows-topic.enabled",
-                        "true",
-                        "--clickhouse.enabled",
-                        "false");
+                        Map.of(), "--flows-topic.enabled", "true", "--clickhouse.enabled", "false");
         assertThat(s.clickhouse().enabled()).isFalse();
         assertThat(PipelineConnectors.sinks(s).flows()).isNull();
         assertThat(PipelineConnectors.sinks(s).stats()).isNull();

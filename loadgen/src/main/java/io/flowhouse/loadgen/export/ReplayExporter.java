@@ -12,9 +12,9 @@ import java.util.List;
  * gap-free stream. Flow content repeats every pool; totals stay exact because each datagram's
  * counts were taken when it was built. Sequence gaps of the profile are not replayed.
  *
- * <p>The pool is held in direct buffers and each datagram's view is made once: a send then
- * neither copies the bytes into a native buffer nor allocates, which is what bounds a single
- * sending thread at sFlow's small, numerous datagrams.
+ * <p>The pool is held in direct buffers and each datagram's view is made once: a send then neither
+ * copies the bytes into a native buffer nor allocates, which is what bounds a single sending thread
+ * at sFlow's small, numerous datagrams.
  */
 public final class ReplayExporter implements DatagramSource {
 

@@ -7,13 +7,14 @@ import io.flowhouse.codec.flow.SflowFields;
 import java.util.Arrays;
 
 /**
- * Writes a {@link FlowRecord} as {@code flowhouse.v1.Flow} wire bytes straight into a reused buffer:
- * the bytes protobuf-java's generated {@code Flow} writes ({@link FlowhouseFlowEncoder#toFlow}, the
- * reference, checked byte for byte in the tests), without its builder, message and four address
- * {@code ByteString}s per flow. Proto3 rules as generated code applies them: fields in number
- * order, a field at its default (0, empty) not written, {@code uint32} from a Java int as its
- * unsigned value, {@code int64}/{@code uint64} as 64-bit varints, {@code sint32} zigzag, {@code
- * fixed64} little-endian. One instance per thread (the buffer is reused).
+ * Writes a {@link FlowRecord} as {@code flowhouse.v1.Flow} wire bytes straight into a reused
+ * buffer: the bytes protobuf-java's generated {@code Flow} writes ({@link
+ * FlowhouseFlowEncoder#toFlow}, the reference, checked byte for byte in the tests), without its
+ * builder, message and four address {@code ByteString}s per flow. Proto3 rules as generated code
+ * applies them: fields in number order, a field at its default (0, empty) not written, {@code
+ * uint32} from a Java int as its unsigned value, {@code int64}/{@code uint64} as 64-bit varints,
+ * {@code sint32} zigzag, {@code fixed64} little-endian. One instance per thread (the buffer is
+ * reused).
  */
 public final class FlowhouseFlowWriter {
 

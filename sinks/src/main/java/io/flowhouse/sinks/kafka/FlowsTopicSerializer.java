@@ -19,7 +19,9 @@ public final class FlowsTopicSerializer implements KafkaRecordSerializationSchem
     private final FlowsTopicFormat format;
     private final FlowRowIds ids;
 
-    /** The sink writer's own (one thread serializes): protobuf-java's bytes, without its objects. */
+    /**
+     * The sink writer's own (one thread serializes): protobuf-java's bytes, without its objects.
+     */
     private transient FlowhouseFlowWriter writer;
 
     public FlowsTopicSerializer(String topic, FlowsTopicFormat format, FlowRowIds ids) {
