@@ -54,8 +54,8 @@ import picocli.CommandLine.Spec;
             "  kafka-out  ./flowhouse up --flows-topic (exactly once), then loadgen ->",
             "           agent -> Kafka -> Flink -> the decoded-flows topic: drop-free search",
             "           on committed records (read_committed; flows, packets, bytes exact per",
-            "           exporter); goflow2 -> Kafka on the same load; JOB_ARGS after -- go to",
-            "           the job",
+            "           exporter); goflow2 -> Kafka on the same load; --topic-only: no",
+            "           ClickHouse and no rollups in the job; JOB_ARGS after -- go to the job",
             "  packets  synthetic packet pcap -> agent --pcap -> Kafka: packets/s, every",
             "           packet parsed and every batch in Kafka (--flows N, default 20000)",
             "  decode   decoder throughput (datagrams/s, records/s) per protocol",
@@ -150,7 +150,8 @@ public final class BenchCommand implements Callable<Integer> {
                         cl.stepSeconds(8),
                         15_000,
                         cl.replayPool(),
-                        cl.bind);
+                        cl.bind,
+                        cl.maxDatagram());
         ServicesConfig services =
                 ServicesConfig.resolve(
                         home.root(), home.stateDir(), System.getenv(), Map.of(), true);
@@ -204,11 +205,13 @@ public final class BenchCommand implements Callable<Integer> {
                 String.format(
                         Locale.ROOT,
                         "{\"protocol\": \"%s\", \"exporters\": %d, \"step_seconds\": %d,"
-                                + " \"replay_pool\": %d, \"rates\": %s, \"kafka\": \"%s\"}",
+                                + " \"replay_pool\": %d, \"max_datagram\": %d, \"rates\": %s,"
+                                + " \"kafka\": \"%s\"}",
                         settings.protocol(),
                         settings.exporters(),
                         settings.stepSeconds(),
                         settings.replayPool(),
+                        settings.maxDatagram(),
                         rates,
                         bootstrap);
         Path json = BenchReport.write(results, "agent", runId, settingsJson, systems);
@@ -241,7 +244,8 @@ public final class BenchCommand implements Callable<Integer> {
                         cl.stepSeconds(10),
                         60_000,
                         cl.replayPool(),
-                        cl.bind);
+                        cl.bind,
+                        cl.maxDatagram());
         ServicesConfig services =
                 ServicesConfig.resolve(
                         home.root(), home.stateDir(), System.getenv(), Map.of(), true);
@@ -266,7 +270,7 @@ public final class BenchCommand implements Callable<Integer> {
         try {
             ServicesManager manager = new ServicesManager(services);
             Map<String, Long> pids = new LinkedHashMap<>();
-            findProcess("io.flowhouse.agent.CaptureAgentMain").ifPresent(p -> pids.put("agent", p));
+            agentPid(services).ifPresent(p -> pids.put("agent", p));
             manager.pid(ServiceKind.KAFKA).ifPresent(p -> pids.put("kafka", p));
             manager.pid(ServiceKind.FLINK_TASKMANAGER).ifPresent(p -> pids.put("flink-tm", p));
             manager.pid(ServiceKind.FLINK_JOBMANAGER).ifPresent(p -> pids.put("flink-jm", p));
@@ -331,7 +335,8 @@ public final class BenchCommand implements Callable<Integer> {
                         cl.stepSeconds(10),
                         60_000,
                         cl.replayPool(),
-                        cl.bind);
+                        cl.bind,
+                        cl.maxDatagram());
         ServicesConfig services =
                 ServicesConfig.resolve(
                         home.root(), home.stateDir(), System.getenv(), Map.of(), true);
@@ -357,6 +362,10 @@ public final class BenchCommand implements Callable<Integer> {
                                 "latest",
                                 "--flows-topic.delivery-guarantee",
                                 "exactly-once"));
+        if (cl.topicOnly) {
+            // A topic-only deployment: the topic is the job's one output.
+            up.addAll(List.of("--clickhouse.enabled", "false", "--rollup.enabled", "false"));
+        }
         up.addAll(jobArgs);
         out.println("bench kafka-out: ./flowhouse " + String.join(" ", up) + " ...");
         int code = flowhouse(home, up, out);
@@ -374,10 +383,7 @@ public final class BenchCommand implements Callable<Integer> {
         try (TopicAdmin kafka = TopicAdmin.connect(bootstrap, new Properties())) {
             ServicesManager manager = new ServicesManager(services);
             Map<String, Long> pids = new LinkedHashMap<>();
-            // By the service mark up gives it: on a shared machine another checkout's agent may
-            // run the same main class.
-            findProcess("-Dflowhouse.service=agent@" + services.stateDir())
-                    .ifPresent(p -> pids.put("agent", p));
+            agentPid(services).ifPresent(p -> pids.put("agent", p));
             manager.pid(ServiceKind.FLINK_TASKMANAGER).ifPresent(p -> pids.put("flink-tm", p));
             manager.pid(ServiceKind.FLINK_JOBMANAGER).ifPresent(p -> pids.put("flink-jm", p));
             manager.pid(ServiceKind.CLICKHOUSE).ifPresent(p -> pids.put("clickhouse", p));
@@ -414,13 +420,15 @@ public final class BenchCommand implements Callable<Integer> {
                         Locale.ROOT,
                         "{\"protocol\": \"%s\", \"exporters\": %d, \"step_seconds\": %d,"
                                 + " \"replay_pool\": %d, \"rates\": %s, \"topic\": \"%s\","
-                                + " \"delivery\": \"exactly-once\", \"job_args\": \"%s\"}",
+                                + " \"delivery\": \"exactly-once\", \"clickhouse\": %s,"
+                                + " \"job_args\": \"%s\"}",
                         settings.protocol(),
                         settings.exporters(),
                         settings.stepSeconds(),
                         settings.replayPool(),
                         rates,
                         topic,
+                        !cl.topicOnly,
                         String.join(" ", jobArgs).replace("\"", "'"));
         Path json = BenchReport.write(results, "kafka-out", runId, settingsJson, systems);
         out.println("bench: results in " + json + " (+ .csv, .png)");
@@ -486,6 +494,14 @@ public final class BenchCommand implements Callable<Integer> {
             }
         }
         return process.waitFor();
+    }
+
+    /**
+     * The agent {@code up} started for this checkout, by the service mark it gives it: on a shared
+     * machine another checkout's agent may run the same main class.
+     */
+    static java.util.Optional<Long> agentPid(ServicesConfig services) {
+        return findProcess("-Dflowhouse.service=agent@" + services.stateDir());
     }
 
     /**

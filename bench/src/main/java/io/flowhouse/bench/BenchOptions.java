@@ -56,6 +56,14 @@ final class BenchOptions {
     Integer replayPool;
 
     @Option(
+            names = "--max-datagram",
+            paramLabel = "BYTES",
+            description =
+                    "loadgen's largest datagram (default: loadgen's, about a 1,500-byte MTU);"
+                            + " sFlow then carries as many samples as fit")
+    Integer maxDatagram;
+
+    @Option(
             names = "--bind",
             paramLabel = "ADDR[+]",
             description =
@@ -114,6 +122,14 @@ final class BenchOptions {
                     "ipfix: run the collectors under nice -n N (default 0; negative needs root)")
     Integer collectorNice;
 
+    @Option(
+            names = "--topic-only",
+            description =
+                    "kafka-out: the job writes the decoded-flows topic only (job keys"
+                            + " clickhouse.enabled=false, rollup.enabled=false); default: also"
+                            + " ClickHouse and the rollups, as in production")
+    boolean topicOnly;
+
     @Option(names = "--results-dir", paramLabel = "DIR", description = "default bench/results")
     Path resultsDir;
 
@@ -159,6 +175,11 @@ final class BenchOptions {
 
     int replayPool() {
         return range("--replay-pool", replayPool, 200, 0, 100_000);
+    }
+
+    /** 0: loadgen's default. */
+    int maxDatagram() {
+        return maxDatagram == null ? 0 : range("--max-datagram", maxDatagram, 0, 512, 65_507);
     }
 
     String bootstrapServers(String fallback) {

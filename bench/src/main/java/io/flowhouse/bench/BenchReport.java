@@ -123,13 +123,14 @@ final class BenchReport {
                         "system,offered_flows_per_s,sent_flows_per_s,rate_held,sent_flows,"
                                 + "sent_datagrams,unit,expected,delivered,lost,loss_percent,"
                                 + "kernel_drops,internal_drops,cpu_percent,peak_rss_mib,seconds,"
-                                + "clean\n");
+                                + "flows_per_cpu_second,clean\n");
         for (SystemResult s : systems) {
             for (StepResult st : s.steps()) {
                 sb.append(
                         String.format(
                                 Locale.ROOT,
-                                "%s,%.0f,%.1f,%s,%d,%d,%s,%d,%d,%d,%.4f,%d,%d,\"%s\",\"%s\",%.2f,%s%n",
+                                "%s,%.0f,%.1f,%s,%d,%d,%s,%d,%d,%d,%.4f,%d,%d,\"%s\",\"%s\",%.2f,"
+                                        + "\"%s\",%s%n",
                                 st.system(),
                                 st.targetRate(),
                                 st.achievedRate(),
@@ -146,6 +147,7 @@ final class BenchReport {
                                 format(st.cpuPercent()),
                                 formatLong(st.peakRssMb()),
                                 st.seconds(),
+                                format(st.flowsPerCpuSecond()),
                                 st.clean()));
             }
         }
@@ -198,7 +200,8 @@ final class BenchReport {
                                         + " \"expected\": %d, \"delivered\": %d, \"lost\": %d,"
                                         + " \"kernel_drops\": %d, \"internal_drops\": %s,"
                                         + " \"cpu_percent\": %s, \"peak_rss_mib\": %s,"
-                                        + " \"seconds\": %.2f, \"clean\": %s}",
+                                        + " \"seconds\": %.2f, \"clean\": %s,"
+                                        + " \"flows_per_cpu_second\": %s}",
                                 st.targetRate(),
                                 st.achievedRate(),
                                 st.rateHeld(),
@@ -213,7 +216,8 @@ final class BenchReport {
                                 jsonMap(st.cpuPercent()),
                                 jsonMap(st.peakRssMb()),
                                 st.seconds(),
-                                st.clean()));
+                                st.clean(),
+                                jsonMap(st.flowsPerCpuSecond())));
             }
             sb.append("\n      ]}");
         }

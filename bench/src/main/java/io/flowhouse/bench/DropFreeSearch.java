@@ -26,6 +26,8 @@ final class DropFreeSearch {
      * @param stepSeconds load time per step
      * @param drainMillis most time to wait for a system to catch up after a step
      * @param replayPool loadgen replay pool size (0 = generate live)
+     * @param bind loadgen's source address (null: 127.0.0.1)
+     * @param maxDatagram loadgen's largest datagram in bytes (0: its default)
      */
     record Settings(
             String protocol,
@@ -34,7 +36,19 @@ final class DropFreeSearch {
             int stepSeconds,
             long drainMillis,
             int replayPool,
-            String bind) {
+            String bind,
+            int maxDatagram) {
+        Settings(
+                String protocol,
+                int exporters,
+                List<Double> rates,
+                int stepSeconds,
+                long drainMillis,
+                int replayPool,
+                String bind) {
+            this(protocol, exporters, rates, stepSeconds, drainMillis, replayPool, bind, 0);
+        }
+
         Settings(
                 String protocol,
                 int exporters,
@@ -174,7 +188,7 @@ final class DropFreeSearch {
         log.printf(
                 Locale.ROOT,
                 "bench: %-16s offered %,9.0f flows/s  sent %,10.0f/s%s  %s %,d of %,d  kernel drops"
-                        + " %,d  internal %s  %s%n",
+                        + " %,d  internal %s  %s  cpu %s  load %s%n",
                 c.name(),
                 rate,
                 load.achievedRate(),
@@ -184,7 +198,18 @@ final class DropFreeSearch {
                 expected,
                 kernel,
                 drops,
-                s.clean() ? "clean" : "LOSS");
+                s.clean() ? "clean" : "LOSS",
+                cpu.keySet().stream()
+                        .map(
+                                n ->
+                                        String.format(
+                                                Locale.ROOT,
+                                                "%s=%.0f%%/%,.0f flows per CPU-s",
+                                                n,
+                                                cpu.get(n),
+                                                s.flowsPerCpuSecond().getOrDefault(n, 0.0)))
+                        .collect(java.util.stream.Collectors.joining(" ")),
+                BenchReport.loadAverage().split(" ")[0]);
         return s;
     }
 
@@ -212,6 +237,10 @@ final class DropFreeSearch {
         if (settings.bind() != null) {
             args.add("--bind");
             args.add(settings.bind());
+        }
+        if (settings.maxDatagram() > 0) {
+            args.add("--max-datagram");
+            args.add(Integer.toString(settings.maxDatagram()));
         }
         LoadgenOptions o =
                 LoadgenOptions.parse(args.toArray(new String[0]), System.currentTimeMillis());

@@ -49,6 +49,22 @@ record StepResult(
         return internalDrops.values().stream().mapToLong(Long::longValue).sum();
     }
 
+    /**
+     * Flows sent per CPU-second of each process over the step (load and drain): what a process
+     * costs per flow, a figure that holds on a loaded machine where rates do not.
+     */
+    Map<String, Double> flowsPerCpuSecond() {
+        Map<String, Double> out = new java.util.LinkedHashMap<>();
+        cpuPercent.forEach(
+                (n, pct) -> {
+                    double cpuSeconds = pct / 100.0 * seconds;
+                    if (cpuSeconds > 0) {
+                        out.put(n, sentFlows / cpuSeconds);
+                    }
+                });
+        return out;
+    }
+
     /** No unit missing, no kernel drop, no internal drop. */
     boolean clean() {
         return lost() == 0 && delivered >= expected && kernelDrops == 0 && internalDropTotal() == 0;

@@ -2,6 +2,7 @@
 package io.flowhouse.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
@@ -57,6 +58,14 @@ class BenchReportTest {
     }
 
     @Test
+    void flowsPerCpuSecondOfEachProcess() {
+        // 8,000 flows over 9.5 s: goflow2 at 37.5 % of a core spent 3.5625 CPU-seconds.
+        StepResult s = step("goflow2", 1000, 10, 10);
+        assertThat(s.flowsPerCpuSecond().get("goflow2")).isCloseTo(8_000 / 3.5625, within(1e-6));
+        assertThat(s.flowsPerCpuSecond().get("loadgen")).isCloseTo(8_000 / 1.14, within(1e-6));
+    }
+
+    @Test
     void writesJsonCsvAndPng() throws Exception {
         List<SystemResult> systems =
                 List.of(
@@ -81,7 +90,8 @@ class BenchReportTest {
                 .contains("\"highest_clean_flows_per_s\": 24975.0")
                 .contains("\"loadgen_limited\": true")
                 .contains("agent \\\"default\\\" config")
-                .contains("\"lost\": 50");
+                .contains("\"lost\": 50")
+                .contains("\"flows_per_cpu_second\": {");
         List<String> csv = Files.readAllLines(dir.resolve("agent-20260101T000000Z.csv"));
         assertThat(csv).hasSize(4);
         assertThat(csv.get(2)).startsWith("flowhouse-agent,50000,").endsWith(",false");

@@ -208,7 +208,7 @@ public final class FlowPipelineJob {
             all = all == null ? packetFlows : all.union(packetFlows);
             agedFlows = packetFlows;
         }
-        if (all != null && s.rollup().enabled()) {
+        if (all != null && s.rollup().enabled() && sinks.rollups() != null) {
             if (sinks.enrichedFlows() != null) {
                 ContextRollups.attach(
                         enrichedForRollups(enrichedFlows, agedFlows),
@@ -292,7 +292,7 @@ public final class FlowPipelineJob {
             enriched.sinkTo(sinks.enrichedFlows())
                     .uid(UID_SINK_ENRICHED_FLOWS)
                     .name("clickhouse flows (enriched)");
-        } else {
+        } else if (sinks.flows() != null) {
             flows.sinkTo(sinks.flows()).uid(UID_SINK_FLOWS).name("clickhouse flows");
         }
         decoded.getSideOutput(DecodeOutputs.REJECTED)

@@ -102,9 +102,21 @@ public final class PipelineConnectors {
                 .build();
     }
 
-    /** Every production sink, ClickHouse with the settings' connection. */
+    /**
+     * Every production sink, ClickHouse with the settings' connection; without any ClickHouse table
+     * (and so without rollups) when {@code clickhouse.enabled} is false.
+     */
     public static PipelineSinks sinks(PipelineSettings s) {
-        return sinks(s, s.clickhouse().tables());
+        PipelineSinks all = sinks(s, s.clickhouse().tables());
+        if (s.clickhouse().enabled()) {
+            return all;
+        }
+        return all.withFlows(null)
+                .withPacketFlows(null)
+                .withStats(null)
+                .withRollups(null)
+                .withInterfaceCounters(null)
+                .withEnrichedFlows(null);
     }
 
     /** Every production sink, ClickHouse through {@code ch}. */

@@ -13,9 +13,10 @@ import org.apache.flink.api.connector.sink2.Sink;
 
 /**
  * Where the pipeline's outputs go. Production wires ClickHouse, Kafka and the configured fan-out
- * ({@link PipelineConnectors#sinks}); tests replace what they observe. Every sink but {@code flows}
- * and {@code rejected} may be null: that output is not written (and the exporter statistics are not
- * computed).
+ * ({@link PipelineConnectors#sinks}); tests replace what they observe. Every sink but {@code
+ * rejected} may be null: that output is not written (and the exporter statistics are not computed;
+ * without {@code rollups} the rollups are not computed). A topic-only deployment has no ClickHouse
+ * sink at all.
  *
  * @param flows decoded NetFlow/IPFIX flows ({@code flows})
  * @param stats per-exporter statistics ({@code exporter_stats})
@@ -83,7 +84,6 @@ public record PipelineSinks(
     }
 
     public PipelineSinks {
-        Objects.requireNonNull(flows, "flows");
         Objects.requireNonNull(rejected, "rejected");
     }
 

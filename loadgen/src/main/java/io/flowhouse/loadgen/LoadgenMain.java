@@ -8,7 +8,9 @@ import io.flowhouse.loadgen.emit.DatagramSink;
 import io.flowhouse.loadgen.emit.PcapSink;
 import io.flowhouse.loadgen.emit.TeeSink;
 import io.flowhouse.loadgen.emit.UdpSink;
+import io.flowhouse.loadgen.export.DatagramSource;
 import io.flowhouse.loadgen.export.ExportProtocol;
+import io.flowhouse.loadgen.export.ReplayExporter;
 import io.flowhouse.loadgen.export.SimulatedExporter;
 import io.flowhouse.loadgen.generate.FlowGenerator;
 import io.flowhouse.loadgen.packets.PacketPcapGenerator;
@@ -102,10 +104,15 @@ public final class LoadgenMain {
         boolean paced = o.target() != null;
         long first = paced ? now : o.startMillis();
         FlowGenerator gen = new FlowGenerator(o.profile(), o.seed());
-        List<SimulatedExporter> exporters = new ArrayList<>(o.exporters());
+        List<DatagramSource> exporters = new ArrayList<>(o.exporters());
         for (int i = 0; i < o.exporters(); i++) {
+            SimulatedExporter sim =
+                    new SimulatedExporter(i, protocolOf(o.protocol(), i), gen, o.seed(), first);
+            // The pool is built before the clock starts: the run then only patches headers.
             exporters.add(
-                    new SimulatedExporter(i, protocolOf(o.protocol(), i), gen, o.seed(), first));
+                    paced && o.replayPool() > 0
+                            ? new ReplayExporter(sim, o.replayPool(), first)
+                            : sim);
         }
         List<DatagramSink> sinks = new ArrayList<>(2);
         try {

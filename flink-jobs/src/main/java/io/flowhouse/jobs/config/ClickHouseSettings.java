@@ -15,9 +15,15 @@ import java.io.Serializable;
  *
  * @param sink the sink's options
  * @param flowsTtlDays days raw flows are kept on servers with TTL (0: forever)
+ * @param enabled whether the job writes ClickHouse at all (false: a topic-only deployment)
  */
-public record ClickHouseSettings(ClickHouseSinkOptions sink, int flowsTtlDays)
+public record ClickHouseSettings(ClickHouseSinkOptions sink, int flowsTtlDays, boolean enabled)
         implements Serializable {
+
+    /** Written (the default). */
+    public ClickHouseSettings(ClickHouseSinkOptions sink, int flowsTtlDays) {
+        this(sink, flowsTtlDays, true);
+    }
 
     /** Environment variable with the password when no file is given. */
     public static final String PASSWORD_ENV = ClickHouseSinkKeys.PASSWORD_ENV;

@@ -451,6 +451,16 @@ public final class JobKeys {
     public static final Key<Duration> CLICKHOUSE_STARTUP_TIMEOUT =
             ClickHouseSinkKeys.STARTUP_TIMEOUT;
 
+    public static final Key<Boolean> CLICKHOUSE_ENABLED =
+            Key.of("clickhouse.enabled", Types.BOOLEAN)
+                    .defaultValue(true)
+                    .doc(
+                            "Write the job's ClickHouse tables (flows, exporter_stats,"
+                                    + " interface_counters and the rollups). false is a topic-only"
+                                    + " deployment: decoded flows go only to the fan-out"
+                                    + " (flows-topic, ZMQ, IPFIX), one of which must be on; the"
+                                    + " rollups are off with it.");
+
     public static final Key<Integer> CLICKHOUSE_FLOWS_TTL_DAYS =
             Key.of("clickhouse.flows-ttl-days", Types.integer(0, Integer.MAX_VALUE))
                     .defaultValue(0)
@@ -505,6 +515,7 @@ public final class JobKeys {
                     STATS_MAX_SFLOW_SOURCES,
                     SAMPLING_DEFAULT,
                     SAMPLING_OVERRIDES,
+                    CLICKHOUSE_ENABLED,
                     CLICKHOUSE_FLOWS_TTL_DAYS);
 
     /** Every key the job reads, under {@code flowhouse}. */

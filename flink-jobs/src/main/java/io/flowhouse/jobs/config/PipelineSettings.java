@@ -92,6 +92,14 @@ public record PipelineSettings(
             throw new IllegalArgumentException(
                     "checkpoint interval " + checkpointInterval + " (expected: >= 10 ms)");
         }
+        if (clickhouse != null
+                && !clickhouse.enabled()
+                && flowsTopic == null
+                && (fanOut == null || (fanOut.zmq() == null && fanOut.ipfix() == null))) {
+            throw new IllegalArgumentException(
+                    "clickhouse.enabled is false and no flows-topic, ZMQ or IPFIX output is on:"
+                            + " the job would write its flows nowhere");
+        }
         if (quietAfter.isNegative()) {
             throw new IllegalArgumentException("quiet after " + quietAfter + " (expected: >= 0)");
         }
@@ -151,7 +159,8 @@ public record PipelineSettings(
         ClickHouseSettings ch =
                 new ClickHouseSettings(
                         ClickHouseSinkKeys.options(conf, env),
-                        conf.get(JobKeys.CLICKHOUSE_FLOWS_TTL_DAYS));
+                        conf.get(JobKeys.CLICKHOUSE_FLOWS_TTL_DAYS),
+                        conf.get(JobKeys.CLICKHOUSE_ENABLED));
         return new PipelineSettings(
                 conf.get(JobKeys.JOB_NAME),
                 conf.get(JobKeys.KAFKA_BOOTSTRAP_SERVERS),

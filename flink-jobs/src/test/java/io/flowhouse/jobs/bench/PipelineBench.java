@@ -62,6 +62,10 @@ public final class PipelineBench {
         if (loops < 1 || loops > 1000) {
             throw new IllegalArgumentException("loops " + loops + " (expected: 1..1000)");
         }
+        if (modes.equals("topic")) {
+            runTopicOnly(loops, parallelism);
+            return;
+        }
         try (EmbeddedKafka kafka = EmbeddedKafka.builder().partitions(4).build().start();
                 LocalClickHouse ch = LocalClickHouse.launch()) {
             List<RawDatagram> all = new ArrayList<>();
@@ -234,6 +238,87 @@ public final class PipelineBench {
             return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
         } catch (IOException | RuntimeException e) {
             return 0;
+        }
+    }
+
+    /**
+     * The topic-only job ({@code clickhouse.enabled=false}, rollups off): decode into the
+     * decoded-flows topic, exactly once, the production sinks as they are; no ClickHouse. CPU of
+     * this JVM: Flink and the in-process broker together (a profile tells their threads apart).
+     */
+    private static void runTopicOnly(int loops, int parallelism) throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.builder().partitions(4).build().start()) {
+            List<RawDatagram> all = new ArrayList<>();
+            int n = 0;
+            for (int loop = 0; loop < loops; loop++) {
+                for (String c : CAPTURES) {
+                    all.addAll(
+                            Captures.datagrams(
+                                    c, IpAddress.ofIpv4(0x0a00_0000 | n), 20_000 + (n % 40_000)));
+                    n++;
+                }
+            }
+            PipelineSettings s =
+                    PipelineSettings.from(
+                            JobArgs.resolve(
+                                    Map.of(),
+                                    "--kafka.bootstrap-servers",
+                                    kafka.bootstrapServers(),
+                                    "--kafka.topic.raw",
+                                    "flows.raw.bench",
+                                    "--kafka.topic.rejected",
+                                    "flows.rejected.bench",
+                                    "--kafka.topic.templates",
+                                    "flows.templates.bench",
+                                    "--kafka.group-id",
+                                    "bench-" + System.nanoTime(),
+                                    "--kafka.start",
+                                    "earliest",
+                                    "--kafka.stop",
+                                    "latest",
+                                    "--job.parallelism",
+                                    Integer.toString(parallelism),
+                                    "--job.checkpoint-interval",
+                                    "5 s",
+                                    "--flowhouse.packets.enabled",
+                                    "false",
+                                    "--rollup.enabled",
+                                    "false",
+                                    "--clickhouse.enabled",
+                                    "false",
+                                    "--flows-topic.enabled",
+                                    "true",
+                                    "--flows-topic.topic",
+                                    "flows.decoded.bench",
+                                    "--flows-topic.partitions",
+                                    "4"),
+                            Map.of());
+            kafka.createTopic(s.rawTopic(), 4);
+            Captures.produce(kafka.bootstrapServers(), s.rawTopic(), all);
+            long flows = expectedFlows(loops);
+            double cpu0 = jvmCpuSeconds();
+            StreamExecutionEnvironment env =
+                    StreamExecutionEnvironment.createLocalEnvironment(
+                            s.parallelism(), new Configuration());
+            FlowPipelineJob.configure(env, s);
+            KafkaTopics.ensure(s);
+            FlowPipelineJob.build(
+                    env, PipelineConnectors.sources(s), PipelineConnectors.sinks(s), s);
+            long t0 = System.nanoTime();
+            env.execute("bench-topic-only");
+            double sec = (System.nanoTime() - t0) / 1e9;
+            double cpu = jvmCpuSeconds() - cpu0;
+            System.out.printf(
+                    Locale.ROOT,
+                    "topic only p=%d: %d flows in %.1f s = %,.0f flows/s; JVM (Flink + broker) CPU"
+                            + " %.1f s = %,.0f flows per CPU-second; load %s%n",
+                    parallelism,
+                    flows,
+                    sec,
+                    flows / sec,
+                    cpu,
+                    flows / cpu,
+                    Files.readString(Path.of("/proc/loadavg")).trim());
         }
     }
 

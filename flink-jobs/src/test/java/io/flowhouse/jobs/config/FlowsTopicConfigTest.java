@@ -75,6 +75,25 @@ class FlowsTopicConfigTest {
     }
 
     @Test
+    void topicOnlyHasNoClickHouseSinkAndNeedsAnOutput() {
+        assertThat(settings(Map.of()).clickhouse().enabled()).isTrue();
+        PipelineSettings s =
+                settings(
+                        Map.of(), "--flows-topic.enabled", "true", "--clickhouse.enabled", "false");
+        assertThat(s.clickhouse().enabled()).isFalse();
+        assertThat(PipelineConnectors.sinks(s).flows()).isNull();
+        assertThat(PipelineConnectors.sinks(s).stats()).isNull();
+        assertThat(PipelineConnectors.sinks(s).packetFlows()).isNull();
+        assertThat(PipelineConnectors.sinks(s).rollups()).isNull();
+        assertThat(PipelineConnectors.sinks(s).interfaceCounters()).isNull();
+        assertThat(PipelineConnectors.sinks(s).enrichedFlows()).isNull();
+        assertThat(PipelineConnectors.sinks(s).flowsTopic()).isNotNull();
+        assertThatThrownBy(() -> settings(Map.of(), "--clickhouse.enabled", "false"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("clickhouse.enabled");
+    }
+
+    @Test
     void badValuesNameTheirKey() {
         assertThatThrownBy(
                         () ->

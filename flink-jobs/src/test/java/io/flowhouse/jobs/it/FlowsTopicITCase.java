@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flowhouse.codec.envelope.ExporterPartitionKey;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.jobs.PipelineConnectors;
+import io.flowhouse.jobs.PipelineSinks;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.schema.goflow2.FlowMessage;
 import io.flowhouse.schema.v1.Flow;
@@ -28,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -163,6 +166,31 @@ class FlowsTopicITCase {
     }
 
     /**
+     * A topic-only deployment ({@code clickhouse.enabled=false}, the rollups off): the production
+     * sinks have no ClickHouse table at all (the URL points at a closed port, so any ClickHouse
+     * writer would fail the job), and the topic still carries every capture's ground truth once.
+     */
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void topicOnlyDeploymentWritesTheTopicWithoutAnyClickHouseSink() throws Exception {
+        Map<Integer, List<byte[]>> byPort = runPipeline("to", "flowhouse", true);
+        Map<Integer, Totals> java = new TreeMap<>();
+        for (Map.Entry<Integer, List<byte[]>> e : byPort.entrySet()) {
+            Totals t = new Totals();
+            for (byte[] v : e.getValue()) {
+                Flow f = Flow.parseFrom(v);
+                t =
+                        t.plus(
+                                f.getPackets() + f.getReversePackets(),
+                                f.getBytes() + f.getReverseBytes(),
+                                Long.toUnsignedString(f.getRowId()));
+            }
+            java.put(e.getKey(), t);
+        }
+        assertGroundTruth(java, false);
+    }
+
+    /**
      * The topic as the Python reader (no Flowhouse code, read_committed) sums it, by exporter port;
      * its distinct-id count stands for the ids (goflow2 has none: each record counts as one).
      */
@@ -195,24 +223,47 @@ class FlowsTopicITCase {
     /** Runs every capture through the job (bounded) and reads the topic back, by exporter port. */
     private static Map<Integer, List<byte[]>> runPipeline(String suffix, String format)
             throws Exception {
+        return runPipeline(suffix, format, false);
+    }
+
+    /**
+     * Runs every capture through the job (bounded) and reads the topic back, by exporter port.
+     *
+     * @param topicOnly the production sinks with {@code clickhouse.enabled=false} and the rollups
+     *     off; otherwise ClickHouse's outputs are dropped
+     */
+    private static Map<Integer, List<byte[]>> runPipeline(
+            String suffix, String format, boolean topicOnly) throws Exception {
         String topic = "flows.decoded." + suffix;
+        List<String> topicOnlyArgs =
+                topicOnly
+                        ? List.of(
+                                "--clickhouse.enabled",
+                                "false",
+                                "--clickhouse.url",
+                                "http://127.0.0.1:9",
+                                "--rollup.enabled",
+                                "false")
+                        : List.of();
         PipelineSettings s =
                 PipelineHarness.settings(
                         KAFKA.bootstrapServers(),
                         null,
                         suffix,
-                        "--kafka.stop",
-                        "latest",
-                        "--flows-topic.enabled",
-                        "true",
-                        "--flows-topic.topic",
-                        topic,
-                        "--flows-topic.partitions",
-                        "3",
-                        "--flows-topic.format",
-                        format,
-                        "--flows-topic.transactional-id-prefix",
-                        "itcase-" + suffix);
+                        concat(
+                                topicOnlyArgs,
+                                "--kafka.stop",
+                                "latest",
+                                "--flows-topic.enabled",
+                                "true",
+                                "--flows-topic.topic",
+                                topic,
+                                "--flows-topic.partitions",
+                                "3",
+                                "--flows-topic.format",
+                                format,
+                                "--flows-topic.transactional-id-prefix",
+                                "itcase-" + suffix));
         assertThat(s.flowsTopic()).isNotNull();
         List<RawDatagram> all = new ArrayList<>();
         for (int i = 0; i < CaptureProducer.CAPTURES.size(); i++) {
@@ -223,8 +274,23 @@ class FlowsTopicITCase {
         KAFKA.createTopic(s.rawTopic(), 4);
         CaptureProducer.produce(KAFKA.bootstrapServers(), s.rawTopic(), all);
 
-        PipelineHarness.environment(s, PipelineHarness.withoutClickHouse(s))
-                .execute("flows topic " + format);
+        PipelineSinks sinks;
+        if (topicOnly) {
+            sinks = PipelineConnectors.sinks(s);
+            assertThat(sinks.flows()).isNull();
+            assertThat(sinks.stats()).isNull();
+            assertThat(sinks.rollups()).isNull();
+            assertThat(sinks.interfaceCounters()).isNull();
+        } else {
+            sinks = PipelineHarness.withoutClickHouse(s);
+        }
+        StreamExecutionEnvironment env = PipelineHarness.environment(s, sinks);
+        if (topicOnly) {
+            assertThat(env.getStreamGraph(false).getStreamNodes())
+                    .extracting(n -> n.getOperatorName().toLowerCase(java.util.Locale.ROOT))
+                    .noneMatch(name -> name.contains("clickhouse") || name.contains("rollup"));
+        }
+        env.execute("flows topic " + format);
 
         return readCommitted(topic);
     }
@@ -362,6 +428,12 @@ class FlowsTopicITCase {
             }
         }
         return t;
+    }
+
+    private static String[] concat(List<String> first, String... rest) {
+        List<String> all = new ArrayList<>(first);
+        all.addAll(List.of(rest));
+        return all.toArray(String[]::new);
     }
 
     private static void writeVarint(ByteArrayOutputStream out, int v) {

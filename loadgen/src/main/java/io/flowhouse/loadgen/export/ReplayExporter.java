@@ -11,10 +11,14 @@ import java.util.List;
  * header's export time, uptime and sequence number, so a collector still sees a consistent,
  * gap-free stream. Flow content repeats every pool; totals stay exact because each datagram's
  * counts were taken when it was built. Sequence gaps of the profile are not replayed.
+ *
+ * <p>The pool is held in direct buffers and each datagram's view is made once: a send then neither
+ * copies the bytes into a native buffer nor allocates, which is what bounds a single sending thread
+ * at sFlow's small, numerous datagrams.
  */
 public final class ReplayExporter implements DatagramSource {
 
-    private record Pooled(ByteBuffer bytes, ExportDatagram meta, int sequenceUnits) {}
+    private record Pooled(ByteBuffer bytes, ExportDatagram out, int sequenceUnits) {}
 
     private final SimulatedExporter source;
     private final List<Pooled> pool;
@@ -35,7 +39,8 @@ public final class ReplayExporter implements DatagramSource {
         this.pool = new ArrayList<>(poolSize);
         for (int i = 0; i < poolSize; i++) {
             ExportDatagram d = source.next(buildTimeMillis);
-            ByteBuffer copy = ByteBuffer.wrap(d.toByteArray());
+            ByteBuffer copy = ByteBuffer.allocateDirect(d.length());
+            copy.put(d.payload().duplicate()).flip();
             int units =
                     switch (source.protocol()) {
                         case V5 -> d.flows().size();
@@ -43,7 +48,18 @@ public final class ReplayExporter implements DatagramSource {
                         case IPFIX -> d.flows().size() + d.optionsRecords();
                         case SFLOW -> 1;
                     };
-            pool.add(new Pooled(copy, d, d.malformed() ? 0 : units));
+            ExportDatagram out =
+                    new ExportDatagram(
+                            d.exporter(),
+                            copy.asReadOnlyBuffer(),
+                            d.flows(),
+                            d.templateRecords(),
+                            d.optionsRecords(),
+                            d.malformed(),
+                            d.packets(),
+                            d.bytes(),
+                            d.counters());
+            pool.add(new Pooled(copy, out, d.malformed() ? 0 : units));
         }
     }
 
@@ -51,21 +67,12 @@ public final class ReplayExporter implements DatagramSource {
     public ExportDatagram next(long exportTimeMillis, int maxFlows) {
         Pooled p = pool.get(next);
         next = next + 1 == pool.size() ? 0 : next + 1;
-        if (!p.meta().malformed()) {
+        if (!p.out().malformed()) {
             patchHeader(p.bytes(), exportTimeMillis);
             sequence = (sequence + p.sequenceUnits()) & 0xffff_ffffL;
         }
-        ExportDatagram m = p.meta();
-        return new ExportDatagram(
-                m.exporter(),
-                p.bytes().asReadOnlyBuffer(),
-                m.flows(),
-                m.templateRecords(),
-                m.optionsRecords(),
-                m.malformed(),
-                m.packets(),
-                m.bytes(),
-                m.counters());
+        // The view's position stays 0: every sink reads a duplicate of it.
+        return p.out();
     }
 
     private void patchHeader(ByteBuffer b, long exportMillis) {

@@ -34,6 +34,9 @@ class ReplayExporterTest {
             for (int i = 0; i < 35; i++) {
                 long t = T0 + 60_000L + i * 1_000L;
                 ExportDatagram d = replay.next(t, Integer.MAX_VALUE);
+                // Sent as it is: no copy into a native buffer, the view never moved by a send.
+                assertThat(d.payload().isDirect()).isTrue();
+                assertThat(d.payload().position()).isZero();
                 flows += d.flows().size();
                 DecodeResult r =
                         decoder.decode(

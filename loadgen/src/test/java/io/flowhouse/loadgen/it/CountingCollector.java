@@ -35,6 +35,11 @@ final class CountingCollector implements AutoCloseable {
     private volatile long samplingRate = -1;
     private volatile boolean running = true;
 
+    /** Past every header a replay pool rewrites (sFlow's IPv4 datagram header is 28 bytes). */
+    private static final int BODY_OFFSET = 28;
+
+    private final Set<Integer> bodies = new HashSet<>();
+
     CountingCollector(String bindAddress) throws IOException {
         channel = DatagramChannel.open();
         channel.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
@@ -67,6 +72,11 @@ final class CountingCollector implements AutoCloseable {
     private void count(InetSocketAddress from, ByteBuffer buf) {
         datagrams++;
         sources.add(from);
+        if (buf.remaining() > BODY_OFFSET) {
+            byte[] body = new byte[buf.remaining() - BODY_OFFSET];
+            buf.get(BODY_OFFSET, body);
+            bodies.add(java.util.Arrays.hashCode(body));
+        }
         ExporterKey key = new ExporterKey(IpAddress.of(from.getAddress()), from.getPort());
         try {
             DecodeResult r = decoder.decode(buf, new DecodeContext(key, 0), cache);
@@ -107,6 +117,11 @@ final class CountingCollector implements AutoCloseable {
 
     synchronized long samplingRate() {
         return samplingRate;
+    }
+
+    /** Distinct datagram contents after the headers (a replay pool repeats its datagrams). */
+    synchronized int distinctBodies() {
+        return bodies.size();
     }
 
     synchronized int sources() {

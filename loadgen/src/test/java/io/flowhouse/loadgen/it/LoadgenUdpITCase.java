@@ -8,6 +8,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -132,6 +133,42 @@ class LoadgenUdpITCase {
             assertThat(c.sources()).isEqualTo(4);
             assertThat(c.samplingRate()).isEqualTo(512);
             assertThat(s.number("send_errors")).isZero();
+        }
+    }
+
+    @Test
+    void replayPoolCyclesPrebuiltDatagramsWithExactTotals() throws Exception {
+        for (String protocol : List.of("ipfix", "sflow")) {
+            try (CountingCollector c = new CountingCollector("127.0.0.1")) {
+                Path json = dir.resolve("summary-replay-" + protocol + ".json");
+                int exit =
+                        run(
+                                "--to",
+                                "127.0.0.1:" + c.address().getPort(),
+                                "--protocol",
+                                protocol,
+                                "--exporters",
+                                "2",
+                                "--rate",
+                                "20000",
+                                "--duration",
+                                "1s",
+                                "--replay-pool",
+                                "5",
+                                "--summary-json",
+                                json.toString(),
+                                "--quiet");
+                assertThat(exit).isZero();
+                SummaryJson s = SummaryJson.read(json);
+                assertThat(s.number("datagrams")).as(protocol).isGreaterThan(100);
+                assertThat(c.awaitDatagrams(s.number("datagrams"), 10_000)).isTrue();
+                assertThat(c.malformed()).isZero();
+                assertThat(c.records()).as(protocol).isEqualTo(s.number("flows"));
+                assertThat(c.packets()).as(protocol).isEqualTo(s.number("packets"));
+                assertThat(c.bytes()).as(protocol).isEqualTo(s.number("bytes"));
+                // Two exporters' pools of five: the bodies repeat, only the headers change.
+                assertThat(c.distinctBodies()).as(protocol).isLessThanOrEqualTo(10);
+            }
         }
     }
 

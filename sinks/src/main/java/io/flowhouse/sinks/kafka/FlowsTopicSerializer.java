@@ -19,10 +19,22 @@ public final class FlowsTopicSerializer implements KafkaRecordSerializationSchem
     private final FlowsTopicFormat format;
     private final FlowRowIds ids;
 
+    /**
+     * The sink writer's own (one thread serializes): protobuf-java's bytes, without its objects.
+     */
+    private transient FlowhouseFlowWriter writer;
+
     public FlowsTopicSerializer(String topic, FlowsTopicFormat format, FlowRowIds ids) {
         this.topic = topic;
         this.format = format;
         this.ids = ids;
+    }
+
+    private FlowhouseFlowWriter writer() {
+        if (writer == null) {
+            writer = new FlowhouseFlowWriter();
+        }
+        return writer;
     }
 
     @Override
@@ -30,7 +42,7 @@ public final class FlowsTopicSerializer implements KafkaRecordSerializationSchem
             FlowRecord r, KafkaSinkContext context, Long timestamp) {
         byte[] value =
                 switch (format) {
-                    case FLOWHOUSE -> FlowhouseFlowEncoder.encode(r, ids);
+                    case FLOWHOUSE -> writer().encode(r, ids);
                     case GOFLOW2 -> Goflow2FlowEncoder.encode(r);
                 };
         return new ProducerRecord<>(
