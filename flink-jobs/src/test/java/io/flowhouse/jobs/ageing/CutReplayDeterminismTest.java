@@ -80,7 +80,7 @@ class CutReplayDeterminismTest {
      * flow's timer fires, so a replay that gets its watermarks at other points (a catch-up gets
      * them further apart) admits or refuses other flows than the run before it. Measured here, not
      * fixed: the bound is load shedding, as in a probe whose table is full; the flows it cuts are
-     * counted ({@code packets_forced_flows_total}), and no packet is lost.
+     * counted ({@code packet_flows_lack_of_resources_total}), and no packet is lost.
      */
     @ParameterizedTest(name = "bucketed table: {0}")
     @ValueSource(booleans = {false, true})
