@@ -47,6 +47,7 @@ final class DecodeMetrics {
 
     /** Withdrawal marks not kept: the exporter's count or bytes were full. */
     final Counter refusedWithdrawalMarks;
+
     final Counter exportersExpired;
 
     /** Templates-topic records not written: larger than the record bound. */

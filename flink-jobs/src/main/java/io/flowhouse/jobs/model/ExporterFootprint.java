@@ -52,11 +52,7 @@ public final class ExporterFootprint {
 
     /** Whether the key holds nothing but this record. */
     public boolean empty() {
-        return bytes <= OWN_BYTES
-                && templates == 0
-                && scopes == 0
-                && withdrawals == 0
-                && held == 0;
+        return bytes <= OWN_BYTES && templates == 0 && scopes == 0 && withdrawals == 0 && held == 0;
     }
 
     @Override

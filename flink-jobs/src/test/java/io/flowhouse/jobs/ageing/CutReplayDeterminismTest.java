@@ -53,9 +53,9 @@ class CutReplayDeterminismTest {
     /**
      * Without the memory bound, a flow's cut is a function of its own packets' times and its state
      * alone: the replay after a restore starts its watermark again from nothing (as the source
-     * does) and gets it at other points of the stream (every 37 packets, as a slow replay, or
-     * every 2,000, as a catch-up), and still cuts every flow where the uninterrupted run did, as
-     * long as no packet is late. The trace is one capture in time order: none is.
+     * does) and gets it at other points of the stream (every 37 packets, as a slow replay, or every
+     * 2,000, as a catch-up), and still cuts every flow where the uninterrupted run did, as long as
+     * no packet is late. The trace is one capture in time order: none is.
      */
     @ParameterizedTest(name = "bucketed table: {0}")
     @ValueSource(booleans = {false, true})

@@ -253,8 +253,7 @@ class DecodeStateBoundsTest {
 
     @ParameterizedTest(name = "rocksDb={0}")
     @ValueSource(booleans = {false, true})
-    void withdrawAllFloodsLeaveOnlyTheirMarksAndArchiveEveryEnd(boolean rocksDb)
-            throws Exception {
+    void withdrawAllFloodsLeaveOnlyTheirMarksAndArchiveEveryEnd(boolean rocksDb) throws Exception {
         open(DecodeSettings.defaults(), rocksDb);
         int rounds = 100;
         for (int i = 0; i < rounds; i++) {

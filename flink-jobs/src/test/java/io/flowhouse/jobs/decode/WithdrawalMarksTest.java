@@ -104,8 +104,7 @@ class WithdrawalMarksTest {
     }
 
     private ExporterFootprint footprint() throws Exception {
-        return DecodeStateBytes.footprint(
-                h.operator(), new ExporterKey(IpAddress.parse(R1), PORT));
+        return DecodeStateBytes.footprint(h.operator(), new ExporterKey(IpAddress.parse(R1), PORT));
     }
 
     private static byte[] withdrawal(boolean all) {
