@@ -178,9 +178,19 @@ public final class FlinkRestClient {
      */
     public String stopWithSavepoint(String jobId, String targetDirectory, Duration timeout)
             throws IOException, InterruptedException {
+        return stopWithSavepoint(jobId, targetDirectory, timeout, false);
+    }
+
+    /**
+     * As {@link #stopWithSavepoint(String, String, Duration)}; with {@code drain}, the sources send
+     * the final watermark first, so every event-time window fires before the job stops.
+     */
+    public String stopWithSavepoint(
+            String jobId, String targetDirectory, Duration timeout, boolean drain)
+            throws IOException, InterruptedException {
         ObjectNode body = JSON.createObjectNode();
         body.put("targetDirectory", targetDirectory);
-        body.put("drain", false);
+        body.put("drain", drain);
         String triggerId =
                 post("/jobs/" + jobId + "/stop", body, "stop " + jobId).path("request-id").asText();
         long deadline = System.nanoTime() + timeout.toNanos();

@@ -293,7 +293,11 @@ public final class JobKeys {
                     .defaultValue(TemplateLimits.DEFAULT_MAX_TEMPLATES_PER_EXPORTER)
                     .doc(
                             "Templates (data and options) one exporter key may hold across its"
-                                    + " domains; more are refused and counted as TEMPLATE_FLOOD.");
+                                    + " domains; more are refused and counted as TEMPLATE_FLOOD."
+                                    + " Also the most withdrawal marks it keeps (a withdrawn"
+                                    + " template or scope, so a replay does not restore it);"
+                                    + " more are counted in"
+                                    + " state_refused_withdrawal_marks_total.");
 
     public static final Key<Integer> TEMPLATES_MAX_FIELDS =
             Key.of("decode.templates.max-fields", Types.integer(0, Integer.MAX_VALUE))

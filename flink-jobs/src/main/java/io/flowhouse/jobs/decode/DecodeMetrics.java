@@ -41,6 +41,13 @@ final class DecodeMetrics {
 
     final Counter templatesExpired;
     final Counter templatesWithdrawn;
+
+    /** Withdrawal marks written (a template or a whole scope withdrawn, known or not). */
+    final Counter withdrawalMarks;
+
+    /** Withdrawal marks not kept: the exporter's count or bytes were full. */
+    final Counter refusedWithdrawalMarks;
+
     final Counter exportersExpired;
 
     /** Templates-topic records not written: larger than the record bound. */
@@ -69,6 +76,8 @@ final class DecodeMetrics {
         heldEvicted = g.counter("held_datagrams_evicted_total");
         templatesExpired = g.counter("templates_expired_total");
         templatesWithdrawn = g.counter("templates_withdrawn_total");
+        withdrawalMarks = g.counter("withdrawal_marks_total");
+        refusedWithdrawalMarks = g.counter("state_refused_withdrawal_marks_total");
         exportersExpired = g.counter("exporters_expired_total");
         archiveSkipped = g.counter("templates_archive_skipped_total");
     }

@@ -24,6 +24,7 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
@@ -71,6 +72,9 @@ public final class DecodeRawFlowFunction
     static final MapStateDescriptor<ScopeKey, ScopeUsage> SCOPES =
             new MapStateDescriptor<>(
                     "scope-usage", ScopeKeyTypeInfo.INSTANCE, TypeInformation.of(ScopeUsage.class));
+    static final MapStateDescriptor<TemplateStateKey, Long> WITHDRAWALS =
+            new MapStateDescriptor<>(
+                    "template-withdrawals", TemplateStateKeyTypeInfo.INSTANCE, Types.LONG);
 
     private final DecodeSettings settings;
 
@@ -106,6 +110,7 @@ public final class DecodeRawFlowFunction
                         getRuntimeContext().getMapState(TEMPLATES),
                         getRuntimeContext().getMapState(OPTIONS),
                         getRuntimeContext().getMapState(SCOPES),
+                        getRuntimeContext().getMapState(WITHDRAWALS),
                         settings.templateLimits(),
                         limits,
                         budget,
@@ -277,7 +282,8 @@ public final class DecodeRawFlowFunction
         ExporterKey key = ctx.getCurrentKey();
         if (!budget.idle()) {
             ExporterFootprint fp = budget.peek();
-            if (fp.templates > 0 && fp.lastReceivedMillis != Long.MIN_VALUE) {
+            if ((fp.templates > 0 || fp.withdrawals > 0)
+                    && fp.lastReceivedMillis != Long.MIN_VALUE) {
                 cache.sweepExpired(key, fp.lastReceivedMillis);
                 archive.write(ctx);
             }

@@ -41,6 +41,13 @@ import org.apache.flink.api.common.state.MapState;
  * 7011 section 8.4); an expired or withdrawn template leaves state and goes to the archive as an
  * ended entry ({@link #toArchive}).
  *
+ * <p>Withdrawals also leave a mark in a {@code MapState<TemplateStateKey, Long>} (the receive time
+ * of the withdrawal; a withdraw-all under the scope's set id, 2 for templates, 3 for options
+ * templates), whether or not the template was in state: an archived template learned before a
+ * withdrawal is restored ended at it, whichever of the two inputs reaches the key first. Marks
+ * count against the template cap per exporter and its bytes, and are swept a template lifetime
+ * (plus the archive's lag) after the withdrawal.
+ *
  * <p>Before each decode the caller {@link #bind binds} the datagram's receive time. In {@link
  * #bindReadOnly read-only} mode (re-decoding a held datagram) what the datagram teaches goes to a
  * private overlay and never into state, so an old datagram cannot roll a template back.
@@ -62,6 +69,12 @@ public final class StateBackedTemplateCache implements TemplateCache {
 
     /** A re-send is written to state when it moves the last-seen time by this much. */
     private static final long LAST_SEEN_GRANULE_MILLIS = 1_000L;
+
+    /** Where a withdraw-all of a scope's templates is marked (the IPFIX template set id). */
+    static final int ALL_TEMPLATES = 2;
+
+    /** Where a withdraw-all of a scope's options templates is marked (its set id). */
+    static final int ALL_OPTIONS_TEMPLATES = 3;
 
     /**
      * A template or options data that this datagram taught (new or changed).
@@ -86,6 +99,7 @@ public final class StateBackedTemplateCache implements TemplateCache {
     private final MapState<TemplateStateKey, StoredTemplate> templates;
     private final MapState<ScopeKey, byte[]> options;
     private final MapState<ScopeKey, ScopeUsage> scopes;
+    private final MapState<TemplateStateKey, Long> withdrawals;
     private final TemplateLimits limits;
     private final int maxScopes;
     private final long lifetimeMillis;
@@ -134,6 +148,7 @@ public final class StateBackedTemplateCache implements TemplateCache {
             MapState<TemplateStateKey, StoredTemplate> templates,
             MapState<ScopeKey, byte[]> options,
             MapState<ScopeKey, ScopeUsage> scopes,
+            MapState<TemplateStateKey, Long> withdrawals,
             TemplateLimits limits,
             DecodeStateLimits stateLimits,
             ExporterBudget budget,
@@ -141,6 +156,7 @@ public final class StateBackedTemplateCache implements TemplateCache {
         this.templates = templates;
         this.options = options;
         this.scopes = scopes;
+        this.withdrawals = withdrawals;
         this.limits = limits;
         this.maxScopes = stateLimits.maxScopesPerExporter();
         this.lifetimeMillis = stateLimits.templateLifetime().toMillis();
@@ -418,19 +434,73 @@ public final class StateBackedTemplateCache implements TemplateCache {
                 t.lastSeenMillis() > Long.MAX_VALUE - archiveRefreshMillis
                         ? Long.MAX_VALUE
                         : t.lastSeenMillis() + archiveRefreshMillis;
+        boolean isOptions = TemplateWire.isOptionsTemplate(t.wire());
+        long ended = Math.min(t.endedMillis(), withdrawnAfter(k, isOptions, t.learnedMillis()));
         StoredTemplate s =
                 new StoredTemplate(
-                        t.wire(),
-                        t.learnedMillis(),
-                        lastSeen,
-                        t.endedMillis(),
-                        t.lastSeenMillis(),
-                        true);
-        if (storeAs(k, s, old, TemplateWire.isOptionsTemplate(t.wire()), false) != null) {
+                        t.wire(), t.learnedMillis(), lastSeen, ended, t.lastSeenMillis(), true);
+        if (storeAs(k, s, old, isOptions, false) != null) {
             return false;
         }
         installed.add(k);
         return true;
+    }
+
+    /**
+     * The receive time of the first withdrawal marked for {@code k} (itself or its scope's
+     * withdraw-all of its kind) after {@code learnedMillis}, else {@code Long.MAX_VALUE}. A
+     * withdrawal in the datagram that taught the template came before it.
+     */
+    private long withdrawnAfter(TemplateStateKey k, boolean isOptions, long learnedMillis) {
+        long end = Long.MAX_VALUE;
+        for (TemplateStateKey m :
+                List.of(
+                        k,
+                        new TemplateStateKey(
+                                k.version(),
+                                k.observationDomainId(),
+                                isOptions ? ALL_OPTIONS_TEMPLATES : ALL_TEMPLATES))) {
+            Long at = withdrawal(m);
+            if (at != null && at > learnedMillis) {
+                end = Math.min(end, at);
+            }
+        }
+        return end;
+    }
+
+    private Long withdrawal(TemplateStateKey m) {
+        try {
+            return withdrawals.get(m);
+        } catch (Exception e) {
+            throw new IllegalStateException("withdrawal state of " + m, e);
+        }
+    }
+
+    /**
+     * Marks {@code m} withdrawn at the current receive time (the latest withdrawal is kept), within
+     * the exporter's template cap and bytes; refused marks are counted.
+     */
+    private void markWithdrawn(TemplateStateKey m) {
+        try {
+            Long at = withdrawals.get(m);
+            if (at != null) {
+                if (receivedMillis > at) {
+                    withdrawals.put(m, receivedMillis);
+                }
+                return;
+            }
+            ExporterFootprint fp = budget.peek();
+            if ((fp != null && fp.withdrawals >= limits.maxTemplatesPerExporter())
+                    || !budget.reserve(DecodeStateLimits.ENTRY_OVERHEAD)) {
+                metrics.refusedWithdrawalMarks.inc();
+                return;
+            }
+            budget.edit().withdrawals++;
+            withdrawals.put(m, receivedMillis);
+            metrics.withdrawalMarks.inc();
+        } catch (Exception e) {
+            throw new IllegalStateException("withdrawal state of " + m, e);
+        }
     }
 
     /** Installs options data from the templates topic when the scope has none yet. */
@@ -451,6 +521,7 @@ public final class StateBackedTemplateCache implements TemplateCache {
         if (readOnly) {
             return overlay.remove(k) != null;
         }
+        markWithdrawn(k);
         StoredTemplate s = get(k);
         if (s == null) {
             return false;
@@ -465,6 +536,7 @@ public final class StateBackedTemplateCache implements TemplateCache {
             return 0;
         }
         ScopeKey sk = scopeKey(scope);
+        markWithdrawn(sk.template(optionsTemplates ? ALL_OPTIONS_TEMPLATES : ALL_TEMPLATES));
         try {
             ScopeUsage su = scopes.get(sk);
             if (su == null || su.templates(optionsTemplates) == 0) {
@@ -601,7 +673,31 @@ public final class StateBackedTemplateCache implements TemplateCache {
         for (Map.Entry<TemplateStateKey, StoredTemplate> e : gone) {
             drop(e.getKey(), e.getValue(), ArchivedTemplate.End.EXPIRED);
         }
+        sweepWithdrawals(lastReceivedMillis);
         return gone.size();
+    }
+
+    /**
+     * Forgets the withdrawal marks no archived template can still need: one learned before the
+     * withdrawal ended a lifetime after its last re-send, and the archive may have heard of that
+     * re-send a quarter lifetime late.
+     */
+    private void sweepWithdrawals(long lastReceivedMillis) throws Exception {
+        long keep = saturatedAdd(lifetimeMillis, archiveRefreshMillis);
+        List<TemplateStateKey> gone = new ArrayList<>();
+        for (Map.Entry<TemplateStateKey, Long> e : withdrawals.entries()) {
+            if (lastReceivedMillis - e.getValue() > keep) {
+                gone.add(e.getKey());
+            }
+        }
+        for (TemplateStateKey m : gone) {
+            withdrawals.remove(m);
+            budget.release(DecodeStateLimits.ENTRY_OVERHEAD);
+            ExporterFootprint fp = budget.edit();
+            if (fp != null) {
+                fp.withdrawals = Math.max(0, fp.withdrawals - 1);
+            }
+        }
     }
 
     /**
@@ -632,6 +728,7 @@ public final class StateBackedTemplateCache implements TemplateCache {
         templates.clear();
         options.clear();
         scopes.clear();
+        withdrawals.clear();
     }
 
     @Override

@@ -22,6 +22,9 @@ public final class ExporterFootprint {
     /** Scopes (version, domain) with templates or options data in state. */
     public int scopes;
 
+    /** Withdrawal marks in state (templates and whole scopes withdrawn). */
+    public int withdrawals;
+
     /** Datagrams held for a template, and their bytes as counted. */
     public int held;
 
@@ -49,7 +52,7 @@ public final class ExporterFootprint {
 
     /** Whether the key holds nothing but this record. */
     public boolean empty() {
-        return bytes <= OWN_BYTES && templates == 0 && scopes == 0 && held == 0;
+        return bytes <= OWN_BYTES && templates == 0 && scopes == 0 && withdrawals == 0 && held == 0;
     }
 
     @Override
@@ -61,6 +64,8 @@ public final class ExporterFootprint {
                 + " templates, "
                 + scopes
                 + " scopes, "
+                + withdrawals
+                + " withdrawals, "
                 + held
                 + " held]";
     }

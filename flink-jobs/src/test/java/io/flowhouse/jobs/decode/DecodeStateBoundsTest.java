@@ -254,7 +254,7 @@ class DecodeStateBoundsTest {
 
     @ParameterizedTest(name = "rocksDb={0}")
     @ValueSource(booleans = {false, true})
-    void withdrawAllFloodsLeaveNothingAndArchiveEveryEnd(boolean rocksDb) throws Exception {
+    void withdrawAllFloodsLeaveOnlyTheirMarksAndArchiveEveryEnd(boolean rocksDb) throws Exception {
         open(DecodeSettings.defaults(), rocksDb);
         int rounds = 100;
         for (int i = 0; i < rounds; i++) {
@@ -273,15 +273,24 @@ class DecodeStateBoundsTest {
                                 m.withdraw(3, true);
                             }));
         }
-        assertThat(h.decodeStateEntries()).isZero();
-        assertThat(h.decodeTimers()).isZero();
-        assertThat(ledger().bytes()).isZero();
+        // Only the scope's two withdraw-all marks are left (and the footprint counting them;
+        // on the heap a map counts as one entry), whatever the flood's length.
+        ExporterFootprint fp = footprint(R1, 4739);
+        assertThat(fp.templates).isZero();
+        assertThat(fp.scopes).isZero();
+        assertThat(fp.withdrawals).isEqualTo(2);
+        assertThat(h.decodeStateEntries()).isEqualTo(rocksDb ? 3 : 2);
+        assertThat(h.decodeTimers()).isEqualTo(1); // the idle timer
+        assertThat(ledger().bytes())
+                .isEqualTo(ExporterFootprint.OWN_BYTES + 2L * DecodeStateLimits.ENTRY_OVERHEAD);
+        assertThat(metrics().withdrawalMarks.getCount()).isEqualTo(2);
         List<ArchivedTemplate> ends = archived().stream().filter(ArchivedTemplate::ended).toList();
         assertThat(ends).hasSize(rounds * 50);
         assertThat(ends)
                 .allSatisfy(a -> assertThat(a.end()).isEqualTo(ArchivedTemplate.End.WITHDRAWN));
         assertThat(ends.get(0).endedMillis()).isEqualTo(T0 + 1);
         assertThat(metrics().templatesWithdrawn.getCount()).isEqualTo(rounds * 50L);
+        assertAllGoneAfterIdle(1_000L);
     }
 
     @ParameterizedTest(name = "rocksDb={0}")

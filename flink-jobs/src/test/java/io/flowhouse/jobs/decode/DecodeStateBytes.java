@@ -40,6 +40,7 @@ final class DecodeStateBytes {
                         DecodeRawFlowFunction.TEMPLATES,
                         DecodeRawFlowFunction.OPTIONS,
                         DecodeRawFlowFunction.SCOPES,
+                        DecodeRawFlowFunction.WITHDRAWALS,
                         HeldDatagrams.HELD,
                         HeldDatagrams.WAIT_HEADS,
                         HeldDatagrams.WAITS)) {

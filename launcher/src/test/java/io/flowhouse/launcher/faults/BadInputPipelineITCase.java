@@ -414,9 +414,9 @@ class BadInputPipelineITCase {
     }
 
     /**
-     * The newest value of every (domain, version, minute) of one exporter port. Not {@code FINAL}:
-     * the table's sorting key has no {@code version}, so {@code FINAL} folds a v9 and an IPFIX (or
-     * a decode-failure, version 0) row of the same domain and minute into one.
+     * The newest value of every (domain, version, minute) of one exporter port, whether or not the
+     * rows were merged yet (the same as {@code FINAL}: the sorting key has had {@code version}
+     * since migration V005, so a v9, an IPFIX and a decode-failure, version 0, row stay apart).
      */
     private static String latestStats(String table, int port) {
         return "SELECT argMax(datagrams, updated_at) AS d, argMax(rejected_records, updated_at)"
