@@ -154,82 +154,17 @@ class TwoAgentsSwitchITCase {
                             .isZero();
                     assertThat(k.duplicates).as("datagrams twice in flows.raw").isZero();
 
-                    // What is missing: the exporters of host A, from shortly before the kill to
-                    // the switch, each counted by host A's kernel or as the dead agent's.
-                    int lost = sender.sent() - k.distinct;
-                    long noPorts = kernelA.get("NoPorts");
-                    long kernelErrors = kernelA.get("InErrors");
-                    long readNotAcked =
-                            kernelA.get("InDatagrams") - k.byAgent.getOrDefault("agent-a", 0L);
-                    long queuedAtKill = sentToAAtSwitch[0] - kernelA.get("InDatagrams") - noPorts;
-                    queuedAtKill -= kernelErrors;
-                    assertThat(sentToAAtSwitch[0] - k.byAgent.getOrDefault("agent-a", 0L))
-                            .as("lost = sent to host A before the switch - agent A's in Kafka")
-                            .isEqualTo(lost);
-                    assertThat(noPorts)
-                            .as("every datagram sent after agent A died was dropped by host A")
-                            .isGreaterThanOrEqualTo(sentToAAtSwitch[0] - sentToAAtDeath);
-                    assertThat(readNotAcked).as("read by agent A, not in Kafka").isNotNegative();
-                    assertThat(queuedAtKill)
-                            .as("queued in agent A's socket at the kill")
-                            .isNotNegative();
-                    assertThat(readNotAcked + queuedAtKill)
-                            .as("in flight in agent A at the kill (at most 2 s of its traffic)")
-                            .isLessThanOrEqualTo(RATE);
-                    assertThat(k.lostOutsideWindow)
-                            .as("lost datagrams outside host A's exporters' outage")
-                            .isEmpty();
-                    assertThat(k.outOfOrder).as("exporters out of sending order").isEmpty();
-                    assertThat(k.partitionsOf.values())
-                            .as("partitions per exporter")
-                            .allSatisfy(p -> assertThat(p).hasSize(1));
-                    assertThat(k.byAgentAndExporter.keySet())
-                            .as("host A's exporters reached Kafka through both agents")
-                            .contains("agent-a/0", "agent-b/0", "agent-a/6", "agent-b/6");
+                    assertLossCounted(
+                            sender,
+                            k,
+                            kernelA,
+                            new int[] {sentToABeforeKill, sentToAAtDeath, sentToAAtSwitch[0]},
+                            switched,
+                            agentAReceived);
 
                     assertTablesExact(ch, sender, k, lastMinute);
                     assertThat(job.getJobStatus().get(10, TimeUnit.SECONDS).isTerminalState())
                             .isFalse();
-
-                    System.out.printf(
-                            Locale.ROOT,
-                            "TWO AGENTS: sent %d datagrams (%d to host A before the kill, %d at"
-                                    + " its death, %d at the switch %.1f s after the kill), %d in"
-                                    + " flows.raw (agent A %d, agent B %d), lost %d = host A"
-                                    + " NoPorts %d + InErrors %d + read by agent A not acked %d"
-                                    + " + queued at the kill %d; agent A had received %d before"
-                                    + " the kill; %d flows %d packets %d bytes%n",
-                            sender.sent(),
-                            sentToABeforeKill,
-                            sentToAAtDeath,
-                            sentToAAtSwitch[0],
-                            switched.toMillis() / 1000.0,
-                            k.distinct,
-                            k.byAgent.getOrDefault("agent-a", 0L),
-                            k.byAgent.getOrDefault("agent-b", 0L),
-                            lost,
-                            noPorts,
-                            kernelErrors,
-                            readNotAcked,
-                            queuedAtKill,
-                            agentAReceived,
-                            k.totals[0],
-                            k.totals[1],
-                            k.totals[2]);
-                    FaultSupport.row(
-                            "e2e: 2 agents (namespaces), one kill -9, its VIP moved to the other",
-                            sender.sent(),
-                            k.distinct,
-                            lost,
-                            0,
-                            k.duplicates,
-                            switched,
-                            String.format(
-                                    Locale.ROOT,
-                                    "flows FINAL, flows_1m, exporter_stats per exporter; lost ="
-                                            + " host A NoPorts %d + in flight in agent A %d",
-                                    noPorts,
-                                    readNotAcked + queuedAtKill));
                 } finally {
                     sending.set(false);
                     if (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
@@ -238,6 +173,92 @@ class TwoAgentsSwitchITCase {
                 }
             }
         }
+    }
+
+    /**
+     * What is missing: host A's exporters' datagrams from shortly before the kill to the switch,
+     * each counted by host A's kernel or as the dead agent's; {@code outage} holds what host A's
+     * exporters had sent before the kill, at the death and at the switch.
+     */
+    private static void assertLossCounted(
+            MixedExporters sender,
+            InKafka k,
+            Map<String, Long> kernelA,
+            int[] outage,
+            Duration switched,
+            long agentAReceived) {
+        int sentToABeforeKill = outage[0];
+        int sentToAAtDeath = outage[1];
+        int sentToAAtSwitch = outage[2];
+        // What is missing: the exporters of host A, from shortly before the kill to
+        // the switch, each counted by host A's kernel or as the dead agent's.
+        int lost = sender.sent() - k.distinct;
+        long noPorts = kernelA.get("NoPorts");
+        long kernelErrors = kernelA.get("InErrors");
+        long readNotAcked = kernelA.get("InDatagrams") - k.byAgent.getOrDefault("agent-a", 0L);
+        long queuedAtKill = sentToAAtSwitch - kernelA.get("InDatagrams") - noPorts;
+        queuedAtKill -= kernelErrors;
+        assertThat(sentToAAtSwitch - k.byAgent.getOrDefault("agent-a", 0L))
+                .as("lost = sent to host A before the switch - agent A's in Kafka")
+                .isEqualTo(lost);
+        assertThat(noPorts)
+                .as("every datagram sent after agent A died was dropped by host A")
+                .isGreaterThanOrEqualTo(sentToAAtSwitch - sentToAAtDeath);
+        assertThat(readNotAcked).as("read by agent A, not in Kafka").isNotNegative();
+        assertThat(queuedAtKill).as("queued in agent A's socket at the kill").isNotNegative();
+        assertThat(readNotAcked + queuedAtKill)
+                .as("in flight in agent A at the kill (at most 2 s of its traffic)")
+                .isLessThanOrEqualTo(RATE);
+        assertThat(k.lostOutsideWindow)
+                .as("lost datagrams outside host A's exporters' outage")
+                .isEmpty();
+        assertThat(k.outOfOrder).as("exporters out of sending order").isEmpty();
+        assertThat(k.partitionsOf.values())
+                .as("partitions per exporter")
+                .allSatisfy(p -> assertThat(p).hasSize(1));
+        assertThat(k.byAgentAndExporter.keySet())
+                .as("host A's exporters reached Kafka through both agents")
+                .contains("agent-a/0", "agent-b/0", "agent-a/6", "agent-b/6");
+
+        System.out.printf(
+                Locale.ROOT,
+                "TWO AGENTS: sent %d datagrams (%d to host A before the kill, %d at"
+                        + " its death, %d at the switch %.1f s after the kill), %d in"
+                        + " flows.raw (agent A %d, agent B %d), lost %d = host A"
+                        + " NoPorts %d + InErrors %d + read by agent A not acked %d"
+                        + " + queued at the kill %d; agent A had received %d before"
+                        + " the kill; %d flows %d packets %d bytes%n",
+                sender.sent(),
+                sentToABeforeKill,
+                sentToAAtDeath,
+                sentToAAtSwitch,
+                switched.toMillis() / 1000.0,
+                k.distinct,
+                k.byAgent.getOrDefault("agent-a", 0L),
+                k.byAgent.getOrDefault("agent-b", 0L),
+                lost,
+                noPorts,
+                kernelErrors,
+                readNotAcked,
+                queuedAtKill,
+                agentAReceived,
+                k.totals[0],
+                k.totals[1],
+                k.totals[2]);
+        FaultSupport.row(
+                "e2e: 2 agents (namespaces), one kill -9, its VIP moved to the other",
+                sender.sent(),
+                k.distinct,
+                lost,
+                0,
+                k.duplicates,
+                switched,
+                String.format(
+                        Locale.ROOT,
+                        "flows FINAL, flows_1m, exporter_stats per exporter; lost ="
+                                + " host A NoPorts %d + in flight in agent A %d",
+                        noPorts,
+                        readNotAcked + queuedAtKill));
     }
 
     /** Exporters 0, 2, 4, 6 (v5, v5, v9, IPFIX) send to host A, the others to host B. */
