@@ -56,7 +56,7 @@ for v in get("/jobs/" + jid)["vertices"]:
     for s in get("/jobs/" + jid + "/vertices/" + v["id"])["subtasks"]:
         m = s.get("metrics", {})
         tm = s.get("taskmanager-id", s.get("endpoint", "?"))
-        print(f"{v['name'][:60]:60s} #{s['subtask']} tm={tm[:24]:24s}"
+        print(f"{v['name'][:60]:60s} #{s['subtask']} tm={tm[-28:]:28s}"
               f" in={m.get('read-records', 0):>10} busy_ms={m.get('accumulated-busy-time', 0):>8}")
 PY
 }
@@ -100,7 +100,7 @@ measure() {
   say "rows added: $((rows - before_rows)) (loadgen: $want); load $(cut -d' ' -f1-3 /proc/loadavg) at $(date -u +%T)"
   say "TaskManager CPU during the load (s):"
   join <(sort <<<"$before_cpu") <(sort <<<"$after_cpu") |
-    awk -v f="$((rows - before_rows))" '{c=$3-$2; t+=c; printf "  %s %.1f s\n", substr($1,1,24), c} END {printf "  total %.1f CPU-s, %.1f CPU-s per million flows\n", t, f>0 ? t*1e6/f : 0}' | tee -a "$out"
+    awk -v f="$((rows - before_rows))" '{c=$3-$2; t+=c; printf "  %s %.1f s\n", $1, c} END {m=0; if (f>0) m=t*1e6/f; printf "  total %.1f CPU-s, %.1f CPU-s per million flows\n", t, m}' | tee -a "$out"
   say "subtasks (records in, busy ms since the job started):"
   subtasks "$jid" | tee -a "$out"
   ./flowhouse down >>"$out" 2>&1
