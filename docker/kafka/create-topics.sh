@@ -11,6 +11,8 @@ set -euo pipefail
 BIN=/opt/kafka/bin
 BOOTSTRAP="${BOOTSTRAP:?BOOTSTRAP (host:port) is required}"
 PARTITIONS="${PARTITIONS:-8}"
+# 1 on the single compose broker; 3 on a cluster (deploy/kubernetes), whose min.insync.replicas is 2.
+REPLICATION_FACTOR="${REPLICATION_FACTOR:-1}"
 RAW_RETENTION_MS="${RAW_RETENTION_MS:-2592000000}"
 RAW_RETENTION_BYTES="${RAW_RETENTION_BYTES:--1}"
 PACKETS_RETENTION_MS="${PACKETS_RETENTION_MS:-259200000}"
@@ -68,7 +70,7 @@ ensure_topic() {
       args+=(--config "$kv")
     done
     "$BIN/kafka-topics.sh" --bootstrap-server "$BOOTSTRAP" --create --if-not-exists \
-      --topic "$name" --partitions "$partitions" --replication-factor 1 "${args[@]}"
+      --topic "$name" --partitions "$partitions" --replication-factor "$REPLICATION_FACTOR" "${args[@]}"
     echo "kafka-init: topic ${name} created with ${partitions} partitions: ${configs}"
   fi
 }

@@ -30,14 +30,26 @@ final class AgentProcess implements AutoCloseable {
     private final Path config;
     private final Path log;
     private final int metricsPort;
+    private final List<String> prefix;
+    private final String metricsHost;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private Process process;
     private int starts;
 
     AgentProcess(Path config, Path log, int metricsPort) {
+        this(config, log, List.of(), "127.0.0.1", metricsPort);
+    }
+
+    /**
+     * An agent started through {@code prefix} (e.g. {@code ip netns exec NS}, which execs the JVM
+     * in place, so the process is the JVM itself), its metrics at {@code metricsHost}.
+     */
+    AgentProcess(Path config, Path log, List<String> prefix, String metricsHost, int metricsPort) {
         this.config = config;
         this.log = log;
+        this.prefix = List.copyOf(prefix);
+        this.metricsHost = metricsHost;
         this.metricsPort = metricsPort;
     }
 
@@ -46,7 +58,7 @@ final class AgentProcess implements AutoCloseable {
         if (process != null && process.isAlive()) {
             return this;
         }
-        List<String> cmd = new ArrayList<>();
+        List<String> cmd = new ArrayList<>(prefix);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx256m");
         cmd.add("-XX:+UseSerialGC");
@@ -161,7 +173,12 @@ final class AgentProcess implements AutoCloseable {
             HttpResponse<String> r =
                     http.send(
                             HttpRequest.newBuilder(
-                                            URI.create("http://127.0.0.1:" + metricsPort + path))
+                                            URI.create(
+                                                    "http://"
+                                                            + metricsHost
+                                                            + ":"
+                                                            + metricsPort
+                                                            + path))
                                     .timeout(Duration.ofSeconds(5))
                                     .build(),
                             HttpResponse.BodyHandlers.ofString());

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
 
 /**
  * Eight exporters on their own source ports, as a site has them: three NetFlow v5, three NetFlow v9
@@ -70,33 +71,65 @@ final class MixedExporters implements AutoCloseable {
         final int index;
         final int version;
         final DatagramChannel channel;
+        final InetSocketAddress target;
         long bootMillis;
         long sequence;
         int sent;
+        int emitted; // not reset by a restart
         IpfixEncoder ipfix = new IpfixEncoder();
 
-        Exporter(int index, int version) throws IOException {
+        Exporter(int index, int version, InetSocketAddress bind, InetSocketAddress target)
+                throws IOException {
             this.index = index;
             this.version = version;
+            this.target = target;
             this.channel = DatagramChannel.open();
-            channel.bind(new InetSocketAddress("127.0.0.1", 0));
+            channel.bind(bind);
             this.bootMillis = System.currentTimeMillis() - 3_600_000L;
         }
     }
 
-    private final InetSocketAddress target;
     private final List<Exporter> exporters = new ArrayList<>();
     private final Map<ByteBuffer, long[]> totals = new HashMap<>();
+    private final Map<ByteBuffer, int[]> origins = new HashMap<>();
     private final Set<ByteBuffer> sentWhileDown = new HashSet<>();
-    private volatile boolean down;
+    private final Set<Integer> down = new HashSet<>();
+    private final Set<Long> downOrders = new HashSet<>();
     private int restarts;
 
     MixedExporters(int port) throws IOException {
-        this.target = new InetSocketAddress("127.0.0.1", port);
+        this(
+                i -> new InetSocketAddress("127.0.0.1", 0),
+                i -> new InetSocketAddress("127.0.0.1", port));
+    }
+
+    /**
+     * Exporter {@code i} bound to {@code bindOf(i)} (its own address, as routers have) and sending
+     * to {@code targetOf(i)} (two collectors, each with its share of the exporters).
+     */
+    MixedExporters(IntFunction<InetSocketAddress> bindOf, IntFunction<InetSocketAddress> targetOf)
+            throws IOException {
         int[] versions = {5, 5, 5, 9, 9, 9, 10, 10};
         for (int i = 0; i < EXPORTERS; i++) {
-            exporters.add(new Exporter(i, versions[i]));
+            exporters.add(new Exporter(i, versions[i], bindOf.apply(i), targetOf.apply(i)));
         }
+    }
+
+    /**
+     * Runs {@code action} while no datagram is being sent: a datagram sent before it has left, one
+     * after it is sent after it.
+     */
+    synchronized void between(Runnable action) {
+        action.run();
+    }
+
+    /** Datagrams sent so far by the exporters {@code which} accepts. */
+    synchronized int sentBy(java.util.function.IntPredicate which) {
+        int n = 0;
+        for (Exporter e : exporters) {
+            n += which.test(e.index) ? e.emitted : 0;
+        }
+        return n;
     }
 
     /** Sends {@code rounds} datagrams from every exporter, {@code perSecond} in all. */
@@ -149,13 +182,17 @@ final class MixedExporters implements AutoCloseable {
         }
         ByteBuffer key = ByteBuffer.wrap(payload);
         totals.put(key, t);
-        if (down) {
+        int order = e.emitted++;
+        origins.put(key, new int[] {e.index, order});
+        boolean isDown = down.contains(e.index);
+        if (isDown) {
             sentWhileDown.add(key);
+            downOrders.add(((long) e.index << 32) | order);
         }
         try {
-            e.channel.send(ByteBuffer.wrap(payload), target);
+            e.channel.send(ByteBuffer.wrap(payload), e.target);
         } catch (IOException x) {
-            if (!down) {
+            if (!isDown) {
                 throw new UncheckedIOException(x);
             }
         }
@@ -228,8 +265,29 @@ final class MixedExporters implements AutoCloseable {
         return Arrays.copyOf(out.array(), out.position());
     }
 
-    void down(boolean value) {
-        down = value;
+    /** Marks every exporter's receiver down (or up): what is sent meanwhile may be lost. */
+    synchronized void down(boolean value) {
+        for (int i = 0; i < EXPORTERS; i++) {
+            down(i, value);
+        }
+    }
+
+    /** Marks exporter {@code index}'s receiver down (or up). */
+    synchronized void down(int index, boolean value) {
+        if (value) {
+            down.add(index);
+        } else {
+            down.remove(index);
+        }
+    }
+
+    /**
+     * The exporter index of a payload sent and its place in that exporter's sending order (from 0,
+     * across restarts), or null if this sender did not send it.
+     */
+    synchronized int[] originOf(byte[] payload) {
+        int[] o = origins.get(ByteBuffer.wrap(payload));
+        return o == null ? null : o.clone();
     }
 
     /** The exporter ports, in exporter order. */
@@ -260,6 +318,11 @@ final class MixedExporters implements AutoCloseable {
 
     synchronized boolean wasSentWhileDown(byte[] payload) {
         return sentWhileDown.contains(ByteBuffer.wrap(payload));
+    }
+
+    /** Whether exporter {@code index}'s datagram number {@code order} was sent while down. */
+    synchronized boolean wasSentWhileDown(int index, int order) {
+        return downOrders.contains(((long) index << 32) | order);
     }
 
     /** Flows, packets and bytes of every payload sent. */
