@@ -4,6 +4,7 @@ package io.flowhouse.jobs.rollup;
 import io.flowhouse.sinks.clickhouse.ClickHouseRowEncoder;
 import io.flowhouse.sinks.clickhouse.RowBinaryOutput;
 import io.flowhouse.sinks.clickhouse.ServerCapabilities;
+import io.flowhouse.sinks.clickhouse.ShardKeys;
 import java.util.List;
 
 /** {@link ContextRow}s as RowBinary rows of {@code flows_context_<resolution>}. */
@@ -45,6 +46,12 @@ public final class ContextRowEncoder implements ClickHouseRowEncoder<ContextRow>
     @Override
     public List<String> columns(ServerCapabilities caps) {
         return COLUMNS;
+    }
+
+    /** By exporter, like every table of the job. */
+    @Override
+    public long shardKey(ContextRow r) {
+        return ShardKeys.exporter(r.exporter());
     }
 
     @Override

@@ -4,6 +4,7 @@ package io.flowhouse.jobs.rollup;
 import io.flowhouse.sinks.clickhouse.ClickHouseRowEncoder;
 import io.flowhouse.sinks.clickhouse.RowBinaryOutput;
 import io.flowhouse.sinks.clickhouse.ServerCapabilities;
+import io.flowhouse.sinks.clickhouse.ShardKeys;
 import java.util.List;
 
 /** RowBinary rows of one rollup table ({@link RollupTables}). */
@@ -45,6 +46,12 @@ public final class RollupRowEncoder implements ClickHouseRowEncoder<RollupRow> {
     @Override
     public List<String> columns(ServerCapabilities caps) {
         return COLUMNS;
+    }
+
+    /** By exporter, like every table of the job. */
+    @Override
+    public long shardKey(RollupRow r) {
+        return ShardKeys.exporter(r.exporter());
     }
 
     @Override
