@@ -4,6 +4,7 @@ package io.flowhouse.jobs.tables;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.jobs.rollup.RollupTables;
 import io.flowhouse.sinks.clickhouse.ClickHouseConnection;
 import io.flowhouse.sinks.clickhouse.ClickHouseMigrator;
@@ -46,6 +47,9 @@ class ShardedClickHouseITCase {
     private static final String DB = ClickHouseTestSupport.freshDatabase("shards");
 
     private static ClickHouseMigrator.Result migrated;
+
+    /** An exporter of each shard of two: {@code ShardKeysTest} pins them. */
+    private static final List<String> STATS_EXPORTERS = List.of("192.0.2.4", "192.0.2.1");
 
     @BeforeAll
     static void startCluster() throws Exception {
@@ -116,19 +120,30 @@ class ShardedClickHouseITCase {
             try (ClickHouseConnection conn = new ClickHouseConnection(options(db).build())) {
                 migrator(conn, db, all.subList(0, k)).migrate();
                 if (k == 4) {
-                    // Rows before V005's rebuild of exporter_stats: 3 on shard 1, 5 on shard 2.
+                    // Rows before V005's rebuild of exporter_stats, inserted through the
+                    // Distributed table: its sharding key places them where the writer would.
                     for (int shard = 0; shard < 2; shard++) {
-                        cluster.server(shard, 0)
+                        cluster.replica(0)
                                 .query(
                                         "INSERT INTO "
                                                 + db
-                                                + ".exporter_stats_local (minute, exporter,"
+                                                + ".exporter_stats (minute, exporter,"
                                                 + " exporter_port, version, datagrams, updated_at)"
                                                 + " SELECT toDateTime(1705320000 + 60 * number),"
-                                                + " IPv6StringToNum('::ffff:192.0.2."
-                                                + (shard + 1)
+                                                + " IPv6StringToNum('::ffff:"
+                                                + STATS_EXPORTERS.get(shard)
                                                 + "'), 2055, 9, 10, 1 FROM system.numbers LIMIT "
                                                 + (3 + 2 * shard));
+                    }
+                    for (int shard = 0; shard < 2; shard++) {
+                        // Distributed inserts are sent in the background on 18.16.
+                        awaitRows(
+                                cluster.server(shard, 0),
+                                "SELECT 1",
+                                "SELECT count(), sum(datagrams) FROM "
+                                        + db
+                                        + ".exporter_stats_local",
+                                (3 + 2 * shard) + "\t" + 10 * (3 + 2 * shard));
                     }
                 }
                 ClickHouseMigrator.Result r = migrator(conn, db, all).migrate();
@@ -190,6 +205,19 @@ class ShardedClickHouseITCase {
                 awaitRows(server, "SYSTEM SYNC REPLICA " + db + ".flows_local", sql, want);
             }
         }
+        for (int shard = 0; shard < 2; shard++) {
+            // The writer's placement is the Distributed tables' sharding key, row for row.
+            assertThat(
+                            cluster.server(shard, 1)
+                                    .query(
+                                            "SELECT count() FROM "
+                                                    + db
+                                                    + ".flows_local WHERE "
+                                                    + ShardKeys.EXPORTER_SQL
+                                                    + " % 2 != "
+                                                    + shard))
+                    .containsExactly("0");
+        }
         String all = "40000\t" + (bytesOn(0, 0, 40_000) + bytesOn(1, 0, 40_000));
         for (LocalClickHouse server : cluster.replicas()) {
             // FINAL through the Distributed table: each shard merges its own rows, exact.
@@ -213,15 +241,21 @@ class ShardedClickHouseITCase {
         long s = 0;
         for (int i = from; i < to; i++) {
             if (shardOf(i) == shard) {
-                s += ClickHouseTestSupport.flow(i).bytes();
+                s += flow(i).bytes();
             }
         }
         return s;
     }
 
     private static int shardOf(int i) {
-        return ShardKeys.shard(
-                ShardKeys.exporter(ClickHouseTestSupport.flow(i).exporterAddress()), 2);
+        return ShardKeys.shard(ShardKeys.exporter(flow(i).exporterAddress()), 2);
+    }
+
+    /** The support's flow {@code i} from one of 4 exporters, 192.0.2.1-4 (shards 2, 2, 2, 1). */
+    private static FlowRecord flow(int i) {
+        return ClickHouseTestSupport.flow(i).toBuilder()
+                .exporterAddress(IpAddress.parse("192.0.2." + (1 + i % 4)))
+                .build();
     }
 
     private static void awaitRows(LocalClickHouse server, String sync, String sql, String want)
@@ -257,7 +291,7 @@ class ShardedClickHouseITCase {
     private static void write(ClickHouseSinkWriter<FlowRecord> w, int from, int to)
             throws Exception {
         for (int i = from; i < to; i++) {
-            w.write(ClickHouseTestSupport.flow(i), null);
+            w.write(flow(i), null);
         }
     }
 

@@ -27,10 +27,12 @@ import java.util.regex.Pattern;
  * makes both; an {@code ALTER} changes both ({@code MODIFY ORDER BY} once per shard, on the local
  * table only); {@code INSERT ... SELECT} runs once per shard on the local tables, so rows stay on
  * their shard; {@code RENAME} renames the local tables only (a {@code Distributed} table reads the
- * local table of its name, whichever that is now); {@code DROP} drops both. The {@code
- * Distributed} tables get no sharding key: writers place rows themselves ({@link
- * ClickHouseRowEncoder#shardKey}), and an insert through them is refused instead of landing on
- * another shard. The tables every server needs whole ({@link #GLOBAL_TABLES}: the migrations'
+ * local table of its name, whichever that is now); {@code DROP} drops both. A table with an {@code
+ * exporter} column gets {@link ShardKeys#EXPORTER_SQL} as its {@code Distributed} sharding key,
+ * the key writers place rows by ({@link ClickHouseRowEncoder#shardKey}), so an insert through the
+ * {@code Distributed} table (moving data in) lands where the writer puts its rows; a table
+ * without one gets no sharding key, and an insert through it is refused. The tables every server
+ * needs whole ({@link #GLOBAL_TABLES}: the migrations'
  * ledger, AS names joined by views) are replicated across the whole cluster instead (path {@code
  * /clickhouse/tables/all/...}, replica {@code {shard}_{replica}}).
  *
@@ -94,6 +96,9 @@ public record ClusterDdl(String cluster, boolean sharded) implements Serializabl
 
     /** A qualified name {@code db.table} (after FROM, INTO, TO, RENAME TABLE, a comma). */
     private static final Pattern QUALIFIED = Pattern.compile("\\b([A-Za-z_][A-Za-z0-9_]*)\\.([A-Za-z_][A-Za-z0-9_]*)\\b");
+
+    /** An {@code exporter} column in a CREATE's column list. */
+    private static final Pattern EXPORTER_COLUMN = Pattern.compile("[(,]\\s*exporter\\s");
 
     private static final Pattern ENGINE =
             Pattern.compile(
@@ -199,6 +204,9 @@ public record ClusterDdl(String cluster, boolean sharded) implements Serializabl
                                         + ", "
                                         + table
                                         + LOCAL_SUFFIX
+                                        + (EXPORTER_COLUMN.matcher(rest).find()
+                                                ? ", " + ShardKeys.EXPORTER_SQL
+                                                : "")
                                         + ")",
                                 false));
             }
