@@ -19,7 +19,7 @@ class ShardKeysTest {
             perShard[shard]++;
         }
         // 1,000 consecutive addresses: each of 4 shards gets 250 +- 20 %.
-        assertThat(perShard).allMatch(n -> n > 200 && n < 300);
+        assertThat(java.util.Arrays.stream(perShard).boxed()).allMatch(n -> n > 200 && n < 300);
         assertThat(ShardKeys.shard(ShardKeys.exporter(IpAddress.ofIpv4(1)), 1)).isZero();
     }
 
