@@ -122,7 +122,9 @@ class ShardKillPipelineITCase {
                         .containsExactly(recordsOnShard[shard] + "\t" + recordsOnShard[shard]);
                 replicas.add(totals(server, db, "_local"));
             }
-            assertThat(replicas.get(1)).as("shard %d's replicas", shard + 1).isEqualTo(replicas.get(0));
+            assertThat(replicas.get(1))
+                    .as("shard %d's replicas", shard + 1)
+                    .isEqualTo(replicas.get(0));
             perShard.add(replicas.get(0));
         }
         // Through the Distributed tables, on any server: every flow once, the sums of the shards.

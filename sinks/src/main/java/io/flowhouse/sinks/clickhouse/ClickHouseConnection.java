@@ -113,10 +113,13 @@ public final class ClickHouseConnection implements AutoCloseable {
 
     /** Runs a statement on one shard (its active replica) and returns its TabSeparated lines. */
     public List<String> query(int shard, String sql) throws ClickHouseSinkException {
+        Shard s = shards.get(shard);
+        return query(s, s.active, sql);
+    }
+
+    private List<String> query(Shard s, int used, String sql) throws ClickHouseSinkException {
         QuerySettings settings = new QuerySettings().setFormat(ClickHouseFormat.TabSeparated);
         QueryResponse response = null;
-        Shard s = shards.get(shard);
-        int used = s.active;
         try {
             response = s.clients.get(used).query(sql, settings).get();
             String body;
@@ -155,21 +158,27 @@ public final class ClickHouseConnection implements AutoCloseable {
 
     /**
      * Runs a schema statement, on the cluster when one is configured: every step of {@link
-     * ClusterDdl#plan}, a per-shard step on every shard. A step that fails with "already exists"
-     * does not stop the ones after it (a start that died between two steps left the first done);
-     * the first such failure is thrown at the end, so callers count the statement as applied.
+     * ClusterDdl#plan}, where its scope says (the first shard's active replica, each shard's, or
+     * every server). A step that fails with "already exists" does not stop the ones after it (a
+     * start that died between two steps left the first done); the first such failure is thrown at
+     * the end, so callers count the statement as applied.
      */
     public void executeDdl(String sql) throws ClickHouseSinkException {
         ClickHouseSinkException existed = null;
         for (ClusterDdl.Step step : ddl.plan(sql)) {
-            for (int shard = 0; shard < (step.perShard() ? shards.size() : 1); shard++) {
-                try {
-                    query(shard, step.sql());
-                } catch (ClickHouseSinkException e) {
-                    if (!ClickHouseMigrator.alreadyApplied(e)) {
-                        throw e;
+            for (Shard s : step.scope() == ClusterDdl.Scope.ONCE ? shards.subList(0, 1) : shards) {
+                boolean every = step.scope() == ClusterDdl.Scope.EACH_SERVER;
+                for (int r = every ? 0 : s.active;
+                        r < (every ? s.clients.size() : s.active + 1);
+                        r++) {
+                    try {
+                        query(s, r, step.sql());
+                    } catch (ClickHouseSinkException e) {
+                        if (!ClickHouseMigrator.alreadyApplied(e)) {
+                            throw e;
+                        }
+                        existed = existed == null ? e : existed;
                     }
-                    existed = existed == null ? e : existed;
                 }
             }
         }

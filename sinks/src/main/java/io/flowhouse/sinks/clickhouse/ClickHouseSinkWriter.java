@@ -84,8 +84,7 @@ public final class ClickHouseSinkWriter<T> implements SinkWriter<T> {
         this.caps = caps;
         this.timers = timers;
         this.metrics = metrics;
-        this.table =
-                options.database() + "." + connection.clusterDdl().writeTable(encoder.table());
+        this.table = options.database() + "." + connection.clusterDdl().writeTable(encoder.table());
         this.columns = encoder.columns(caps);
         this.useTokens = options.deduplicationTokens() && caps.insertDeduplicationToken();
         this.shards = connection.shards();

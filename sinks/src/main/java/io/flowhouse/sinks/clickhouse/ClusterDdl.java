@@ -18,23 +18,25 @@ import java.util.regex.Pattern;
  * replicas through replication. An {@code ALTER} with {@code MODIFY ORDER BY} also runs without
  * {@code ON CLUSTER}: ClickHouse 18.16's DDL queue refuses it ("Unsupported type of ALTER query"),
  * and on a replicated table the ALTER reaches the shard's other replicas through ZooKeeper anyway.
- * The migrations themselves are written once, for one server; both forms are rendered from them,
- * so ClickHouse 18.16 and current servers read the same text.
+ * The migrations themselves are written once, for one server; both forms are rendered from them, so
+ * ClickHouse 18.16 and current servers read the same text.
  *
  * <p>With several shards ({@link #sharded()}) every table {@code T} becomes {@code T_local} on each
  * shard (replicated among the shard's replicas) plus a {@code Distributed} table {@code T} over
  * them, so readers keep today's names. {@link #plan} gives the steps: a table's {@code CREATE}
- * makes both; an {@code ALTER} changes both ({@code MODIFY ORDER BY} once per shard, on the local
- * table only); {@code INSERT ... SELECT} runs once per shard on the local tables, so rows stay on
- * their shard; {@code RENAME} renames the local tables only (a {@code Distributed} table reads the
- * local table of its name, whichever that is now); {@code DROP} drops both. A table with an {@code
- * exporter} column gets {@link ShardKeys#EXPORTER_SQL} as its {@code Distributed} sharding key,
- * the key writers place rows by ({@link ClickHouseRowEncoder#shardKey}), so an insert through the
- * {@code Distributed} table (moving data in) lands where the writer puts its rows; a table
- * without one gets no sharding key, and an insert through it is refused. The tables every server
- * needs whole ({@link #GLOBAL_TABLES}: the migrations'
- * ledger, AS names joined by views) are replicated across the whole cluster instead (path {@code
- * /clickhouse/tables/all/...}, replica {@code {shard}_{replica}}).
+ * makes both; an {@code ALTER} changes both (the local table {@code ON CLUSTER}, or with {@code
+ * MODIFY ORDER BY} once per shard; the {@code Distributed} table on each server, since 18.16's DDL
+ * queue refuses {@code ON CLUSTER} for a table that is not replicated on a cluster whose shards
+ * are); {@code INSERT ... SELECT} runs once per shard on the local tables, so rows stay on their
+ * shard; {@code RENAME} renames the local tables only (a {@code Distributed} table reads the local
+ * table of its name, whichever that is now); {@code DROP} drops both. A table with an {@code
+ * exporter} column gets {@link ShardKeys#EXPORTER_SQL} as its {@code Distributed} sharding key, the
+ * key writers place rows by ({@link ClickHouseRowEncoder#shardKey}), so an insert through the
+ * {@code Distributed} table (moving data in) lands where the writer puts its rows; a table without
+ * one gets no sharding key, and an insert through it is refused. The tables every server needs
+ * whole ({@link #GLOBAL_TABLES}: the migrations' ledger, AS names joined by views) are replicated
+ * across the whole cluster instead (path {@code /clickhouse/tables/all/...}, replica {@code
+ * {shard}_{replica}}).
  *
  * @param cluster the {@code remote_servers} entry, or empty: statements pass unchanged
  * @param sharded whether the cluster has several shards
@@ -52,14 +54,23 @@ public record ClusterDdl(String cluster, boolean sharded) implements Serializabl
     /** Tables every server holds whole in a sharded cluster (no local part, no Distributed). */
     public static final Set<String> GLOBAL_TABLES = Set.of("schema_migrations", "as_names");
 
+    /** Where a step runs. */
+    public enum Scope {
+        /** Once, on any server (with {@code ON CLUSTER} when it must reach them all). */
+        ONCE,
+        /** Once on every shard, on one of its replicas (replication carries it to the others). */
+        EACH_SHARD,
+        /** On every server, one after the other. */
+        EACH_SERVER
+    }
+
     /**
      * One statement to run.
      *
      * @param sql the statement
-     * @param perShard run once on every shard (a replica of each), without {@code ON CLUSTER}; else
-     *     once, on any server
+     * @param scope where it runs
      */
-    public record Step(String sql, boolean perShard) implements Serializable {
+    public record Step(String sql, Scope scope) implements Serializable {
         private static final long serialVersionUID = 1L;
     }
 
@@ -95,7 +106,8 @@ public record ClusterDdl(String cluster, boolean sharded) implements Serializabl
             Pattern.compile("^\\s*RENAME\\s+TABLE\\s", Pattern.CASE_INSENSITIVE);
 
     /** A qualified name {@code db.table} (after FROM, INTO, TO, RENAME TABLE, a comma). */
-    private static final Pattern QUALIFIED = Pattern.compile("\\b([A-Za-z_][A-Za-z0-9_]*)\\.([A-Za-z_][A-Za-z0-9_]*)\\b");
+    private static final Pattern QUALIFIED =
+            Pattern.compile("\\b([A-Za-z_][A-Za-z0-9_]*)\\.([A-Za-z_][A-Za-z0-9_]*)\\b");
 
     /** An {@code exporter} column in a CREATE's column list. */
     private static final Pattern EXPORTER_COLUMN = Pattern.compile("[(,]\\s*exporter\\s");
@@ -157,7 +169,12 @@ public record ClusterDdl(String cluster, boolean sharded) implements Serializabl
     public List<Step> plan(String statement) {
         if (!sharded) {
             String sql = apply(statement);
-            return List.of(new Step(sql, enabled() && MODIFY_ORDER_BY.matcher(sql).find()));
+            return List.of(
+                    new Step(
+                            sql,
+                            enabled() && MODIFY_ORDER_BY.matcher(sql).find()
+                                    ? Scope.EACH_SHARD
+                                    : Scope.ONCE));
         }
         Matcher object = OBJECT.matcher(statement);
         if (object.find()) {
@@ -178,10 +195,10 @@ public record ClusterDdl(String cluster, boolean sharded) implements Serializabl
                                                     rest,
                                                     "all",
                                                     "{shard}_{replica}"),
-                                    false));
+                                    Scope.ONCE));
                 }
                 if (!local || !ENGINE.matcher(rest).find()) {
-                    return List.of(new Step(apply(statement), false));
+                    return List.of(new Step(apply(statement), Scope.ONCE));
                 }
                 String localName = db + "." + table + LOCAL_SUFFIX;
                 return List.of(
@@ -190,7 +207,7 @@ public record ClusterDdl(String cluster, boolean sharded) implements Serializabl
                                         + localName
                                         + onCluster()
                                         + replicated(localName, rest, "{shard}", "{replica}"),
-                                false),
+                                Scope.ONCE),
                         new Step(
                                 head
                                         + object.group(2)
@@ -208,33 +225,32 @@ public record ClusterDdl(String cluster, boolean sharded) implements Serializabl
                                                 ? ", " + ShardKeys.EXPORTER_SQL
                                                 : "")
                                         + ")",
-                                false));
+                                Scope.ONCE));
             }
             if (ALTER_TABLE.matcher(statement).find() && local) {
                 String localName = db + "." + table + LOCAL_SUFFIX;
                 List<Step> steps = new ArrayList<>();
                 if (MODIFY_ORDER_BY.matcher(rest).find()) {
                     // 18.16's DDL queue refuses it: once per shard, replicated to its replicas.
-                    steps.add(new Step(head + localName + rest, true));
+                    steps.add(new Step(head + localName + rest, Scope.EACH_SHARD));
                     Matcher clause = MODIFY_ORDER_BY_CLAUSE.matcher(rest);
                     if (clause.find() && !rest.substring(0, clause.start()).isBlank()) {
                         steps.add(
                                 new Step(
-                                        head
-                                                + object.group(2)
-                                                + onCluster()
-                                                + rest.substring(0, clause.start()),
-                                        false));
+                                        head + object.group(2) + rest.substring(0, clause.start()),
+                                        Scope.EACH_SERVER));
                     }
                     return steps;
                 }
-                steps.add(new Step(head + localName + onCluster() + rest, false));
-                steps.add(new Step(head + object.group(2) + onCluster() + rest, false));
+                steps.add(new Step(head + localName + onCluster() + rest, Scope.ONCE));
+                // 18.16's DDL queue refuses an ALTER ON CLUSTER of a table that is not replicated
+                // when the shards are ("Table ... isn't replicated, but shard #1 is replicated").
+                steps.add(new Step(head + object.group(2) + rest, Scope.EACH_SERVER));
                 return steps;
             }
             if (DROP_TABLE.matcher(statement).find() && local) {
                 return List.of(
-                        new Step(head + object.group(2) + onCluster() + rest, false),
+                        new Step(head + object.group(2) + onCluster() + rest, Scope.ONCE),
                         new Step(
                                 "DROP TABLE IF EXISTS "
                                         + db
@@ -243,17 +259,18 @@ public record ClusterDdl(String cluster, boolean sharded) implements Serializabl
                                         + LOCAL_SUFFIX
                                         + onCluster()
                                         + rest,
-                                false));
+                                Scope.ONCE));
             }
-            return List.of(new Step(apply(statement), false));
+            return List.of(new Step(apply(statement), Scope.ONCE));
         }
         if (RENAME.matcher(statement).find()) {
-            return List.of(new Step(localNames(statement).stripTrailing() + onCluster(), false));
+            return List.of(
+                    new Step(localNames(statement).stripTrailing() + onCluster(), Scope.ONCE));
         }
         if (INSERT.matcher(statement).find()) {
-            return List.of(new Step(localNames(statement), true));
+            return List.of(new Step(localNames(statement), Scope.EACH_SHARD));
         }
-        return List.of(new Step(statement, false));
+        return List.of(new Step(statement, Scope.ONCE));
     }
 
     private String onCluster() {

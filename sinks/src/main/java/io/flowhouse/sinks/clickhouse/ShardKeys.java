@@ -11,15 +11,15 @@ import java.security.NoSuchAlgorithmException;
  * rows and its exporter's statistics rows live on one shard, replays of them too. The key is the
  * one ClickHouse computes with {@link #EXPORTER_SQL}, the {@code Distributed} tables' sharding key,
  * so the writer and an {@code INSERT} through a {@code Distributed} table place a row alike: shard
- * {@code i} (from 0, in {@code remote_servers} order, every weight 1) takes the keys with {@code key
- * % N == i}.
+ * {@code i} (from 0, in {@code remote_servers} order, every weight 1) takes the keys with {@code
+ * key % N == i}.
  */
 public final class ShardKeys {
 
     /**
-     * The key in ClickHouse: {@code halfMD5} (the first 8 bytes of MD5, big-endian) of the address's
-     * 16 bytes in upper-case hex; the same text on 18.16 ({@code FixedString(16)}) and on current
-     * servers ({@code IPv6}).
+     * The key in ClickHouse: {@code halfMD5} (the first 8 bytes of MD5, big-endian) of the
+     * address's 16 bytes in upper-case hex; the same text on 18.16 ({@code FixedString(16)}) and on
+     * current servers ({@code IPv6}).
      */
     public static final String EXPORTER_SQL =
             "halfMD5(hex(IPv6StringToNum(IPv6NumToString(exporter))))";

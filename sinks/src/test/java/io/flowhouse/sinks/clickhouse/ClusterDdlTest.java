@@ -59,7 +59,7 @@ class ClusterDdlTest {
     private static final ClusterDdl SHARDED = new ClusterDdl("flowhouse", true);
 
     private static List<String> once(List<ClusterDdl.Step> steps) {
-        assertThat(steps).allMatch(step -> !step.perShard());
+        assertThat(steps).allMatch(step -> step.scope() == ClusterDdl.Scope.ONCE);
         return steps.stream().map(ClusterDdl.Step::sql).toList();
     }
 
@@ -115,11 +115,16 @@ class ClusterDdlTest {
 
     @Test
     void withShardsAltersChangeBothAndOrderByRunsOncePerShard() {
-        assertThat(once(SHARDED.plan("ALTER TABLE db.flows ADD COLUMN x UInt8 AFTER y")))
+        // 18.16 refuses ALTER ON CLUSTER of the Distributed table: it runs on each server.
+        assertThat(SHARDED.plan("ALTER TABLE db.flows ADD COLUMN x UInt8 AFTER y"))
                 .containsExactly(
-                        "ALTER TABLE db.flows_local ON CLUSTER flowhouse ADD COLUMN x UInt8"
-                                + " AFTER y",
-                        "ALTER TABLE db.flows ON CLUSTER flowhouse ADD COLUMN x UInt8 AFTER y");
+                        new ClusterDdl.Step(
+                                "ALTER TABLE db.flows_local ON CLUSTER flowhouse ADD COLUMN x UInt8"
+                                        + " AFTER y",
+                                ClusterDdl.Scope.ONCE),
+                        new ClusterDdl.Step(
+                                "ALTER TABLE db.flows ADD COLUMN x UInt8 AFTER y",
+                                ClusterDdl.Scope.EACH_SERVER));
         assertThat(
                         SHARDED.plan(
                                 "ALTER TABLE db.f ADD COLUMN h UInt64 AFTER g,"
@@ -128,21 +133,19 @@ class ClusterDdlTest {
                         new ClusterDdl.Step(
                                 "ALTER TABLE db.f_local ADD COLUMN h UInt64 AFTER g,"
                                         + " MODIFY ORDER BY (a, h)",
-                                true),
+                                ClusterDdl.Scope.EACH_SHARD),
                         new ClusterDdl.Step(
-                                "ALTER TABLE db.f ON CLUSTER flowhouse ADD COLUMN h UInt64 AFTER g",
-                                false));
+                                "ALTER TABLE db.f ADD COLUMN h UInt64 AFTER g",
+                                ClusterDdl.Scope.EACH_SERVER));
     }
 
     @Test
     void withShardsCopiesStayOnTheirShardAndRenamesMoveTheLocalTables() {
-        assertThat(
-                        SHARDED.plan(
-                                "INSERT INTO db.stats_v005\nSELECT a, b FROM db.stats"))
+        assertThat(SHARDED.plan("INSERT INTO db.stats_v005\nSELECT a, b FROM db.stats"))
                 .containsExactly(
                         new ClusterDdl.Step(
                                 "INSERT INTO db.stats_v005_local\nSELECT a, b FROM db.stats_local",
-                                true));
+                                ClusterDdl.Scope.EACH_SHARD));
         assertThat(
                         once(
                                 SHARDED.plan(
@@ -167,11 +170,13 @@ class ClusterDdlTest {
     @Test
     void oneShardPlansWhatApplyGives() {
         String order = "ALTER TABLE db.f ADD COLUMN h UInt64, MODIFY ORDER BY (a, h)";
-        assertThat(CLUSTER.plan(order)).containsExactly(new ClusterDdl.Step(order, true));
+        assertThat(CLUSTER.plan(order))
+                .containsExactly(new ClusterDdl.Step(order, ClusterDdl.Scope.EACH_SHARD));
         String create = "CREATE TABLE db.t (a UInt8) ENGINE = MergeTree ORDER BY a";
         assertThat(CLUSTER.plan(create))
-                .containsExactly(new ClusterDdl.Step(CLUSTER.apply(create), false));
-        assertThat(ClusterDdl.NONE.plan(order)).containsExactly(new ClusterDdl.Step(order, false));
+                .containsExactly(new ClusterDdl.Step(CLUSTER.apply(create), ClusterDdl.Scope.ONCE));
+        assertThat(ClusterDdl.NONE.plan(order))
+                .containsExactly(new ClusterDdl.Step(order, ClusterDdl.Scope.ONCE));
     }
 
     @Test
