@@ -24,8 +24,8 @@ import java.util.regex.Pattern;
  * <p>With several shards ({@link #sharded()}) every table {@code T} becomes {@code T_local} on each
  * shard (replicated among the shard's replicas) plus a {@code Distributed} table {@code T} over
  * them, so readers keep today's names. {@link #plan} gives the steps: a table's {@code CREATE}
- * makes both; an {@code ALTER} changes both (the local table {@code ON CLUSTER}, or with {@code
- * MODIFY ORDER BY} once per shard; the {@code Distributed} table on each server, since 18.16's DDL
+ * makes both; an {@code ALTER} changes both (the local table once per shard, which replication
+ * carries to the shard's replicas; the {@code Distributed} table on each server, since 18.16's DDL
  * queue refuses {@code ON CLUSTER} for a table that is not replicated on a cluster whose shards
  * are); {@code INSERT ... SELECT} runs once per shard on the local tables, so rows stay on their
  * shard; {@code RENAME} renames the local tables only (a {@code Distributed} table reads the local
@@ -242,7 +242,9 @@ public record ClusterDdl(String cluster, boolean sharded) implements Serializabl
                     }
                     return steps;
                 }
-                steps.add(new Step(head + localName + onCluster() + rest, Scope.ONCE));
+                // Once per shard, carried to its replicas by replication: through the DDL queue
+                // 18.16 hung now and then on such an ALTER (one replica never finished the task).
+                steps.add(new Step(head + localName + rest, Scope.EACH_SHARD));
                 // 18.16's DDL queue refuses an ALTER ON CLUSTER of a table that is not replicated
                 // when the shards are ("Table ... isn't replicated, but shard #1 is replicated").
                 steps.add(new Step(head + object.group(2) + rest, Scope.EACH_SERVER));

@@ -119,9 +119,8 @@ class ClusterDdlTest {
         assertThat(SHARDED.plan("ALTER TABLE db.flows ADD COLUMN x UInt8 AFTER y"))
                 .containsExactly(
                         new ClusterDdl.Step(
-                                "ALTER TABLE db.flows_local ON CLUSTER flowhouse ADD COLUMN x UInt8"
-                                        + " AFTER y",
-                                ClusterDdl.Scope.ONCE),
+                                "ALTER TABLE db.flows_local ADD COLUMN x UInt8 AFTER y",
+                                ClusterDdl.Scope.EACH_SHARD),
                         new ClusterDdl.Step(
                                 "ALTER TABLE db.flows ADD COLUMN x UInt8 AFTER y",
                                 ClusterDdl.Scope.EACH_SERVER));
