@@ -34,10 +34,12 @@ import java.util.Properties;
  * @param clickhouseHttpPort HTTP interface on 127.0.0.1
  * @param clickhouseNativePort native protocol on 127.0.0.1
  * @param clickhouseBinary the {@code clickhouse-server} executable
- * @param clickhouseReplicas ClickHouse servers, the replicas of one shard; from 2 with ZooKeeper;
- *     replica {@code i} (from 0) listens on {@code clickhouseHttpPort + i}, {@code
- *     clickhouseNativePort + i} and interserver port {@code 9009 + i}
- * @param zookeeperPort ZooKeeper's client port on 127.0.0.1 (with 2 or more replicas)
+ * @param clickhouseReplicas ClickHouse servers of each shard; server {@code i} (from 0, shard after
+ *     shard) listens on {@code clickhouseHttpPort + i}, {@code clickhouseNativePort + i} and
+ *     interserver port {@code 9009 + i}
+ * @param clickhouseShards ClickHouse shards, each of {@code clickhouseReplicas} servers; from 2
+ *     servers in all they form cluster {@value #CLICKHOUSE_CLUSTER}, with ZooKeeper
+ * @param zookeeperPort ZooKeeper's client port on 127.0.0.1 (with 2 or more servers)
  * @param flinkRestPort the JobManager's REST API and web UI on localhost
  * @param flinkRpcPort the JobManager's RPC port (TaskManagers register here)
  * @param flinkSlots task slots of each TaskManager
@@ -58,6 +60,7 @@ public record ServicesConfig(
         int clickhouseNativePort,
         Path clickhouseBinary,
         int clickhouseReplicas,
+        int clickhouseShards,
         int zookeeperPort,
         int flinkRestPort,
         int flinkRpcPort,
@@ -162,6 +165,7 @@ public record ServicesConfig(
                 c.get(ServicesKeys.CLICKHOUSE_NATIVE_PORT),
                 c.get(ServicesKeys.CLICKHOUSE_BINARY),
                 c.get(ServicesKeys.CLICKHOUSE_REPLICAS),
+                c.get(ServicesKeys.CLICKHOUSE_SHARDS),
                 c.get(ServicesKeys.ZOOKEEPER_PORT),
                 c.get(ServicesKeys.FLINK_REST_PORT),
                 c.get(ServicesKeys.FLINK_RPC_PORT),
@@ -197,6 +201,7 @@ public record ServicesConfig(
         props.setProperty("clickhouse-native-port", Integer.toString(clickhouseNativePort));
         props.setProperty("clickhouse-binary", clickhouseBinary.toString());
         props.setProperty("clickhouse-replicas", Integer.toString(clickhouseReplicas));
+        props.setProperty("clickhouse-shards", Integer.toString(clickhouseShards));
         props.setProperty("zookeeper-port", Integer.toString(zookeeperPort));
         props.setProperty("flink-rest-port", Integer.toString(flinkRestPort));
         props.setProperty("flink-rpc-port", Integer.toString(flinkRpcPort));
@@ -221,6 +226,7 @@ public record ServicesConfig(
                 clickhouseNativePort,
                 clickhouseBinary,
                 clickhouseReplicas,
+                clickhouseShards,
                 zookeeperPort,
                 flinkRestPort,
                 flinkRpcPort,
@@ -254,6 +260,7 @@ public record ServicesConfig(
                 clickhouseNative,
                 clickhouseBinary,
                 clickhouseReplicas,
+                clickhouseShards,
                 zookeeperPort,
                 flinkRest,
                 flinkRpc,
@@ -278,6 +285,7 @@ public record ServicesConfig(
                 clickhouseNativePort,
                 clickhouseBinary,
                 clickhouseReplicas,
+                clickhouseShards,
                 zookeeperPort,
                 flinkRestPort,
                 flinkRpcPort,
@@ -301,6 +309,7 @@ public record ServicesConfig(
                 clickhouseNativePort,
                 clickhouseBinary,
                 clickhouseReplicas,
+                clickhouseShards,
                 zookeeperPort,
                 flinkRestPort,
                 flinkRpcPort,
@@ -362,6 +371,7 @@ public record ServicesConfig(
                 clickhouseNativePort,
                 clickhouseBinary,
                 clickhouseReplicas,
+                clickhouseShards,
                 zookeeperPort,
                 flinkRestPort,
                 flinkRpcPort,
@@ -390,18 +400,28 @@ public record ServicesConfig(
     /** The {@code remote_servers} cluster of the replicas. */
     public static final String CLICKHOUSE_CLUSTER = "flowhouse";
 
-    /** Every replica's HTTP endpoint, comma-separated: the job's {@code clickhouse.url}. */
+    /** ClickHouse servers in all: shards x replicas. */
+    public int clickhouseServers() {
+        return clickhouseShards * clickhouseReplicas;
+    }
+
+    /**
+     * Every server's HTTP endpoint, the job's {@code clickhouse.url}: a shard's replicas
+     * comma-separated, shards separated by {@code ;}.
+     */
     public String clickhouseUrls() {
         StringBuilder b = new StringBuilder();
-        for (int i = 0; i < clickhouseReplicas; i++) {
-            b.append(i == 0 ? "" : ",").append("http://127.0.0.1:").append(clickhouseHttpPort + i);
+        for (int i = 0; i < clickhouseServers(); i++) {
+            b.append(i == 0 ? "" : i % clickhouseReplicas == 0 ? ";" : ",")
+                    .append("http://127.0.0.1:")
+                    .append(clickhouseHttpPort + i);
         }
         return b.toString();
     }
 
-    /** The job's {@code clickhouse.cluster}: the cluster with 2 or more replicas, else empty. */
+    /** The job's {@code clickhouse.cluster}: the cluster with 2 or more servers, else empty. */
     public String clickhouseCluster() {
-        return clickhouseReplicas > 1 ? CLICKHOUSE_CLUSTER : "";
+        return clickhouseServers() > 1 ? CLICKHOUSE_CLUSTER : "";
     }
 
     public String flinkRestUrl() {

@@ -102,18 +102,29 @@ public final class ServicesKeys {
             Key.of("clickhouse-replicas", Types.integer(1, 4))
                     .defaultValue(1)
                     .doc(
-                            "ClickHouse servers as the replicas of one shard (cluster flowhouse,"
-                                    + " ZooKeeper on zookeeper-port); replica i (from 0) on"
-                                    + " clickhouse-http-port + i, clickhouse-native-port + i and"
-                                    + " interserver port 9009 + i. 1: one server, no ZooKeeper.")
+                            "ClickHouse servers of each shard, its replicas (cluster flowhouse,"
+                                    + " ZooKeeper on zookeeper-port); server i (from 0, shard"
+                                    + " after shard) on clickhouse-http-port + i,"
+                                    + " clickhouse-native-port + i and interserver port 9009 +"
+                                    + " i. 1 with 1 shard: one server, no ZooKeeper.")
                     .flag("--clickhouse-replicas", "N")
                     .env("FLOWHOUSE_CLICKHOUSE_REPLICAS");
+
+    public static final Key<Integer> CLICKHOUSE_SHARDS =
+            Key.of("clickhouse-shards", Types.integer(1, 4))
+                    .defaultValue(1)
+                    .doc(
+                            "ClickHouse shards, each of clickhouse-replicas servers. From 2: a"
+                                    + " *_local table per shard under a Distributed table of"
+                                    + " today's name, rows placed by exporter.")
+                    .flag("--clickhouse-shards", "N")
+                    .env("FLOWHOUSE_CLICKHOUSE_SHARDS");
 
     public static final Key<Integer> ZOOKEEPER_PORT =
             port(
                     "zookeeper-port",
                     2181,
-                    "ZooKeeper's client port, with 2 or more ClickHouse replicas.");
+                    "ZooKeeper's client port, with 2 or more ClickHouse servers.");
 
     public static final Key<Integer> FLINK_SLOTS =
             Key.of("flink-slots", Types.integer(1, 256))
@@ -160,6 +171,7 @@ public final class ServicesKeys {
                     CLICKHOUSE_NATIVE_PORT,
                     CLICKHOUSE_BINARY,
                     CLICKHOUSE_REPLICAS,
+                    CLICKHOUSE_SHARDS,
                     ZOOKEEPER_PORT,
                     FLINK_REST_PORT,
                     FLINK_RPC_PORT,

@@ -39,18 +39,18 @@ public final class ServicesManager {
 
     /**
      * Every kind's processes: one each, except {@code kafka-brokers} brokers, {@code
-     * flink-taskmanagers} TaskManagers, and {@code clickhouse-replicas} ClickHouse servers (with
-     * ZooKeeper last among them when there are 2 or more).
+     * flink-taskmanagers} TaskManagers, and {@code clickhouse-shards} x {@code clickhouse-replicas}
+     * ClickHouse servers (with ZooKeeper last among them when there are 2 or more).
      */
     private final Map<ServiceKind, List<ServiceProcess>> processes =
             new EnumMap<>(ServiceKind.class);
 
     public ServicesManager(ServicesConfig config) {
         this.config = config;
-        for (int i = 0; i < config.clickhouseReplicas(); i++) {
+        for (int i = 0; i < config.clickhouseServers(); i++) {
             add(ServiceKind.CLICKHOUSE, ClickHouseServer.forServices(config, i));
         }
-        if (config.clickhouseReplicas() > 1) {
+        if (config.clickhouseServers() > 1) {
             // Last of its kind: index 0 stays the first replica; replicas wait for it on start.
             add(
                     ServiceKind.CLICKHOUSE,
@@ -256,13 +256,19 @@ public final class ServicesManager {
                 config.kafkaPartitions(),
                 instances(ServiceKind.FLINK_TASKMANAGER),
                 config.flinkSlots(),
-                config.clickhouseReplicas(),
-                config.clickhouseReplicas() > 1
-                        ? " (replicas of cluster "
-                                + ServicesConfig.CLICKHOUSE_CLUSTER
-                                + ", ZooKeeper 127.0.0.1:"
-                                + config.zookeeperPort()
-                                + ")"
+                config.clickhouseServers(),
+                config.clickhouseServers() > 1
+                        ? String.format(
+                                java.util.Locale.ROOT,
+                                " (%s of cluster %s, ZooKeeper 127.0.0.1:%d)",
+                                config.clickhouseShards() == 1
+                                        ? "replicas"
+                                        : config.clickhouseShards()
+                                                + " shards x "
+                                                + config.clickhouseReplicas()
+                                                + " replica(s)",
+                                ServicesConfig.CLICKHOUSE_CLUSTER,
+                                config.zookeeperPort())
                         : "");
     }
 

@@ -146,4 +146,48 @@ class ServicesConfigTest {
                 .contains("<interserver_http_port>9010</interserver_http_port>")
                 .contains("<node><host>127.0.0.1</host><port>2181</port></node>");
     }
+
+    @Test
+    void clickhouseShardsAreShardsTimesReplicasWithOneClusterAndZooKeeper() throws Exception {
+        ServicesConfig config =
+                resolve(
+                        Map.of(),
+                        List.of("--clickhouse-shards", "2", "--clickhouse-replicas", "2"),
+                        false);
+        assertThat(config.clickhouseServers()).isEqualTo(4);
+        assertThat(config.clickhouseUrls())
+                .isEqualTo(
+                        "http://127.0.0.1:8123,http://127.0.0.1:8124;"
+                                + "http://127.0.0.1:8125,http://127.0.0.1:8126");
+        assertThat(config.clickhouseCluster()).isEqualTo("flowhouse");
+        ServicesManager manager = new ServicesManager(config);
+        assertThat(manager.instances(ServiceKind.CLICKHOUSE)).isEqualTo(5);
+        assertThat(manager.status(ServiceKind.CLICKHOUSE, 3).name()).isEqualTo("clickhouse-4");
+        assertThat(manager.status(ServiceKind.CLICKHOUSE, 4).name()).isEqualTo("zookeeper");
+        assertThat(manager.topology())
+                .endsWith(
+                        "4 ClickHouse server(s) (2 shards x 2 replica(s) of cluster flowhouse,"
+                                + " ZooKeeper 127.0.0.1:2181)");
+        String third =
+                io.flowhouse.services.clickhouse.ClickHouseServer.forServices(config, 2)
+                        .cluster()
+                        .orElseThrow()
+                        .xml();
+        assertThat(third)
+                .contains("<shard>02</shard>")
+                .contains("<replica>r1</replica>")
+                .contains("<interserver_http_port>9011</interserver_http_port>");
+        // Both shards in remote_servers, each with its two replicas.
+        assertThat(third.split("<shard>\\n", -1)).hasSize(3);
+        assertThat(third).contains("<port>9000</port>").contains("<port>9003</port>");
+
+        // One shard of one server: no cluster.
+        ServicesConfig single = resolve(Map.of(), List.of("--clickhouse-shards", "1"), false);
+        assertThat(single.clickhouseCluster()).isEmpty();
+        // Two shards of one server each: still a cluster (Distributed needs remote_servers).
+        ServicesConfig twoShards = resolve(Map.of(), List.of("--clickhouse-shards", "2"), false);
+        assertThat(twoShards.clickhouseUrls())
+                .isEqualTo("http://127.0.0.1:8123;http://127.0.0.1:8124");
+        assertThat(twoShards.clickhouseCluster()).isEqualTo("flowhouse");
+    }
 }

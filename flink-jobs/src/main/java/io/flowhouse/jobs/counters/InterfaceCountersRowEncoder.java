@@ -7,6 +7,7 @@ import io.flowhouse.codec.sflow.InterfaceCounters;
 import io.flowhouse.sinks.clickhouse.ClickHouseRowEncoder;
 import io.flowhouse.sinks.clickhouse.RowBinaryOutput;
 import io.flowhouse.sinks.clickhouse.ServerCapabilities;
+import io.flowhouse.sinks.clickhouse.ShardKeys;
 import java.util.List;
 
 /**
@@ -73,6 +74,12 @@ public final class InterfaceCountersRowEncoder implements ClickHouseRowEncoder<I
     @Override
     public List<String> columns(ServerCapabilities caps) {
         return COLUMNS;
+    }
+
+    /** By exporter, like every table of the job. */
+    @Override
+    public long shardKey(InterfaceCounters c) {
+        return ShardKeys.exporter(c.exporterAddress());
     }
 
     @Override

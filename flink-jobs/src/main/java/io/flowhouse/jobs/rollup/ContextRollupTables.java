@@ -47,8 +47,9 @@ public final class ContextRollupTables {
         public ServerCapabilities apply(ClickHouseConnection connection, String database)
                 throws ClickHouseSinkException {
             ServerCapabilities caps = ClickHouseMigrator.detect(connection);
-            connection.execute("CREATE DATABASE IF NOT EXISTS " + database);
-            connection.execute(createStatement(database, caps, resolution, ttlDays));
+            // On a cluster: ON CLUSTER, replicated, and with shards a local table per shard.
+            connection.executeDdl("CREATE DATABASE IF NOT EXISTS " + database);
+            connection.executeDdl(createStatement(database, caps, resolution, ttlDays));
             return caps;
         }
     }

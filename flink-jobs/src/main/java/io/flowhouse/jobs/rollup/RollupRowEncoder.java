@@ -4,6 +4,7 @@ package io.flowhouse.jobs.rollup;
 import io.flowhouse.sinks.clickhouse.ClickHouseRowEncoder;
 import io.flowhouse.sinks.clickhouse.RowBinaryOutput;
 import io.flowhouse.sinks.clickhouse.ServerCapabilities;
+import io.flowhouse.sinks.clickhouse.ShardKeys;
 import java.io.Serializable;
 import java.util.List;
 
@@ -22,6 +23,12 @@ public final class RollupRowEncoder<T> implements ClickHouseRowEncoder<T> {
     @FunctionalInterface
     interface Writer<T> extends Serializable {
         void write(T row, RowBinaryOutput out);
+    }
+
+    /** A row's shard key: by exporter, like every table of the job. */
+    @FunctionalInterface
+    interface Placement<T> extends Serializable {
+        long shardKey(T row);
     }
 
     /** One column: its name and how a row writes it. */
@@ -78,21 +85,25 @@ public final class RollupRowEncoder<T> implements ClickHouseRowEncoder<T> {
     private final String table;
     private final List<Column<T>> columns;
     private final List<String> names;
+    private final Placement<T> placement;
 
-    private RollupRowEncoder(String table, List<Column<T>> columns) {
+    private RollupRowEncoder(String table, List<Column<T>> columns, Placement<T> placement) {
         this.table = table;
         this.columns = columns;
+        this.placement = placement;
         this.names = columns.stream().map(Column::name).toList();
     }
 
     /** Rows of a plain rollup table. */
     public static RollupRowEncoder<RollupRow> rollup(String table) {
-        return new RollupRowEncoder<>(table, ROLLUP_COLUMNS);
+        return new RollupRowEncoder<>(
+                table, ROLLUP_COLUMNS, r -> ShardKeys.exporter(r.exporter()));
     }
 
     /** Rows of a context rollup table. */
     public static RollupRowEncoder<ContextRow> context(String table) {
-        return new RollupRowEncoder<>(table, CONTEXT_COLUMNS);
+        return new RollupRowEncoder<>(
+                table, CONTEXT_COLUMNS, r -> ShardKeys.exporter(r.exporter()));
     }
 
     @Override
@@ -103,6 +114,11 @@ public final class RollupRowEncoder<T> implements ClickHouseRowEncoder<T> {
     @Override
     public List<String> columns(ServerCapabilities caps) {
         return names;
+    }
+
+    @Override
+    public long shardKey(T row) {
+        return placement.shardKey(row);
     }
 
     @Override

@@ -4,6 +4,7 @@ package io.flowhouse.jobs.stats;
 import io.flowhouse.sinks.clickhouse.ClickHouseRowEncoder;
 import io.flowhouse.sinks.clickhouse.RowBinaryOutput;
 import io.flowhouse.sinks.clickhouse.ServerCapabilities;
+import io.flowhouse.sinks.clickhouse.ShardKeys;
 import java.util.Arrays;
 import java.util.List;
 
@@ -48,6 +49,12 @@ public final class ExporterStatsRowEncoder implements ClickHouseRowEncoder<Expor
     @Override
     public List<String> columns(ServerCapabilities caps) {
         return COLUMNS;
+    }
+
+    /** By exporter, like every table of the job. */
+    @Override
+    public long shardKey(ExporterStats s) {
+        return ShardKeys.exporter(s.exporterAddress());
     }
 
     @Override

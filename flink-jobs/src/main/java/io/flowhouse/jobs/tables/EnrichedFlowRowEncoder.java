@@ -8,6 +8,7 @@ import io.flowhouse.jobs.enrich.EnrichedFlow;
 import io.flowhouse.sinks.clickhouse.ClickHouseRowEncoder;
 import io.flowhouse.sinks.clickhouse.RowBinaryOutput;
 import io.flowhouse.sinks.clickhouse.ServerCapabilities;
+import io.flowhouse.sinks.clickhouse.ShardKeys;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -34,6 +35,12 @@ public final class EnrichedFlowRowEncoder implements ClickHouseRowEncoder<Enrich
     @Override
     public List<String> columns(ServerCapabilities caps) {
         return COLUMNS;
+    }
+
+    /** By exporter, like every table of the job. */
+    @Override
+    public long shardKey(EnrichedFlow e) {
+        return ShardKeys.exporter(e.flow().exporterAddress());
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.sinks.clickhouse.ClickHouseRowEncoder;
 import io.flowhouse.sinks.clickhouse.RowBinaryOutput;
 import io.flowhouse.sinks.clickhouse.ServerCapabilities;
+import io.flowhouse.sinks.clickhouse.ShardKeys;
 import java.util.List;
 
 /**
@@ -70,6 +71,12 @@ public final class FlowRowEncoder implements ClickHouseRowEncoder<FlowRecord> {
     @Override
     public List<String> columns(ServerCapabilities caps) {
         return COLUMNS;
+    }
+
+    /** By exporter, like every table of the job. */
+    @Override
+    public long shardKey(FlowRecord r) {
+        return ShardKeys.exporter(r.exporterAddress());
     }
 
     @Override

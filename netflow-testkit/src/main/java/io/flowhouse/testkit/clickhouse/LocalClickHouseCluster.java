@@ -12,13 +12,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Collectors;
 
 /**
- * One shard of N replicated {@code clickhouse-server}s (Debian's 18.16 here) and the Debian {@code
- * zookeeper} they coordinate through, for one test class: each replica a {@link LocalClickHouse} on
- * free ports with {@link ClickHouseClusterConfig} (cluster {@value #CLUSTER}, shard 01, replicas
- * {@code r1..rN}), ZooKeeper on a free port. {@link #replica(int)} stops, kills and restarts one.
+ * S shards of R replicated {@code clickhouse-server}s each (Debian's 18.16 here) and the Debian
+ * {@code zookeeper} they coordinate through, for one test class: each server a {@link
+ * LocalClickHouse} on free ports with {@link ClickHouseClusterConfig} (cluster {@value #CLUSTER},
+ * shards {@code 01..S}, replicas {@code r1..rR} in each), ZooKeeper on a free port. {@link
+ * #replica(int)} stops, kills and restarts one (servers numbered shard after shard).
  */
 public final class LocalClickHouseCluster implements AutoCloseable {
 
@@ -28,12 +28,17 @@ public final class LocalClickHouseCluster implements AutoCloseable {
     private final Path dir;
     private final ServiceProcess zookeeper;
     private final List<LocalClickHouse> replicas;
+    private final int replicasPerShard;
 
     private LocalClickHouseCluster(
-            Path dir, ServiceProcess zookeeper, List<LocalClickHouse> replicas) {
+            Path dir,
+            ServiceProcess zookeeper,
+            List<LocalClickHouse> replicas,
+            int replicasPerShard) {
         this.dir = dir;
         this.zookeeper = zookeeper;
         this.replicas = replicas;
+        this.replicasPerShard = replicasPerShard;
     }
 
     /** Whether both the ClickHouse server and Debian's ZooKeeper are installed. */
@@ -41,8 +46,17 @@ public final class LocalClickHouseCluster implements AutoCloseable {
         return LocalClickHouse.isAvailable() && Files.isReadable(ZooKeeperServer.DEBIAN_JAR);
     }
 
-    /** Starts ZooKeeper and {@code n} replicas, and waits until each answers. */
+    /** Starts ZooKeeper and {@code n} replicas of one shard, and waits until each answers. */
     public static LocalClickHouseCluster launch(int n) {
+        return launch(1, n);
+    }
+
+    /**
+     * Starts ZooKeeper and {@code shards} x {@code replicasPerShard} servers, and waits until each
+     * answers.
+     */
+    public static LocalClickHouseCluster launch(int shards, int replicasPerShard) {
+        int n = shards * replicasPerShard;
         if (!Files.isReadable(ZooKeeperServer.DEBIAN_JAR)) {
             throw new IllegalStateException(
                     "zookeeper not found at "
@@ -65,12 +79,17 @@ public final class LocalClickHouseCluster implements AutoCloseable {
                         dir.resolve("log"),
                         Duration.ofSeconds(60),
                         Duration.ofSeconds(30));
-        List<Integer> nativePorts = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            nativePorts.add(ports[2 + 3 * i]);
+        List<List<Integer>> nativePorts = new ArrayList<>();
+        for (int s = 0; s < shards; s++) {
+            List<Integer> shard = new ArrayList<>();
+            for (int r = 0; r < replicasPerShard; r++) {
+                shard.add(ports[2 + 3 * (s * replicasPerShard + r)]);
+            }
+            nativePorts.add(shard);
         }
         List<LocalClickHouse> replicas = new ArrayList<>();
-        LocalClickHouseCluster cluster = new LocalClickHouseCluster(dir, zkProcess, replicas);
+        LocalClickHouseCluster cluster =
+                new LocalClickHouseCluster(dir, zkProcess, replicas, replicasPerShard);
         try {
             zkProcess.start();
             LocalClickHouse.Options options = LocalClickHouse.Options.defaults();
@@ -83,10 +102,10 @@ public final class LocalClickHouseCluster implements AutoCloseable {
                                 ports[2 + 3 * i],
                                 new ClickHouseClusterConfig(
                                         CLUSTER,
-                                        List.of(nativePorts),
+                                        nativePorts,
                                         zk.connectString(),
-                                        1,
-                                        "r" + (i + 1),
+                                        i / replicasPerShard + 1,
+                                        "r" + (i % replicasPerShard + 1),
                                         ports[3 + 3 * i]));
                 replicas.add(replica);
                 replica.registerShutdownHook();
@@ -108,9 +127,27 @@ public final class LocalClickHouseCluster implements AutoCloseable {
         return List.copyOf(replicas);
     }
 
-    /** Every replica's HTTP endpoint, comma-separated: the sink's {@code clickhouse.url}. */
+    /**
+     * Every server's HTTP endpoint, the sink's {@code clickhouse.url}: a shard's replicas
+     * comma-separated, shards separated by {@code ;}.
+     */
     public String httpUrls() {
-        return replicas.stream().map(LocalClickHouse::httpUrl).collect(Collectors.joining(","));
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < replicas.size(); i++) {
+            b.append(i == 0 ? "" : i % replicasPerShard == 0 ? ";" : ",")
+                    .append(replicas.get(i).httpUrl());
+        }
+        return b.toString();
+    }
+
+    /** How many shards. */
+    public int shards() {
+        return replicas.size() / replicasPerShard;
+    }
+
+    /** Server {@code replica} (from 0) of shard {@code shard} (from 0). */
+    public LocalClickHouse server(int shard, int replica) {
+        return replicas.get(shard * replicasPerShard + replica);
     }
 
     /** The directory holding ZooKeeper's and every replica's files. */

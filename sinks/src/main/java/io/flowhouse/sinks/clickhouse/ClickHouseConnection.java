@@ -25,26 +25,48 @@ import org.slf4j.LoggerFactory;
  *
  * <p>With several endpoints (the replicas of one shard) every request goes to the active one; a
  * retriable failure moves the connection to the next, so the caller's retry reaches another
- * replica. DDL goes through {@link #executeDdl}, which runs it {@code ON CLUSTER} when a cluster is
- * configured.
+ * replica. With several shards each shard has its own replicas and active one: queries go to the
+ * first shard, inserts to the shard the caller names. DDL goes through {@link #executeDdl}, which
+ * runs it {@code ON CLUSTER} when a cluster is configured ({@link ClusterDdl#plan}).
  */
 public final class ClickHouseConnection implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClickHouseConnection.class);
 
-    private final List<String> urls;
-    private final List<Client> clients;
+    private final List<Shard> shards;
     private final ClusterDdl ddl;
-    private volatile int active;
+
+    /** One shard's replicas and the one requests go to now. */
+    private static final class Shard {
+        final List<String> urls;
+        final List<Client> clients;
+        volatile int active;
+
+        Shard(List<String> urls, List<Client> clients) {
+            this.urls = urls;
+            this.clients = clients;
+        }
+
+        /** After a retriable failure on {@code failed}: the next endpoint takes the requests. */
+        void failedOver(int failed) {
+            if (clients.size() > 1 && active == failed) {
+                active = (failed + 1) % clients.size();
+                LOG.warn("clickhouse {} failed; moving to {}", urls.get(failed), urls.get(active));
+            }
+        }
+    }
 
     public ClickHouseConnection(ClickHouseSinkOptions options) {
-        this.urls = options.urls();
         this.ddl = options.clusterDdl();
-        List<Client> built = new ArrayList<>();
-        for (String url : urls) {
-            built.add(client(options, url));
+        List<Shard> built = new ArrayList<>();
+        for (List<String> urls : options.shards()) {
+            List<Client> clients = new ArrayList<>();
+            for (String url : urls) {
+                clients.add(client(options, url));
+            }
+            built.add(new Shard(List.copyOf(urls), List.copyOf(clients)));
         }
-        this.clients = List.copyOf(built);
+        this.shards = List.copyOf(built);
     }
 
     private static Client client(ClickHouseSinkOptions options, String url) {
@@ -63,9 +85,20 @@ public final class ClickHouseConnection implements AutoCloseable {
                 .build();
     }
 
-    /** The endpoint requests go to now. */
+    /** The endpoint queries go to now (the first shard's active replica). */
     public String endpoint() {
-        return urls.get(active);
+        return endpoint(0);
+    }
+
+    /** The endpoint a shard's requests go to now. */
+    public String endpoint(int shard) {
+        Shard s = shards.get(shard);
+        return s.urls.get(s.active);
+    }
+
+    /** How many shards the endpoints form (1 without {@code ;} in the URL). */
+    public int shards() {
+        return shards.size();
     }
 
     /** How DDL is run here. */
@@ -73,25 +106,22 @@ public final class ClickHouseConnection implements AutoCloseable {
         return ddl;
     }
 
-    private Client client() {
-        return clients.get(active);
-    }
-
-    /** After a retriable failure on {@code failed}: the next endpoint takes the requests. */
-    private void failedOver(int failed) {
-        if (clients.size() > 1 && active == failed) {
-            active = (failed + 1) % clients.size();
-            LOG.warn("clickhouse {} failed; moving to {}", urls.get(failed), urls.get(active));
-        }
-    }
-
     /** Runs a statement and returns its TabSeparated lines. */
     public List<String> query(String sql) throws ClickHouseSinkException {
+        return query(0, sql);
+    }
+
+    /** Runs a statement on one shard (its active replica) and returns its TabSeparated lines. */
+    public List<String> query(int shard, String sql) throws ClickHouseSinkException {
+        Shard s = shards.get(shard);
+        return query(s, s.active, sql);
+    }
+
+    private List<String> query(Shard s, int used, String sql) throws ClickHouseSinkException {
         QuerySettings settings = new QuerySettings().setFormat(ClickHouseFormat.TabSeparated);
         QueryResponse response = null;
-        int used = active;
         try {
-            response = clients.get(used).query(sql, settings).get();
+            response = s.clients.get(used).query(sql, settings).get();
             String body;
             try (InputStream in = response.getInputStream()) {
                 body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -104,7 +134,7 @@ public final class ClickHouseConnection implements AutoCloseable {
             }
             return lines;
         } catch (Exception e) {
-            throw failed(used, wrap("query", sql, e));
+            throw failed(s, used, wrap("query", sql, e));
         } finally {
             closeResponse(response);
         }
@@ -126,14 +156,41 @@ public final class ClickHouseConnection implements AutoCloseable {
         query(sql);
     }
 
-    /** Runs a schema statement, on the cluster when one is configured ({@link ClusterDdl}). */
+    /**
+     * Runs a schema statement, on the cluster when one is configured: every step of {@link
+     * ClusterDdl#plan}, where its scope says (the first shard's active replica, each shard's, or
+     * every server). A step that fails with "already exists" does not stop the ones after it (a
+     * start that died between two steps left the first done); the first such failure is thrown at
+     * the end, so callers count the statement as applied.
+     */
     public void executeDdl(String sql) throws ClickHouseSinkException {
-        query(ddl.apply(sql));
+        ClickHouseSinkException existed = null;
+        for (ClusterDdl.Step step : ddl.plan(sql)) {
+            for (Shard s : step.scope() == ClusterDdl.Scope.ONCE ? shards.subList(0, 1) : shards) {
+                boolean every = step.scope() == ClusterDdl.Scope.EACH_SERVER;
+                for (int r = every ? 0 : s.active;
+                        r < (every ? s.clients.size() : s.active + 1);
+                        r++) {
+                    try {
+                        query(s, r, step.sql());
+                    } catch (ClickHouseSinkException e) {
+                        if (!ClickHouseMigrator.alreadyApplied(e)) {
+                            throw e;
+                        }
+                        existed = existed == null ? e : existed;
+                    }
+                }
+            }
+        }
+        if (existed != null) {
+            throw existed;
+        }
     }
 
-    private ClickHouseSinkException failed(int used, ClickHouseSinkException e) {
+    private static ClickHouseSinkException failed(
+            Shard shard, int used, ClickHouseSinkException e) {
         if (e.isRetriable()) {
-            failedOver(used);
+            shard.failedOver(used);
         }
         return e;
     }
@@ -146,25 +203,39 @@ public final class ClickHouseConnection implements AutoCloseable {
     public long insertRowBinary(
             String table, List<String> columns, InputStream rows, InsertSettings settings)
             throws ClickHouseSinkException {
+        return insertRowBinary(0, table, columns, rows, settings);
+    }
+
+    /** Inserts RowBinary rows into one shard's {@code table} (its active replica). */
+    public long insertRowBinary(
+            int shard,
+            String table,
+            List<String> columns,
+            InputStream rows,
+            InsertSettings settings)
+            throws ClickHouseSinkException {
         settings.compressClientRequest(false).useHttpCompression(false);
-        int used = active;
+        Shard s = shards.get(shard);
+        int used = s.active;
         try (InsertResponse response =
-                clients.get(used)
+                s.clients
+                        .get(used)
                         .insert(table, columns, rows, ClickHouseFormat.RowBinary, settings)
                         .get()) {
             return response.getWrittenRows();
         } catch (Exception e) {
-            throw failed(used, wrap("insert into", table, e));
+            throw failed(s, used, wrap("insert into", table, e));
         }
     }
 
     public boolean ping() {
-        return client().ping();
+        Shard s = shards.get(0);
+        return s.clients.get(s.active).ping();
     }
 
     @Override
     public void close() {
-        clients.forEach(Client::close);
+        shards.forEach(s -> s.clients.forEach(Client::close));
     }
 
     private static ClickHouseSinkException wrap(String what, String sql, Exception e) {

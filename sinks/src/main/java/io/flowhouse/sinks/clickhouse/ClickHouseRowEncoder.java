@@ -21,4 +21,14 @@ public interface ClickHouseRowEncoder<T> extends Serializable {
 
     /** Appends one row. */
     void encode(T value, RowBinaryOutput out, ServerCapabilities caps);
+
+    /**
+     * What places the row on a shard when the tables are sharded: the same key always reaches the
+     * same shard ({@link ShardKeys#shard}), so a replayed row meets its first copy there and {@code
+     * FINAL} (which merges within a shard only) collapses them. Rows that replace each other in a
+     * {@code ReplacingMergeTree} must share a key. The default puts every row on the first shard.
+     */
+    default long shardKey(T value) {
+        return 0L;
+    }
 }

@@ -31,13 +31,15 @@ public final class ClickHouseSinkKeys {
                     .defaultValue("http://127.0.0.1:8123")
                     .check(
                             ClickHouseSinkOptions::isHttpUrl,
-                            "http:// or https:// URLs, comma-separated")
+                            "http:// or https:// URLs, comma-separated, shards separated by ;")
                     .doc(
                             "ClickHouse HTTP endpoint; or the replicas of one shard,"
                                     + " comma-separated: each writer uses the first that answers"
                                     + " and moves to the next when an insert or query fails"
                                     + " (replicated tables drop a retried block that already"
-                                    + " landed).");
+                                    + " landed); or several shards separated by ; (each its"
+                                    + " replicas, comma-separated; needs clickhouse.cluster):"
+                                    + " rows go to the shard of their exporter.");
 
     public static final Key<String> CLUSTER =
             Key.of("clickhouse.cluster", Types.STRING)
@@ -51,7 +53,9 @@ public final class ClickHouseSinkKeys {
                                     + " CLUSTER and every MergeTree table is created in its"
                                     + " Replicated form (ZooKeeper path"
                                     + " /clickhouse/tables/{shard}/DB.TABLE, the {replica}"
-                                    + " macro). Unset: one server, DDL unchanged.");
+                                    + " macro); with several shards in clickhouse.url as a"
+                                    + " TABLE_local per shard under a Distributed TABLE. Unset:"
+                                    + " one server, DDL unchanged.");
 
     public static final Key<String> DATABASE =
             Key.of("clickhouse.database", Types.STRING)

@@ -20,7 +20,8 @@ import java.util.Objects;
  * #resolvePassword()}).
  *
  * @param url HTTP endpoint, e.g. {@code http://127.0.0.1:8123}; or several, comma-separated: the
- *     replicas of one shard, tried in order (the writer moves to the next when one fails)
+ *     replicas of one shard, tried in order (the writer moves to the next when one fails); or
+ *     several shards, separated by {@code ;}, each its replicas (needs {@code cluster})
  * @param database database of the flow tables ({@code flowhouse})
  * @param user ClickHouse user
  * @param password literal password; empty when given by {@code passwordEnv} or {@code passwordFile}
@@ -83,10 +84,14 @@ public record ClickHouseSinkOptions(
         Objects.requireNonNull(socketTimeout, "socketTimeout");
         Objects.requireNonNull(startupTimeout, "startupTimeout");
         Objects.requireNonNull(cluster, "cluster");
-        new ClusterDdl(cluster);
         if (!isHttpUrl(url)) {
             throw new IllegalArgumentException("url " + url + " (expected: http:// or https://)");
         }
+        if (url.contains(";") && cluster.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "url " + url + " names several shards (;) but no cluster is set");
+        }
+        new ClusterDdl(cluster, url.contains(";"));
         if (!isDatabaseName(database)) {
             throw new IllegalArgumentException(
                     "database " + database + " (expected: letters, digits, underscore)");
@@ -121,9 +126,12 @@ public record ClickHouseSinkOptions(
         }
     }
 
-    /** Whether {@code url} is an HTTP(S) endpoint, or a comma-separated list of them. */
+    /**
+     * Whether {@code url} is an HTTP(S) endpoint, or a list of them: replicas separated by {@code
+     * ,}, shards by {@code ;}.
+     */
     public static boolean isHttpUrl(String url) {
-        for (String u : url.split(",", -1)) {
+        for (String u : url.split("[,;]", -1)) {
             String t = u.strip();
             if (!t.startsWith("http://") && !t.startsWith("https://")) {
                 return false;
@@ -132,14 +140,21 @@ public record ClickHouseSinkOptions(
         return true;
     }
 
-    /** The endpoints of {@link #url()}, in the order they are tried. */
+    /** Every endpoint of {@link #url()}, shard after shard, in the order they are tried. */
     public List<String> urls() {
-        return Arrays.stream(url.split(",")).map(String::strip).toList();
+        return Arrays.stream(url.split("[,;]")).map(String::strip).toList();
     }
 
-    /** How DDL is run: on this cluster, or on the one server. */
+    /** The shards of {@link #url()}, each its replicas in the order they are tried. */
+    public List<List<String>> shards() {
+        return Arrays.stream(url.split(";"))
+                .map(s -> Arrays.stream(s.split(",")).map(String::strip).toList())
+                .toList();
+    }
+
+    /** How DDL is run: on this cluster (sharded with several shards), or on the one server. */
     public ClusterDdl clusterDdl() {
-        return new ClusterDdl(cluster);
+        return new ClusterDdl(cluster, url.contains(";"));
     }
 
     /** Whether {@code name} can be a database name without quoting. */

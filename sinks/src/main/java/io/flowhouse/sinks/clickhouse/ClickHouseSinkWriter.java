@@ -38,6 +38,9 @@ import org.slf4j.LoggerFactory;
  *       maxRetries}; anything else, or retries exhausted, is stored and rethrown by the next {@code
  *       write} or {@code flush}, which fails the job (Flink then restarts it from the last
  *       checkpoint).
+ *   <li>With several shards each shard has its own open batch, and a row goes to the one of its
+ *       {@link ClickHouseRowEncoder#shardKey} ({@link ShardKeys#shard}), into the shard's local
+ *       table ({@link ClusterDdl#writeTable}); a shard's replicas fail over as with one shard.
  * </ul>
  *
  * @param <T> the value type
@@ -61,9 +64,10 @@ public final class ClickHouseSinkWriter<T> implements SinkWriter<T> {
     private final boolean useTokens;
 
     private volatile Throwable failure;
-    private RowBinaryOutput current;
-    private int currentRows;
-    private long currentStartMillis;
+    private final int shards;
+    private final RowBinaryOutput[] current;
+    private final int[] currentRows;
+    private final long[] currentStartMillis;
     private boolean closed;
 
     private ClickHouseSinkWriter(
@@ -80,17 +84,23 @@ public final class ClickHouseSinkWriter<T> implements SinkWriter<T> {
         this.caps = caps;
         this.timers = timers;
         this.metrics = metrics;
-        this.table = options.database() + "." + encoder.table();
+        this.table = options.database() + "." + connection.clusterDdl().writeTable(encoder.table());
         this.columns = encoder.columns(caps);
         this.useTokens = options.deduplicationTokens() && caps.insertDeduplicationToken();
-        int buffers = options.maxInFlightBatches() + 1;
+        this.shards = connection.shards();
+        this.current = new RowBinaryOutput[shards];
+        this.currentRows = new int[shards];
+        this.currentStartMillis = new long[shards];
+        int buffers = options.maxInFlightBatches() + shards;
         this.slots = new Semaphore(options.maxInFlightBatches());
         this.freeBuffers = new ArrayBlockingQueue<>(buffers + 1);
         int initial = (int) Math.min(options.batchMaxBytes() + 4096, 8L << 20);
         for (int i = 0; i < buffers; i++) {
             freeBuffers.add(new RowBinaryOutput(initial));
         }
-        this.current = freeBuffers.poll();
+        for (int i = 0; i < shards; i++) {
+            current[i] = freeBuffers.poll();
+        }
         this.inserter =
                 Executors.newSingleThreadExecutor(
                         r -> {
@@ -234,13 +244,16 @@ public final class ClickHouseSinkWriter<T> implements SinkWriter<T> {
     @Override
     public void write(T element, Context context) throws IOException, InterruptedException {
         checkFailure();
-        if (currentRows == 0) {
-            currentStartMillis = System.currentTimeMillis();
+        int shard = shards == 1 ? 0 : ShardKeys.shard(encoder.shardKey(element), shards);
+        if (currentRows[shard] == 0) {
+            currentStartMillis[shard] = System.currentTimeMillis();
         }
-        encoder.encode(element, current, caps);
-        currentRows++;
-        if (currentRows >= options.batchMaxRows() || current.size() >= options.batchMaxBytes()) {
-            submitCurrent();
+        RowBinaryOutput batch = current[shard];
+        encoder.encode(element, batch, caps);
+        currentRows[shard]++;
+        if (currentRows[shard] >= options.batchMaxRows()
+                || batch.size() >= options.batchMaxBytes()) {
+            submitCurrent(shard);
         }
     }
 
@@ -248,7 +261,9 @@ public final class ClickHouseSinkWriter<T> implements SinkWriter<T> {
     @Override
     public void flush(boolean endOfInput) throws IOException, InterruptedException {
         checkFailure();
-        submitCurrent();
+        for (int shard = 0; shard < shards; shard++) {
+            submitCurrent(shard);
+        }
         int all = options.maxInFlightBatches();
         slots.acquire(all);
         slots.release(all);
@@ -267,28 +282,30 @@ public final class ClickHouseSinkWriter<T> implements SinkWriter<T> {
         if (closed) {
             return;
         }
-        if (currentRows > 0
-                && System.currentTimeMillis() - currentStartMillis
-                        >= options.flushInterval().toMillis()) {
-            checkFailure();
-            submitCurrent();
+        for (int shard = 0; shard < shards; shard++) {
+            if (currentRows[shard] > 0
+                    && System.currentTimeMillis() - currentStartMillis[shard]
+                            >= options.flushInterval().toMillis()) {
+                checkFailure();
+                submitCurrent(shard);
+            }
         }
         scheduleIntervalFlush();
     }
 
-    private void submitCurrent() throws InterruptedException {
-        if (currentRows == 0) {
+    private void submitCurrent(int shard) throws InterruptedException {
+        if (currentRows[shard] == 0) {
             return;
         }
         slots.acquire();
-        RowBinaryOutput batch = current;
-        int rows = currentRows;
+        RowBinaryOutput batch = current[shard];
+        int rows = currentRows[shard];
         RowBinaryOutput next = freeBuffers.poll();
-        current = next != null ? next : new RowBinaryOutput(batch.size());
-        currentRows = 0;
+        current[shard] = next != null ? next : new RowBinaryOutput(batch.size());
+        currentRows[shard] = 0;
         pending.incrementAndGet();
         try {
-            inserter.execute(() -> insertWithRetries(batch, rows));
+            inserter.execute(() -> insertWithRetries(shard, batch, rows));
         } catch (RuntimeException e) {
             pending.decrementAndGet();
             slots.release();
@@ -296,7 +313,7 @@ public final class ClickHouseSinkWriter<T> implements SinkWriter<T> {
         }
     }
 
-    private void insertWithRetries(RowBinaryOutput batch, int rows) {
+    private void insertWithRetries(int shard, RowBinaryOutput batch, int rows) {
         try {
             if (failure != null) {
                 // The job is failing already; do not write past the failed batch.
@@ -310,7 +327,8 @@ public final class ClickHouseSinkWriter<T> implements SinkWriter<T> {
             for (int attempt = 0; ; attempt++) {
                 long start = System.nanoTime();
                 try {
-                    connection.insertRowBinary(table, columns, batch.asInputStream(), settings);
+                    connection.insertRowBinary(
+                            shard, table, columns, batch.asInputStream(), settings);
                     long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                     metrics.batchWritten(rows, batch.size(), ms);
                     return;
@@ -391,7 +409,11 @@ public final class ClickHouseSinkWriter<T> implements SinkWriter<T> {
 
     /** Rows in the open batch (not yet handed to the inserter). */
     public int bufferedRows() {
-        return currentRows;
+        int rows = 0;
+        for (int r : currentRows) {
+            rows += r;
+        }
+        return rows;
     }
 
     /**
