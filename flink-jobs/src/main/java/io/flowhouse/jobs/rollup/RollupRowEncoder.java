@@ -96,8 +96,7 @@ public final class RollupRowEncoder<T> implements ClickHouseRowEncoder<T> {
 
     /** Rows of a plain rollup table. */
     public static RollupRowEncoder<RollupRow> rollup(String table) {
-        return new RollupRowEncoder<>(
-                table, ROLLUP_COLUMNS, r -> ShardKeys.exporter(r.exporter()));
+        return new RollupRowEncoder<>(table, ROLLUP_COLUMNS, r -> ShardKeys.exporter(r.exporter()));
     }
 
     /** Rows of a context rollup table. */
