@@ -35,6 +35,7 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
+import org.zeromq.ZContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -90,21 +91,34 @@ class HostilePipelineITCase {
                     "rejected_datagrams_total",
                     "stats_scopes_folded_total",
                     "rollup_buckets_folded_total",
-                    "rollup_late_pieces_total");
+                    "rollup_late_pieces_total",
+                    "event_time_duration_cut_total",
+                    // The fan-out's (gauges of the IPFIX and ZMQ writers).
+                    "write_timeouts",
+                    "records_dropped",
+                    "queue_dropped",
+                    "flows_dropped");
 
     @TempDir Path dir;
 
     @Test
-    @Timeout(value = 15, unit = TimeUnit.MINUTES)
+    @Timeout(value = 20, unit = TimeUnit.MINUTES)
     void hostileExportersNeverRestartTheJobAndTheGoodExporterCountsExactly() throws Exception {
         LocalClickHouse ch = CLICKHOUSE.local();
         CaptureMutator mutator = new CaptureMutator(0x0ddba11L);
+        String zmqEndpoint = "tcp://127.0.0.1:" + FaultSupport.freeTcpPort();
         try (EmbeddedKafka kafka = EmbeddedKafka.builder().partitions(1).build().start();
-                Admin admin = kafka.createAdmin()) {
+                Admin admin = kafka.createAdmin();
+                FanOutPeers.IpfixCollector collector = new FanOutPeers.IpfixCollector(4096);
+                ZContext zmq = new ZContext();
+                // The subscriber that keeps up, all through: it must miss nothing, whatever the
+                // stalled one beside it does.
+                FanOutPeers.ZmqSubscriber reading =
+                        new FanOutPeers.ZmqSubscriber(zmq, zmqEndpoint, 0, 0).readAll()) {
             kafka.createTopic("flows.raw", 1);
             kafka.createTopic("flows.rejected", 1);
             int restPort = FaultSupport.freeTcpPort();
-            PipelineSettings s = settings(kafka.bootstrapServers(), ch);
+            PipelineSettings s = settings(kafka.bootstrapServers(), ch, collector, zmqEndpoint);
             JobClient job = environment(s, ch, restPort, dir).executeAsync("hostile rows");
             FlinkRest rest =
                     new FlinkRest("http://127.0.0.1:" + restPort, job.getJobID().toHexString());
@@ -117,7 +131,7 @@ class HostilePipelineITCase {
                             .start()) {
                 long pid = agent.pid();
                 probe.start();
-                List<Attack> attacks = attacks(mutator);
+                List<Attack> attacks = attacks(mutator, collector, zmq, zmqEndpoint, reading);
                 List<Row> rows = new ArrayList<>();
                 long sent = 0;
                 // Ten datagrams a second all through: the receive time moves on between rows and
@@ -140,6 +154,10 @@ class HostilePipelineITCase {
                 }
                 keep.stopAndJoin();
                 sent += keep.datagrams.get();
+                reading.close();
+                assertThat(reading.missed.get())
+                        .as("messages the reading ZMQ subscriber missed (of %d)", reading.messages.get())
+                        .isZero();
                 awaitAgent(agent, sent, true);
                 long restarts = rest.numRestarts();
                 assertThat(restarts).as("numRestarts").isZero();
@@ -208,7 +226,12 @@ class HostilePipelineITCase {
         long send(InetSocketAddress target) throws Exception;
     }
 
-    private static List<Attack> attacks(CaptureMutator mutator) {
+    private static List<Attack> attacks(
+            CaptureMutator mutator,
+            FanOutPeers.IpfixCollector collector,
+            ZContext zmq,
+            String zmqEndpoint,
+            FanOutPeers.ZmqSubscriber reading) {
         long now = System.currentTimeMillis() / 1000;
         List<Attack> a = new ArrayList<>();
         a.add(
@@ -299,6 +322,60 @@ class HostilePipelineITCase {
                                 return p.sent();
                             }
                         }));
+        a.add(
+                new Attack(
+                        "fan-out: TCP IPFIX collector stops reading (+ 150,000 flows)",
+                        List.of("write_timeouts"),
+                        List.of(),
+                        true,
+                        t -> {
+                            long bytes = collector.bytes.get();
+                            collector.stopReading();
+                            // Stalled until the job has taken in the burst; then it reads again.
+                            rowEnd =
+                                    () -> {
+                                        collector.resumeReading();
+                                        return String.format(
+                                                Locale.ROOT,
+                                                "collector read %,d bytes, then stopped; %d"
+                                                        + " connections",
+                                                bytes,
+                                                collector.connections.get());
+                                    };
+                            return burst(t);
+                        }));
+        a.add(
+                new Attack(
+                        "fan-out: ZMQ subscriber that never reads (+ 150,000 flows)",
+                        List.of(),
+                        List.of(),
+                        true,
+                        t -> {
+                            long readBefore = reading.messages.get();
+                            FanOutPeers.ZmqSubscriber stalled =
+                                    new FanOutPeers.ZmqSubscriber(zmq, zmqEndpoint, 1, 4096);
+                            // Once the job has taken in the burst: what ZMQ kept for it is read,
+                            // the gaps in its message ids are what it lost.
+                            rowEnd =
+                                    () -> {
+                                        Thread.sleep(2_000);
+                                        stalled.drain(1_000);
+                                        stalled.close();
+                                        assertThat(reading.missed.get())
+                                                .as("messages the reading subscriber missed")
+                                                .isZero();
+                                        return String.format(
+                                                Locale.ROOT,
+                                                "stalled subscriber: %,d messages kept for it,"
+                                                        + " %,d missed (msg_id gaps); reading"
+                                                        + " subscriber: %,d messages, 0 missed",
+                                                stalled.messages.get(),
+                                                stalled.missed.get(),
+                                                reading.messages.get() - readBefore);
+                                    };
+                            Thread.sleep(500);
+                            return burst(t);
+                        }));
         if (MUTATIONS == 0) {
             return a;
         }
@@ -327,6 +404,30 @@ class HostilePipelineITCase {
         return a;
     }
 
+    /**
+     * The fan-out rows' load: 5,000 v5 datagrams of 30 flows at 2,500/s from the row's attacker
+     * address, so that the stalled peer's buffers overflow (the job must count them).
+     */
+    private static long burst(InetSocketAddress t) throws IOException {
+        try (Paced p = new Paced(t, 2_500)) {
+            for (int i = 0; i < 5_000; i++) {
+                p.send(FaultSupport.v5(i, 30));
+            }
+            return p.sent();
+        }
+    }
+
+    /**
+     * What the running row's attack does once the job has taken in everything, and says of itself
+     * for the table; set by the attack, null if nothing.
+     */
+    private static volatile RowEnd rowEnd;
+
+    @FunctionalInterface
+    private interface RowEnd {
+        String end() throws Exception;
+    }
+
     /** What one row sent and saw. */
     private static final class Row {
         final String name;
@@ -341,6 +442,7 @@ class HostilePipelineITCase {
         final Map<String, Long> counters = new LinkedHashMap<>();
         Duration took;
         Duration catchUp;
+        String note = "";
 
         final Map<String, Long> problems = new LinkedHashMap<>();
         long jobDatagrams;
@@ -374,6 +476,7 @@ class HostilePipelineITCase {
         long rejectsBefore = agent.metricSum("flowhouse_agent_rejected_datagrams_total");
         probe.reset();
         attackerAddress = "127.0.1." + (1 + index);
+        rowEnd = null;
         long began = System.nanoTime();
         GoodExporter good = new GoodExporter(target, "127.0.0." + (11 + index), GOOD_RATE);
         Row r = new Row(attack, index, good);
@@ -400,6 +503,7 @@ class HostilePipelineITCase {
         // Metrics over REST are at most 500 ms old.
         Thread.sleep(1_000);
         r.took = Duration.ofNanos(System.nanoTime() - began);
+        r.note = rowEnd == null ? "" : rowEnd.end();
         for (String c : COUNTERS) {
             r.counters.put(c, rest.metricSum("." + c) - before.get(c));
         }
@@ -586,6 +690,9 @@ class HostilePipelineITCase {
                                 .append(' ')
                                 .append(v));
         refused.append(refused.length() == 0 ? "" : "; ").append("job saw ").append(r.jobDatagrams);
+        if (!r.note.isEmpty()) {
+            refused.append("; ").append(r.note);
+        }
         if (r.agentRejects > 0) {
             refused.append(refused.length() == 0 ? "" : ", ")
                     .append("agent rejected ")
@@ -826,7 +933,11 @@ class HostilePipelineITCase {
         return yaml;
     }
 
-    private static PipelineSettings settings(String bootstrap, LocalClickHouse ch) {
+    private static PipelineSettings settings(
+            String bootstrap,
+            LocalClickHouse ch,
+            FanOutPeers.IpfixCollector collector,
+            String zmqEndpoint) {
         String[] args = {
             "--kafka.bootstrap-servers", bootstrap,
             "--kafka.topic.raw", "flows.raw",
@@ -849,7 +960,14 @@ class HostilePipelineITCase {
             "--clickhouse.database", DB,
             "--clickhouse.user", ch.user(),
             "--clickhouse.batch-size", "5000",
-            "--clickhouse.flush-interval", "500 ms"
+            "--clickhouse.flush-interval", "500 ms",
+            // The fan-out, as a deployment turns it on: an IPFIX collector over TCP (a write
+            // waits at most a second) and ntopng's ZMQ endpoint, which holds at most 20 messages
+            // for a subscriber that does not keep up.
+            "--ipfix.targets", "127.0.0.1:" + collector.port() + "/tcp",
+            "--ipfix.tcp.write-timeout", "1 s",
+            "--zmq.endpoint", zmqEndpoint,
+            "--zmq.send-hwm", "20"
         };
         return PipelineSettings.from(JobArgs.resolve(Map.of(), args), Map.of());
     }
