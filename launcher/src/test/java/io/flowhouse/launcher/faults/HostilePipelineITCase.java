@@ -334,7 +334,15 @@ class HostilePipelineITCase {
                             // Stalled until the job has taken in the burst; then it reads again.
                             rowEnd =
                                     () -> {
+                                        long stalledAt = collector.bytes.get();
                                         collector.resumeReading();
+                                        // Until the exporter sends again (a new connection after
+                                        // its timeouts), so its drops are this row's.
+                                        long until = System.nanoTime() + 30_000_000_000L;
+                                        while (collector.bytes.get() == stalledAt
+                                                && System.nanoTime() < until) {
+                                            Thread.sleep(200);
+                                        }
                                         return String.format(
                                                 Locale.ROOT,
                                                 "collector read %,d bytes, then stopped; %d"
@@ -961,11 +969,12 @@ class HostilePipelineITCase {
             "--clickhouse.user", ch.user(),
             "--clickhouse.batch-size", "5000",
             "--clickhouse.flush-interval", "500 ms",
-            // The fan-out, as a deployment turns it on: an IPFIX collector over TCP (a write
-            // waits at most a second) and ntopng's ZMQ endpoint, which holds at most 20 messages
-            // for a subscriber that does not keep up.
+            // The fan-out, as a deployment turns it on: an IPFIX collector over TCP and ntopng's
+            // ZMQ endpoint. Smaller buffers than the defaults (4 MiB socket buffer, 5 s write
+            // timeout, 1,000 messages per subscriber), so that a stall shows within one burst.
             "--ipfix.targets", "127.0.0.1:" + collector.port() + "/tcp",
             "--ipfix.tcp.write-timeout", "1 s",
+            "--ipfix.send-buffer-bytes", "64KiB",
             "--zmq.endpoint", zmqEndpoint,
             "--zmq.send-hwm", "20"
         };
