@@ -108,8 +108,8 @@ final class FanOutPeers {
     /**
      * A ZMQ subscriber to every topic that counts the messages it received and the ones it missed,
      * as ntopng does: by the gaps in the header's {@code msg_id} (big endian at byte 28, +1 per
-     * message of one source). {@link #readAll} runs it on its own thread; one never read just
-     * holds its socket until {@link #drain}.
+     * message of one source). {@link #readAll} runs it on its own thread; one never read just holds
+     * its socket until {@link #drain}.
      */
     static final class ZmqSubscriber implements AutoCloseable {
         private final ZMQ.Socket socket;
@@ -175,16 +175,25 @@ final class FanOutPeers {
             return true;
         }
 
-        @Override
-        public void close() throws InterruptedException {
+        /** Stops reading and closes the socket; once. */
+        void stop() {
             if (!running) {
                 return;
             }
             running = false;
             if (thread != null) {
-                thread.join(5_000);
+                try {
+                    thread.join(5_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
             socket.close();
+        }
+
+        @Override
+        public void close() {
+            stop();
         }
     }
 }

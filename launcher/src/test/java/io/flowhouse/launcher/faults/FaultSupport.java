@@ -210,8 +210,8 @@ final class FaultSupport {
     }
 
     /**
-     * Waits until the job's consumer group has committed {@code topic} up to the end offsets it
-     * has now, at most {@code within}; returns how far it still is behind (0: caught up). The job
+     * Waits until the job's consumer group has committed {@code topic} up to the end offsets it has
+     * now, at most {@code within}; returns how far it still is behind (0: caught up). The job
      * commits its offsets when a checkpoint completes, and its ClickHouse writers flush before the
      * barrier passes them, so 0 means every record up to here is in {@code flows} and the rollups'
      * and statistics' state: what is missing after that is lost, not late.

@@ -35,11 +35,11 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
-import org.zeromq.ZContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.zeromq.ZContext;
 
 /**
  * The hostile rows: one running pipeline (agent JVM -> broker -> the production {@code
@@ -48,9 +48,8 @@ import org.junit.jupiter.api.io.TempDir;
  * ports, random v9 source ids, an IPFIX withdraw-all flood and a stream of mutated real captures,
  * each while a well-behaved NetFlow v5 exporter (its own source address per row) sends beside it.
  * Per row: the job never restarts, the well-behaved exporter's flows, packets and bytes are exact
- * in {@code flows FINAL}, {@code flows_1m} and {@code
- * exporter_stats}, the refusals show in the documented counters, and the peak heap and checkpoint
- * size while the row ran are reported.
+ * in {@code flows FINAL}, {@code flows_1m} and {@code exporter_stats}, the refusals show in the
+ * documented counters, and the peak heap and checkpoint size while the row ran are reported.
  *
  * <p>{@code -Dflowhouse.hostile.mutations=N} (through {@code -DargLine.extra=...}) sets the mutated
  * datagrams of the last row: 30,000 by default (6 s of sending), 0 leaves the row out, 10,000,000
@@ -71,8 +70,7 @@ class HostilePipelineITCase {
      * How long a row may wait for the job to consume what the agent delivered: long enough for the
      * long run's backlog, a failure (not a hang) when the job falls behind for good.
      */
-    private static final Duration CATCH_UP =
-            Duration.ofSeconds(Math.max(300, MUTATIONS / 1_000));
+    private static final Duration CATCH_UP = Duration.ofSeconds(Math.max(300, MUTATIONS / 1_000));
 
     private static final int MUTATION_PORTS = 16;
     private static final int GOOD_RATE = 200;
@@ -154,9 +152,11 @@ class HostilePipelineITCase {
                 }
                 keep.stopAndJoin();
                 sent += keep.datagrams.get();
-                reading.close();
+                reading.stop();
                 assertThat(reading.missed.get())
-                        .as("messages the reading ZMQ subscriber missed (of %d)", reading.messages.get())
+                        .as(
+                                "messages the reading ZMQ subscriber missed (of %d)",
+                                reading.messages.get())
                         .isZero();
                 awaitAgent(agent, sent, true);
                 long restarts = rest.numRestarts();
@@ -368,7 +368,7 @@ class HostilePipelineITCase {
                                     () -> {
                                         Thread.sleep(2_000);
                                         stalled.drain(1_000);
-                                        stalled.close();
+                                        stalled.stop();
                                         assertThat(reading.missed.get())
                                                 .as("messages the reading subscriber missed")
                                                 .isZero();
@@ -506,7 +506,9 @@ class HostilePipelineITCase {
         long behind = FaultSupport.awaitConsumed(admin, DB, "flows.raw", CATCH_UP);
         r.catchUp = Duration.ofNanos(System.nanoTime() - delivered);
         assertThat(behind)
-                .as("%s: flows.raw records the job had not consumed %s after", attack.name(), CATCH_UP)
+                .as(
+                        "%s: flows.raw records the job had not consumed %s after",
+                        attack.name(), CATCH_UP)
                 .isZero();
         // Metrics over REST are at most 500 ms old.
         Thread.sleep(1_000);
