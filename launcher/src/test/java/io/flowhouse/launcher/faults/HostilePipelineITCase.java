@@ -99,6 +99,9 @@ class HostilePipelineITCase {
 
     @TempDir Path dir;
 
+    /** The broker's admin client: the rows read the job's consumer lag through it. */
+    private Admin admin;
+
     @Test
     @Timeout(value = 20, unit = TimeUnit.MINUTES)
     void hostileExportersNeverRestartTheJobAndTheGoodExporterCountsExactly() throws Exception {
@@ -113,6 +116,7 @@ class HostilePipelineITCase {
                 // stalled one beside it does.
                 FanOutPeers.ZmqSubscriber reading =
                         new FanOutPeers.ZmqSubscriber(zmq, zmqEndpoint, 0, 0).readAll()) {
+            this.admin = admin;
             kafka.createTopic("flows.raw", 1);
             kafka.createTopic("flows.rejected", 1);
             int restPort = FaultSupport.freeTcpPort();
@@ -137,7 +141,7 @@ class HostilePipelineITCase {
                 GoodExporter keep = new GoodExporter(target, "127.0.0.99", 10);
                 keep.start();
                 for (int i = 0; i < attacks.size(); i++) {
-                    Row r = run(attacks.get(i), i, target, agent, admin, rest, probe, sent, keep);
+                    Row r = run(attacks.get(i), i, target, agent, rest, probe, sent, keep);
                     rows.add(r);
                     sent += r.attackDatagrams + r.good.datagrams.get();
                     boolean last = i == attacks.size() - 1;
@@ -322,6 +326,42 @@ class HostilePipelineITCase {
                                 return p.sent();
                             }
                         }));
+        a.addAll(fanOutAttacks(collector, zmq, zmqEndpoint, reading));
+        if (MUTATIONS == 0) {
+            return a;
+        }
+        a.add(
+                new Attack(
+                        String.format(Locale.ROOT, "%,d mutated capture datagrams", MUTATIONS),
+                        List.of(),
+                        List.of(),
+                        true,
+                        t -> {
+                            List<Paced> ports = new ArrayList<>();
+                            try {
+                                for (int i = 0; i < MUTATION_PORTS; i++) {
+                                    ports.add(new Paced(t, 5_000 / MUTATION_PORTS));
+                                }
+                                for (long i = 0; i < MUTATIONS; i++) {
+                                    ports.get((int) (i % MUTATION_PORTS)).send(mutator.next());
+                                }
+                            } finally {
+                                for (Paced p : ports) {
+                                    p.close();
+                                }
+                            }
+                            return MUTATIONS;
+                        }));
+        return a;
+    }
+
+    /** The fan-out's peers that stop reading, each while a burst of flows goes through. */
+    private static List<Attack> fanOutAttacks(
+            FanOutPeers.IpfixCollector collector,
+            ZContext zmq,
+            String zmqEndpoint,
+            FanOutPeers.ZmqSubscriber reading) {
+        List<Attack> a = new ArrayList<>();
         a.add(
                 new Attack(
                         "fan-out: TCP IPFIX collector stops reading (+ 150,000 flows)",
@@ -383,31 +423,6 @@ class HostilePipelineITCase {
                                     };
                             Thread.sleep(500);
                             return burst(t);
-                        }));
-        if (MUTATIONS == 0) {
-            return a;
-        }
-        a.add(
-                new Attack(
-                        String.format(Locale.ROOT, "%,d mutated capture datagrams", MUTATIONS),
-                        List.of(),
-                        List.of(),
-                        true,
-                        t -> {
-                            List<Paced> ports = new ArrayList<>();
-                            try {
-                                for (int i = 0; i < MUTATION_PORTS; i++) {
-                                    ports.add(new Paced(t, 5_000 / MUTATION_PORTS));
-                                }
-                                for (long i = 0; i < MUTATIONS; i++) {
-                                    ports.get((int) (i % MUTATION_PORTS)).send(mutator.next());
-                                }
-                            } finally {
-                                for (Paced p : ports) {
-                                    p.close();
-                                }
-                            }
-                            return MUTATIONS;
                         }));
         return a;
     }
@@ -471,7 +486,6 @@ class HostilePipelineITCase {
             int index,
             InetSocketAddress target,
             AgentProcess agent,
-            Admin admin,
             FlinkRest rest,
             Probe probe,
             long sentBefore,
