@@ -115,7 +115,7 @@ final class FanOutPeers {
         private final ZMQ.Socket socket;
         final AtomicLong messages = new AtomicLong();
         final AtomicLong missed = new AtomicLong();
-        private long last = -1;
+        private volatile long last = -1;
         private volatile boolean running = true;
         private Thread thread;
 
@@ -146,14 +146,20 @@ final class FanOutPeers {
             return this;
         }
 
-        /** Reads what is queued for it now, until nothing came for {@code quietMillis}. */
-        void drain(long quietMillis) {
-            long until = System.currentTimeMillis() + quietMillis;
-            while (System.currentTimeMillis() < until) {
-                if (receive()) {
-                    until = System.currentTimeMillis() + quietMillis;
-                }
+        /**
+         * Reads what is queued for it until it reaches message {@code id} (the publisher never goes
+         * quiet: events every second), at most {@code maxMillis}.
+         */
+        void drainTo(long id, long maxMillis) {
+            long until = System.currentTimeMillis() + maxMillis;
+            while (last < id && System.currentTimeMillis() < until) {
+                receive();
             }
+        }
+
+        /** The last message id received; -1 before the first. */
+        long lastId() {
+            return last;
         }
 
         private boolean receive() {

@@ -407,7 +407,7 @@ class HostilePipelineITCase {
                             rowEnd =
                                     () -> {
                                         Thread.sleep(2_000);
-                                        stalled.drain(1_000);
+                                        stalled.drainTo(reading.lastId(), 20_000);
                                         stalled.stop();
                                         assertThat(reading.missed.get())
                                                 .as("messages the reading subscriber missed")
