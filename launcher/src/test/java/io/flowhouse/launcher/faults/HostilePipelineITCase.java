@@ -524,8 +524,9 @@ class HostilePipelineITCase {
                         "%s: flows.raw records the job had not consumed %s after",
                         attack.name(), CATCH_UP)
                 .isZero();
-        // Metrics over REST are at most 500 ms old.
-        Thread.sleep(1_000);
+        // Metrics over REST are at most 500 ms old; and the next row starts no sooner than
+        // before (the template flood's state must pass the 20 s idle timeout before the v9 row).
+        Thread.sleep(3_000);
         r.took = Duration.ofNanos(System.nanoTime() - began);
         r.note = rowEnd == null ? "" : rowEnd.end();
         for (String c : COUNTERS) {
