@@ -233,8 +233,10 @@ public final class JobKeys {
                     .doc(
                             "The longest a flow may last (exporters cut flows at their active"
                                     + " timeout, at most an hour on common routers); an earlier"
-                                    + " start is moved to the end minus this, which bounds the"
-                                    + " rollup pieces of one flow.");
+                                    + " start is moved to the end minus this (counted in"
+                                    + " event_time_duration_cut_total), which bounds the rollup"
+                                    + " pieces of one flow: six per window of the finest"
+                                    + " resolution, 366 at 1h and 1m.");
 
     public static final Key<EventTimeSettings.OutOfRange> EVENT_TIME_OUT_OF_RANGE =
             Key.of("decode.event-time.out-of-range", OUT_OF_RANGE)

@@ -22,6 +22,10 @@ final class DecodeMetrics {
     final Counter unverified;
     final Counter streamsEvicted;
     final Counter eventTimeClamped;
+
+    /** Flows longer than the longest flow duration, their start moved to end minus it. */
+    final Counter eventTimeDurationCut;
+
     final Counter eventTimeRejected;
 
     /** Templates not stored: the exporter's or the instance's state bytes, or its scopes. */
@@ -68,6 +72,7 @@ final class DecodeMetrics {
         unverified = g.counter("dedup_unverified_datagrams_total");
         streamsEvicted = g.counter("dedup_streams_evicted_total");
         eventTimeClamped = g.counter("event_time_clamped_total");
+        eventTimeDurationCut = g.counter("event_time_duration_cut_total");
         eventTimeRejected = g.counter("event_time_rejected_total");
         refusedTemplates = g.counter("state_refused_templates_total");
         refusedOptions = g.counter("state_refused_options_total");

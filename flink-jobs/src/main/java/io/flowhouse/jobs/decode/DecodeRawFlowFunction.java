@@ -131,6 +131,7 @@ public final class DecodeRawFlowFunction
                         new EventTimeClamp(settings.eventTime()),
                         metrics.flows,
                         metrics.eventTimeClamped,
+                        metrics.eventTimeDurationCut,
                         metrics.eventTimeRejected);
         duplicates =
                 new DuplicateFilter(

@@ -48,4 +48,13 @@ final class EventTimeClamp {
                 .exportedTimes(start, end)
                 .build();
     }
+
+    /**
+     * Whether {@link #apply} cut the flow at the longest flow duration: a moved end keeps the
+     * length, so only that cut makes it shorter. The cut bounds the rollup pieces of one flow.
+     */
+    static boolean durationCut(FlowRecord exported, FlowRecord applied) {
+        return applied.flowEndMillis() - applied.flowStartMillis()
+                < exported.flowEndMillis() - exported.flowStartMillis();
+    }
 }

@@ -21,6 +21,7 @@ final class FlowEmitter {
     private final EventTimeClamp clamp;
     private final Counter flows;
     private final Counter clamped;
+    private final Counter durationCut;
     private final Counter outOfRange;
     private int lastOutOfRange;
 
@@ -30,12 +31,14 @@ final class FlowEmitter {
             EventTimeClamp clamp,
             Counter flows,
             Counter clamped,
+            Counter durationCut,
             Counter outOfRange) {
         this.sampling = sampling;
         this.cache = cache;
         this.clamp = clamp;
         this.flows = flows;
         this.clamped = clamped;
+        this.durationCut = durationCut;
         this.outOfRange = outOfRange;
     }
 
@@ -66,6 +69,9 @@ final class FlowEmitter {
             }
             if (g != f) {
                 clamped.inc();
+                if (EventTimeClamp.durationCut(f, g)) {
+                    durationCut.inc();
+                }
             }
             out.collect(rate == sent ? g : g.toBuilder().samplingRate(rate).build());
             emitted++;

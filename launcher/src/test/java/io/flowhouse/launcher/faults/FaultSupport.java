@@ -26,7 +26,11 @@ import java.util.Locale;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 
 /** Datagrams with known totals, topic read-back and the fault table, for the fault suite. */
 final class FaultSupport {
@@ -200,6 +204,43 @@ final class FaultSupport {
                 }
             } catch (RuntimeException e) {
                 // Table not there yet: poll again.
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    /**
+     * Waits until the job's consumer group has committed {@code topic} up to the end offsets it has
+     * now, at most {@code within}; returns how far it still is behind (0: caught up). The job
+     * commits its offsets when a checkpoint completes, and its ClickHouse writers flush before the
+     * barrier passes them, so 0 means every record up to here is in {@code flows} and the rollups'
+     * and statistics' state: what is missing after that is lost, not late.
+     */
+    static long awaitConsumed(Admin admin, String group, String topic, Duration within)
+            throws Exception {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (var p :
+                admin.describeTopics(List.of(topic))
+                        .allTopicNames()
+                        .get()
+                        .get(topic)
+                        .partitions()) {
+            latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
+        }
+        Map<TopicPartition, Long> end = new HashMap<>();
+        admin.listOffsets(latest).all().get().forEach((tp, o) -> end.put(tp, o.offset()));
+        long deadline = System.nanoTime() + within.toNanos();
+        long behind;
+        while (true) {
+            Map<TopicPartition, OffsetAndMetadata> done =
+                    admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+            behind = 0;
+            for (TopicPartition tp : end.keySet()) {
+                OffsetAndMetadata c = done.get(tp);
+                behind += Math.max(0, end.get(tp) - (c == null ? 0 : c.offset()));
+            }
+            if (behind == 0 || System.nanoTime() > deadline) {
+                return behind;
             }
             Thread.sleep(500);
         }

@@ -34,10 +34,12 @@ import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.zeromq.ZContext;
 
 /**
  * The hostile rows: one running pipeline (agent JVM -> broker -> the production {@code
@@ -46,13 +48,13 @@ import org.junit.jupiter.api.io.TempDir;
  * ports, random v9 source ids, an IPFIX withdraw-all flood and a stream of mutated real captures,
  * each while a well-behaved NetFlow v5 exporter (its own source address per row) sends beside it.
  * Per row: the job never restarts, the well-behaved exporter's flows, packets and bytes are exact
- * in {@code flows FINAL}, {@code flows_1m} (the first four rows; see launcher/FAULTS.md) and {@code
- * exporter_stats}, the refusals show in the documented counters, and the peak heap and checkpoint
- * size while the row ran are reported.
+ * in {@code flows FINAL}, {@code flows_1m} and {@code exporter_stats}, the refusals show in the
+ * documented counters, and the peak heap and checkpoint size while the row ran are reported.
  *
  * <p>{@code -Dflowhouse.hostile.mutations=N} (through {@code -DargLine.extra=...}) sets the mutated
- * datagrams of the last row: 0 (the default) leaves the row out, 150,000 is about 30 s of sending,
- * 10,000,000 the long run.
+ * datagrams of the last row: 30,000 by default (6 s of sending), 0 leaves the row out, 10,000,000
+ * is the long run. Every row waits until the job has consumed the raw topic to the end offsets it
+ * had when the agent had delivered everything before it checks the tables.
  */
 class HostilePipelineITCase {
 
@@ -60,13 +62,15 @@ class HostilePipelineITCase {
 
     private static final String DB = "flowhouse_hostile";
 
-    /**
-     * Mutated datagrams of the last row; 0 (the default) leaves the row out: with 150,000 the job
-     * no longer restarts, but the good exporter's flows were short after the 120 s wait in the one
-     * run so far (launcher/FAULTS.md, "Not covered yet").
-     */
+    /** Mutated datagrams of the last row; 0 leaves the row out. */
     private static final long MUTATIONS =
-            Long.parseLong(System.getProperty("flowhouse.hostile.mutations", "0"));
+            Long.parseLong(System.getProperty("flowhouse.hostile.mutations", "30000"));
+
+    /**
+     * How long a row may wait for the job to consume what the agent delivered: long enough for the
+     * long run's backlog, a failure (not a hang) when the job falls behind for good.
+     */
+    private static final Duration CATCH_UP = Duration.ofSeconds(Math.max(300, MUTATIONS / 1_000));
 
     private static final int MUTATION_PORTS = 16;
     private static final int GOOD_RATE = 200;
@@ -85,20 +89,38 @@ class HostilePipelineITCase {
                     "rejected_datagrams_total",
                     "stats_scopes_folded_total",
                     "rollup_buckets_folded_total",
-                    "rollup_late_pieces_total");
+                    "rollup_late_pieces_total",
+                    "event_time_duration_cut_total",
+                    // The fan-out's (gauges of the IPFIX and ZMQ writers).
+                    "write_timeouts",
+                    "records_dropped",
+                    "queue_dropped",
+                    "flows_dropped");
 
     @TempDir Path dir;
 
+    /** The broker's admin client: the rows read the job's consumer lag through it. */
+    private Admin admin;
+
     @Test
-    @Timeout(value = 15, unit = TimeUnit.MINUTES)
+    @Timeout(value = 20, unit = TimeUnit.MINUTES)
     void hostileExportersNeverRestartTheJobAndTheGoodExporterCountsExactly() throws Exception {
         LocalClickHouse ch = CLICKHOUSE.local();
         CaptureMutator mutator = new CaptureMutator(0x0ddba11L);
-        try (EmbeddedKafka kafka = EmbeddedKafka.builder().partitions(1).build().start()) {
+        String zmqEndpoint = "tcp://127.0.0.1:" + FaultSupport.freeTcpPort();
+        try (EmbeddedKafka kafka = EmbeddedKafka.builder().partitions(1).build().start();
+                Admin admin = kafka.createAdmin();
+                FanOutPeers.IpfixCollector collector = new FanOutPeers.IpfixCollector(4096);
+                ZContext zmq = new ZContext();
+                // The subscriber that keeps up, all through: it must miss nothing, whatever the
+                // stalled one beside it does.
+                FanOutPeers.ZmqSubscriber reading =
+                        new FanOutPeers.ZmqSubscriber(zmq, zmqEndpoint, 0, 0).readAll()) {
+            this.admin = admin;
             kafka.createTopic("flows.raw", 1);
             kafka.createTopic("flows.rejected", 1);
             int restPort = FaultSupport.freeTcpPort();
-            PipelineSettings s = settings(kafka.bootstrapServers(), ch);
+            PipelineSettings s = settings(kafka.bootstrapServers(), ch, collector, zmqEndpoint);
             JobClient job = environment(s, ch, restPort, dir).executeAsync("hostile rows");
             FlinkRest rest =
                     new FlinkRest("http://127.0.0.1:" + restPort, job.getJobID().toHexString());
@@ -111,7 +133,7 @@ class HostilePipelineITCase {
                             .start()) {
                 long pid = agent.pid();
                 probe.start();
-                List<Attack> attacks = attacks(mutator);
+                List<Attack> attacks = attacks(mutator, collector, zmq, zmqEndpoint, reading);
                 List<Row> rows = new ArrayList<>();
                 long sent = 0;
                 // Ten datagrams a second all through: the receive time moves on between rows and
@@ -134,6 +156,12 @@ class HostilePipelineITCase {
                 }
                 keep.stopAndJoin();
                 sent += keep.datagrams.get();
+                reading.stop();
+                assertThat(reading.missed.get())
+                        .as(
+                                "messages the reading ZMQ subscriber missed (of %d)",
+                                reading.messages.get())
+                        .isZero();
                 awaitAgent(agent, sent, true);
                 long restarts = rest.numRestarts();
                 assertThat(restarts).as("numRestarts").isZero();
@@ -202,7 +230,12 @@ class HostilePipelineITCase {
         long send(InetSocketAddress target) throws Exception;
     }
 
-    private static List<Attack> attacks(CaptureMutator mutator) {
+    private static List<Attack> attacks(
+            CaptureMutator mutator,
+            FanOutPeers.IpfixCollector collector,
+            ZContext zmq,
+            String zmqEndpoint,
+            FanOutPeers.ZmqSubscriber reading) {
         long now = System.currentTimeMillis() / 1000;
         List<Attack> a = new ArrayList<>();
         a.add(
@@ -293,6 +326,7 @@ class HostilePipelineITCase {
                                 return p.sent();
                             }
                         }));
+        a.addAll(fanOutAttacks(collector, zmq, zmqEndpoint, reading));
         if (MUTATIONS == 0) {
             return a;
         }
@@ -321,6 +355,102 @@ class HostilePipelineITCase {
         return a;
     }
 
+    /** The fan-out's peers that stop reading, each while a burst of flows goes through. */
+    private static List<Attack> fanOutAttacks(
+            FanOutPeers.IpfixCollector collector,
+            ZContext zmq,
+            String zmqEndpoint,
+            FanOutPeers.ZmqSubscriber reading) {
+        List<Attack> a = new ArrayList<>();
+        a.add(
+                new Attack(
+                        "fan-out: TCP IPFIX collector stops reading (+ 150,000 flows)",
+                        List.of("write_timeouts"),
+                        List.of(),
+                        true,
+                        t -> {
+                            long bytes = collector.bytes.get();
+                            collector.stopReading();
+                            // Stalled until the job has taken in the burst; then it reads again.
+                            rowEnd =
+                                    () -> {
+                                        long stalledAt = collector.bytes.get();
+                                        collector.resumeReading();
+                                        // Until the exporter sends again (a new connection after
+                                        // its timeouts), so its drops are this row's.
+                                        long until = System.nanoTime() + 30_000_000_000L;
+                                        while (collector.bytes.get() == stalledAt
+                                                && System.nanoTime() < until) {
+                                            Thread.sleep(200);
+                                        }
+                                        return String.format(
+                                                Locale.ROOT,
+                                                "collector read %,d bytes, then stopped; %d"
+                                                        + " connections",
+                                                bytes,
+                                                collector.connections.get());
+                                    };
+                            return burst(t);
+                        }));
+        a.add(
+                new Attack(
+                        "fan-out: ZMQ subscriber that never reads (+ 150,000 flows)",
+                        List.of(),
+                        List.of(),
+                        true,
+                        t -> {
+                            long readBefore = reading.messages.get();
+                            FanOutPeers.ZmqSubscriber stalled =
+                                    new FanOutPeers.ZmqSubscriber(zmq, zmqEndpoint, 1, 4096);
+                            // Once the job has taken in the burst: what ZMQ kept for it is read,
+                            // the gaps in its message ids are what it lost.
+                            rowEnd =
+                                    () -> {
+                                        Thread.sleep(2_000);
+                                        stalled.drainTo(reading.lastId(), 20_000);
+                                        stalled.stop();
+                                        assertThat(reading.missed.get())
+                                                .as("messages the reading subscriber missed")
+                                                .isZero();
+                                        return String.format(
+                                                Locale.ROOT,
+                                                "stalled subscriber: %,d messages kept for it,"
+                                                        + " %,d missed (msg_id gaps); reading"
+                                                        + " subscriber: %,d messages, 0 missed",
+                                                stalled.messages.get(),
+                                                stalled.missed.get(),
+                                                reading.messages.get() - readBefore);
+                                    };
+                            Thread.sleep(500);
+                            return burst(t);
+                        }));
+        return a;
+    }
+
+    /**
+     * The fan-out rows' load: 5,000 v5 datagrams of 30 flows at 2,500/s from the row's attacker
+     * address, so that the stalled peer's buffers overflow (the job must count them).
+     */
+    private static long burst(InetSocketAddress t) throws IOException {
+        try (Paced p = new Paced(t, 2_500)) {
+            for (int i = 0; i < 5_000; i++) {
+                p.send(FaultSupport.v5(i, 30));
+            }
+            return p.sent();
+        }
+    }
+
+    /**
+     * What the running row's attack does once the job has taken in everything, and says of itself
+     * for the table; set by the attack, null if nothing.
+     */
+    private static volatile RowEnd rowEnd;
+
+    @FunctionalInterface
+    private interface RowEnd {
+        String end() throws Exception;
+    }
+
     /** What one row sent and saw. */
     private static final class Row {
         final String name;
@@ -334,6 +464,8 @@ class HostilePipelineITCase {
         long statePeak;
         final Map<String, Long> counters = new LinkedHashMap<>();
         Duration took;
+        Duration catchUp;
+        String note = "";
 
         final Map<String, Long> problems = new LinkedHashMap<>();
         long jobDatagrams;
@@ -366,6 +498,7 @@ class HostilePipelineITCase {
         long rejectsBefore = agent.metricSum("flowhouse_agent_rejected_datagrams_total");
         probe.reset();
         attackerAddress = "127.0.1." + (1 + index);
+        rowEnd = null;
         long began = System.nanoTime();
         GoodExporter good = new GoodExporter(target, "127.0.0." + (11 + index), GOOD_RATE);
         Row r = new Row(attack, index, good);
@@ -381,9 +514,21 @@ class HostilePipelineITCase {
                 agent,
                 sentBefore + r.attackDatagrams + good.datagrams.get() + keep.datagrams.get(),
                 false);
-        // Let the job take in what the agent delivered before the counters are read.
+        // The job must have taken in everything the agent delivered before anything is checked:
+        // what is missing then is lost, not late.
+        long delivered = System.nanoTime();
+        long behind = FaultSupport.awaitConsumed(admin, DB, "flows.raw", CATCH_UP);
+        r.catchUp = Duration.ofNanos(System.nanoTime() - delivered);
+        assertThat(behind)
+                .as(
+                        "%s: flows.raw records the job had not consumed %s after",
+                        attack.name(), CATCH_UP)
+                .isZero();
+        // Metrics over REST are at most 500 ms old; and the next row starts no sooner than
+        // before (the template flood's state must pass the 20 s idle timeout before the v9 row).
         Thread.sleep(3_000);
         r.took = Duration.ofNanos(System.nanoTime() - began);
+        r.note = rowEnd == null ? "" : rowEnd.end();
         for (String c : COUNTERS) {
             r.counters.put(c, rest.metricSum("." + c) - before.get(c));
         }
@@ -394,7 +539,7 @@ class HostilePipelineITCase {
         System.out.printf(
                 Locale.ROOT,
                 "HOSTILE ROW %s: %d sent, agent rejected %d, counters %s, heap %d MiB, state %d"
-                        + " bytes, state_bytes gauge %d, %d s%n",
+                        + " bytes, state_bytes gauge %d, %d s (caught up %d s after the agent)%n",
                 attack.name(),
                 r.attackDatagrams,
                 r.agentRejects,
@@ -402,7 +547,8 @@ class HostilePipelineITCase {
                 r.heapPeak >> 20,
                 r.statePeak,
                 rest.metricSum("flowhouse.decode.state_bytes"),
-                r.took.toSeconds());
+                r.took.toSeconds(),
+                r.catchUp.toSeconds());
         assertThat(rest.numRestarts())
                 .as("numRestarts after %s: %s", attack.name(), rest.exceptions())
                 .isZero();
@@ -569,6 +715,9 @@ class HostilePipelineITCase {
                                 .append(' ')
                                 .append(v));
         refused.append(refused.length() == 0 ? "" : "; ").append("job saw ").append(r.jobDatagrams);
+        if (!r.note.isEmpty()) {
+            refused.append("; ").append(r.note);
+        }
         if (r.agentRejects > 0) {
             refused.append(refused.length() == 0 ? "" : ", ")
                     .append("agent rejected ")
@@ -578,7 +727,7 @@ class HostilePipelineITCase {
                 String.format(
                         Locale.ROOT,
                         "| %s | %,d | %,d datagrams, %,d flows | %s | %d | %d MiB | %.1f MiB |"
-                                + " %s | %.0f s |%n",
+                                + " %s | %.0f s (job caught up %.0f s after the agent) |%n",
                         r.name,
                         r.attackDatagrams,
                         g.datagrams.get(),
@@ -596,7 +745,8 @@ class HostilePipelineITCase {
                         r.heapPeak >> 20,
                         r.statePeak / 1048576.0,
                         refused,
-                        r.took.toMillis() / 1000.0);
+                        r.took.toMillis() / 1000.0,
+                        r.catchUp.toMillis() / 1000.0);
         Files.createDirectories(TABLE.getParent());
         Files.writeString(
                 TABLE,
@@ -808,7 +958,11 @@ class HostilePipelineITCase {
         return yaml;
     }
 
-    private static PipelineSettings settings(String bootstrap, LocalClickHouse ch) {
+    private static PipelineSettings settings(
+            String bootstrap,
+            LocalClickHouse ch,
+            FanOutPeers.IpfixCollector collector,
+            String zmqEndpoint) {
         String[] args = {
             "--kafka.bootstrap-servers", bootstrap,
             "--kafka.topic.raw", "flows.raw",
@@ -831,7 +985,15 @@ class HostilePipelineITCase {
             "--clickhouse.database", DB,
             "--clickhouse.user", ch.user(),
             "--clickhouse.batch-size", "5000",
-            "--clickhouse.flush-interval", "500 ms"
+            "--clickhouse.flush-interval", "500 ms",
+            // The fan-out, as a deployment turns it on: an IPFIX collector over TCP and ntopng's
+            // ZMQ endpoint. Smaller buffers than the defaults (4 MiB socket buffer, 5 s write
+            // timeout, 1,000 messages per subscriber), so that a stall shows within one burst.
+            "--ipfix.targets", "127.0.0.1:" + collector.port() + "/tcp",
+            "--ipfix.tcp.write-timeout", "1 s",
+            "--ipfix.send-buffer-bytes", "64KiB",
+            "--zmq.endpoint", zmqEndpoint,
+            "--zmq.send-hwm", "20"
         };
         return PipelineSettings.from(JobArgs.resolve(Map.of(), args), Map.of());
     }
