@@ -60,7 +60,10 @@ import org.openqa.selenium.support.ui.Select;
  * databases ({@code enrichment/scripts/fetch-geo-data.sh}, as {@code .ci/run} fetches them), so the
  * job writes the raw table's context columns and the context rollups ({@code flows_context_1m}).
  * Every number the API returns for interface names, boundaries, countries and the looked-up AS
- * numbers equals SQL written here over the raw table's context columns.
+ * numbers equals SQL written here over the raw table's context columns. With one more exporter
+ * whose flows run between real networks of the ASN database (the captures' addresses have no AS),
+ * and {@code as_names} loaded from that database by {@code AsNamesTable}, the AS labels carry the
+ * names {@code as_names} holds.
  */
 @Timeout(value = 15, unit = TimeUnit.MINUTES)
 class ConsoleContextITCase {
@@ -183,7 +186,7 @@ class ConsoleContextITCase {
      */
     static List<RawDatagram> realNetworkDatagrams(Path asn) throws IOException {
         List<AsnDatabase.AsnNetwork> nets =
-                AsnDatabase.sampleNetworks(asn, 60, 11).stream()
+                AsnDatabase.sampleNetworks(asn, 200, 11).stream()
                         .filter(AsnDatabase.AsnNetwork::ipv4)
                         .limit(30)
                         .toList();

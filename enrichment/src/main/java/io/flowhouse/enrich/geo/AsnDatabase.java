@@ -4,7 +4,7 @@ package io.flowhouse.enrich.geo;
 import com.maxmind.db.DatabaseRecord;
 import com.maxmind.db.Network;
 import com.maxmind.db.Networks;
-import com.maxmind.db.NoCache;
+import com.maxmind.db.CHMCache;
 import com.maxmind.db.Reader;
 import java.io.IOException;
 import java.net.Inet4Address;
@@ -92,7 +92,7 @@ public final class AsnDatabase {
     }
 
     private static void forEach(Path mmdb, Visitor visitor) throws IOException {
-        try (Reader reader = new Reader(mmdb.toFile(), Reader.FileMode.MEMORY, NoCache.getInstance())) {
+        try (Reader reader = new Reader(mmdb.toFile(), Reader.FileMode.MEMORY, new CHMCache(1 << 17))) {
             // Without the aliases (::ffff:0:0/96, 2002::/16): IPv4 networks come once, as IPv4.
             Networks<MmdbRecord> networks = reader.networks(false, MmdbRecord.class);
             while (networks.hasNext()) {
