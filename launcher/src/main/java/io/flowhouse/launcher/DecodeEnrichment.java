@@ -66,8 +66,9 @@ final class DecodeEnrichment implements FlowAnnotator {
                             + ": no enrich.geoip.*, enrich.rules-file or SNMP key set there");
         }
         if (s.snmp() != null) {
-            err.println("decode --enrich: SNMP is not polled offline (interface names from the"
-                    + " rules file and the capture's options data only)");
+            err.println(
+                    "decode --enrich: SNMP is not polled offline (interface names from the"
+                            + " rules file and the capture's options data only)");
         }
         return new DecodeEnrichment(s, err);
     }

@@ -276,9 +276,7 @@ public final class DemoCommand implements Callable<Integer> {
                     seconds,
                     geo == null
                             ? ""
-                            : ", hosts in "
-                                    + DEMO_PREFIXES
-                                    + " real networks of the ASN database");
+                            : ", hosts in " + DEMO_PREFIXES + " real networks of the ASN database");
             ByteArrayOutputStream loadgenOut = new ByteArrayOutputStream();
             ByteArrayOutputStream loadgenErr = new ByteArrayOutputStream();
             AtomicInteger loadgenCode = new AtomicInteger(-1);
@@ -537,7 +535,10 @@ public final class DemoCommand implements Callable<Integer> {
                                 geo.resolve("country.mmdb").toString(),
                                 "demo")
                         .flag(EnrichKeys.ASN_DATABASE, geo.resolve("asn.mmdb").toString(), "demo")
-                        .flag(EnrichKeys.RULES_FILE, checkpoints.resolveSibling("rules.yaml").toString(), "demo");
+                        .flag(
+                                EnrichKeys.RULES_FILE,
+                                checkpoints.resolveSibling("rules.yaml").toString(),
+                                "demo");
             }
             Config job = resolver.resolve();
             FlowPipelineJob.run(job, env);

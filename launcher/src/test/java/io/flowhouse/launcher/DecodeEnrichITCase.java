@@ -28,9 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code ./flowhouse decode --enrich CONFIG}: a capture of flows between real networks (loadgen
  * with prefixes drawn from the open ASN database, written as a pcap) decoded with the job's
- * enrichment keys; every flow's countries, AS numbers and AS names equal what libmaxminddb's
- * {@code mmdblookup} reads from the same files. And the interface names of a real exporter's
- * options data (softflowd's {@code ifName}) come out on its flows.
+ * enrichment keys; every flow's countries, AS numbers and AS names equal what libmaxminddb's {@code
+ * mmdblookup} reads from the same files. And the interface names of a real exporter's options data
+ * (softflowd's {@code ifName}) come out on its flows.
  */
 class DecodeEnrichITCase {
 
@@ -56,10 +56,14 @@ class DecodeEnrichITCase {
         int sent =
                 LoadgenMain.run(
                         new String[] {
-                            "--pcap-out", pcap.toString(),
-                            "--prefixes", prefixes.toString(),
-                            "--protocol", "ipfix",
-                            "--count", "400",
+                            "--pcap-out",
+                            pcap.toString(),
+                            "--prefixes",
+                            prefixes.toString(),
+                            "--protocol",
+                            "ipfix",
+                            "--count",
+                            "400",
                             "--quiet"
                         },
                         new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
@@ -87,12 +91,11 @@ class DecodeEnrichITCase {
             JsonNode f = JSON.readTree(line);
             JsonNode c = f.path("context");
             for (String side : List.of("src", "dst")) {
+                String ie = side.equals("src") ? "source" : "destination";
                 String ip =
-                        f.has(side.equals("src") ? "sourceIPv4Address" : "destinationIPv4Address")
-                                ? f.path(side.equals("src") ? "sourceIPv4Address" : "destinationIPv4Address")
-                                        .asText()
-                                : f.path(side.equals("src") ? "sourceIPv6Address" : "destinationIPv6Address")
-                                        .asText();
+                        f.has(ie + "IPv4Address")
+                                ? f.path(ie + "IPv4Address").asText()
+                                : f.path(ie + "IPv6Address").asText();
                 String[] expected = cache.computeIfAbsent(ip, a -> lookup(geo, a));
                 assertThat(c.path(side + "_country").asText("")).as(ip).isEqualTo(expected[0]);
                 assertThat(c.path(side + "_as").asText()).as(ip).isEqualTo(expected[1]);

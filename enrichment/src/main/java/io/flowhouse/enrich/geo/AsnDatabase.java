@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.enrich.geo;
 
+import com.maxmind.db.CHMCache;
 import com.maxmind.db.DatabaseRecord;
+import com.maxmind.db.InvalidNetworkException;
 import com.maxmind.db.Network;
 import com.maxmind.db.Networks;
-import com.maxmind.db.CHMCache;
 import com.maxmind.db.Reader;
 import java.io.IOException;
 import java.net.Inet4Address;
@@ -28,9 +29,9 @@ public final class AsnDatabase {
     private AsnDatabase() {}
 
     /**
-     * Every AS number of the file with its organisation; an AS whose networks carry different
-     * names (the file is built from several sources) keeps the name of its first network in the
-     * file's order, the one a lookup of that network's address returns.
+     * Every AS number of the file with its organisation; an AS whose networks carry different names
+     * (the file is built from several sources) keeps the name of its first network in the file's
+     * order, the one a lookup of that network's address returns.
      */
     public static SortedMap<Long, String> names(Path mmdb) throws IOException {
         SortedMap<Long, String> names = new TreeMap<>();
@@ -47,8 +48,7 @@ public final class AsnDatabase {
     /**
      * {@code count} networks with an AS number drawn from the file with a fixed {@code seed}
      * (reservoir sampling in the file's order, so the same file and seed give the same list), IPv4
-     * /8 to /24 and IPv6 /16 to /48 only: prefixes a router would announce, wide enough for
-     * hosts.
+     * /8 to /24 and IPv6 /16 to /48 only: prefixes a router would announce, wide enough for hosts.
      */
     public static List<AsnNetwork> sampleNetworks(Path mmdb, int count, long seed)
             throws IOException {
@@ -92,7 +92,8 @@ public final class AsnDatabase {
     }
 
     private static void forEach(Path mmdb, Visitor visitor) throws IOException {
-        try (Reader reader = new Reader(mmdb.toFile(), Reader.FileMode.MEMORY, new CHMCache(1 << 17))) {
+        try (Reader reader =
+                new Reader(mmdb.toFile(), Reader.FileMode.MEMORY, new CHMCache(1 << 17))) {
             // Without the aliases (::ffff:0:0/96, 2002::/16): IPv4 networks come once, as IPv4.
             Networks<MmdbRecord> networks = reader.networks(false, MmdbRecord.class);
             while (networks.hasNext()) {
@@ -101,7 +102,7 @@ public final class AsnDatabase {
                     visitor.visit(r.getNetwork(), r.getData());
                 }
             }
-        } catch (RuntimeException e) {
+        } catch (InvalidNetworkException | RuntimeException e) {
             throw new IOException(mmdb + ": " + e.getMessage(), e);
         }
     }

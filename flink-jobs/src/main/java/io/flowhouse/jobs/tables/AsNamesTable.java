@@ -35,7 +35,8 @@ public final class AsNamesTable {
      * Loads the names of {@code asnDatabase} into {@code options.database()}.as_names, waiting up
      * to {@code waitForTable} for the job's migrations to create it.
      */
-    public static Result load(ClickHouseSinkOptions options, Path asnDatabase, Duration waitForTable)
+    public static Result load(
+            ClickHouseSinkOptions options, Path asnDatabase, Duration waitForTable)
             throws IOException, InterruptedException {
         SortedMap<Long, String> names = AsnDatabase.names(asnDatabase);
         try (ClickHouseConnection c = new ClickHouseConnection(options)) {

@@ -20,10 +20,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * {@code as_names} filled from the real open ASN database: every AS of the file once, a second
- * load writes nothing, and for hundreds of AS numbers drawn from the file the stored name equals
- * what libmaxminddb's {@code mmdblookup} reads for the AS's networks; {@code flows_readable} joins
- * them.
+ * {@code as_names} filled from the real open ASN database: every AS of the file once, a second load
+ * writes nothing, and for hundreds of AS numbers drawn from the file the stored name equals what
+ * libmaxminddb's {@code mmdblookup} reads for the AS's networks; {@code flows_readable} joins them.
  */
 class AsNamesTableITCase {
 
@@ -36,7 +35,8 @@ class AsNamesTableITCase {
         ServiceRequirement.requireExecutable("mmdblookup", "apt-get install mmdb-bin");
         Path asn = GeoTestData.dir().resolve("asn.mmdb");
         String db = ClickHouseTestSupport.freshDatabase("asnames");
-        ClickHouseSinkOptions options = ClickHouseTestSupport.options(CLICKHOUSE.service(), db).build();
+        ClickHouseSinkOptions options =
+                ClickHouseTestSupport.options(CLICKHOUSE.service(), db).build();
         try (ClickHouseConnection c = new ClickHouseConnection(options)) {
             ClickHouseTestSupport.SCHEMA.migrator(c, db).migrate();
         }
@@ -64,7 +64,9 @@ class AsNamesTableITCase {
             String number = GeoTestData.mmdblookup(asn, ip, "autonomous_system_number");
             String name = GeoTestData.mmdblookup(asn, ip, "autonomous_system_organization");
             assertThat(number).as(n.cidr()).isEqualTo(Long.toString(n.asn()));
-            assertThat(stored.get(number)).as("AS" + number + " (" + n.cidr() + ")").isEqualTo(name);
+            assertThat(stored.get(number))
+                    .as("AS" + number + " (" + n.cidr() + ")")
+                    .isEqualTo(name);
             v6 += n.ipv4() ? 0 : 1;
         }
         assertThat(v6).as("IPv6 networks in the sample").isGreaterThan(SAMPLE / 20);
@@ -82,7 +84,8 @@ class AsNamesTableITCase {
     void aMissingTableIsAClearError() throws Exception {
         String db = ClickHouseTestSupport.freshDatabase("asnames_none");
         query("CREATE DATABASE " + db);
-        ClickHouseSinkOptions options = ClickHouseTestSupport.options(CLICKHOUSE.service(), db).build();
+        ClickHouseSinkOptions options =
+                ClickHouseTestSupport.options(CLICKHOUSE.service(), db).build();
         try (ClickHouseConnection c = new ClickHouseConnection(options)) {
             assertThatThrownBy(
                             () ->

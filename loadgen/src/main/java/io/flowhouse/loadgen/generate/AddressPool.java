@@ -106,7 +106,7 @@ public final class AddressPool {
         if (!ipv6) {
             long size = 1L << (32 - p.length);
             int hosts = (int) Math.min(254, size - 2);
-            return IpAddress.ofIpv4((int) (p.base.ipv4() + 1 + slot % hosts));
+            return IpAddress.ofIpv4(p.base.ipv4() + 1 + slot % hosts);
         }
         return new IpAddress(p.base.hi(), 0x100 + slot % 64);
     }

@@ -17,8 +17,8 @@ import java.util.SplittableRandom;
  * log-normal packet counts and per-service packet sizes, TCP flags by how the flow ended, DSCP
  * marks. Addresses come only from documentation ranges (RFC 5737 192.0.2.0/24, 198.51.100.0/24,
  * 203.0.113.0/24; RFC 3849 2001:db8::/32) and AS numbers from the private range 64512-65534 (RFC
- * 6996), so nothing generated can be mistaken for real traffic; unless an {@link AddressPool}
- * is given: then hosts lie in its (real) prefixes and carry their AS numbers.
+ * 6996), so nothing generated can be mistaken for real traffic; unless an {@link AddressPool} is
+ * given: then hosts lie in its (real) prefixes and carry their AS numbers.
  */
 public final class FlowGenerator {
 
