@@ -29,8 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code ./flowhouse decode --enrich CONFIG}: a capture of flows between real networks (loadgen
  * with prefixes drawn from the open ASN database, written as a pcap) decoded with the job's
  * enrichment keys; every flow's countries, AS numbers and AS names equal what libmaxminddb's {@code
- * mmdblookup} reads from the same files. And the interface names of a real exporter's options data
- * (softflowd's {@code ifName}) come out on its flows.
+ * mmdblookup} reads from the same files. And a rules file names a real capture's exporter and
+ * interfaces.
  */
 class DecodeEnrichITCase {
 
@@ -113,10 +113,22 @@ class DecodeEnrichITCase {
     }
 
     @Test
-    void interfaceNamesComeFromTheCapturesOptionsData() throws Exception {
+    void theRulesFileNamesExportersAndInterfaces() throws Exception {
         Path config = dir.resolve("rules-only.yaml");
         Path rules = dir.resolve("rules.yaml");
-        Files.writeString(rules, "exporters:\n  - prefix: 0.0.0.0/0\n    site: lab\n");
+        Files.writeString(
+                rules,
+                String.join(
+                        "\n",
+                        "exporters:",
+                        "  - prefix: 0.0.0.0/0",
+                        "    name: lab-edge",
+                        "    site: lab",
+                        "    interfaces:",
+                        "      - if-index: 0",
+                        "        name: lo0",
+                        "        boundary: internal",
+                        ""));
         Files.writeString(config, "enrich.rules-file: " + rules + "\n");
         Path pcap = TestDataDir.file("ipfix-softflowd.pcap");
 
@@ -124,16 +136,18 @@ class DecodeEnrichITCase {
                 .as(err.toString(StandardCharsets.UTF_8))
                 .isZero();
 
-        int named = 0;
         int flows = 0;
         for (String line : out.toString(StandardCharsets.UTF_8).split("\n")) {
             JsonNode c = JSON.readTree(line).path("context");
+            assertThat(c.path("exporter_name").asText()).isEqualTo("lab-edge");
             assertThat(c.path("exporter_site").asText()).isEqualTo("lab");
-            named += c.has("in_if_name") || c.has("out_if_name") ? 1 : 0;
+            // softflowd exports ifIndex 0 on both sides.
+            assertThat(c.path("in_if_name").asText()).isEqualTo("lo0");
+            assertThat(c.path("out_if_boundary").asText()).isEqualTo("internal");
+            assertThat(c.has("src_country")).isFalse();
             flows++;
         }
         assertThat(flows).isEqualTo(2991);
-        assertThat(named).as("flows with an interface name from options data").isPositive();
     }
 
     @Test
