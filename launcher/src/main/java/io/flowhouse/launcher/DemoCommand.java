@@ -255,28 +255,10 @@ public final class DemoCommand implements Callable<Integer> {
             job.setDaemon(true);
             job.start();
 
-            if (geo != null) {
-                // The job's writers create as_names as they open (a few seconds from now).
-                out.print("   ");
-                EnrichCommand.load(
-                        config,
-                        DATABASE,
-                        geo.resolve("asn.mmdb"),
-                        Duration.ofSeconds(120),
-                        out,
-                        err);
-            }
+            loadAsNames(config, geo, out, err);
             ConsoleServer console = startConsole(config, kafka.bootstrapServers());
             consoleServer.set(console);
-            out.printf(
-                    Locale.ROOT,
-                    "== 5/5 loadgen: %d exporters, NetFlow v5/v9/IPFIX, %d flows/s for %d s%s%n",
-                    exporters,
-                    rate,
-                    seconds,
-                    geo == null
-                            ? ""
-                            : ", hosts in " + DEMO_PREFIXES + " real networks of the ASN database");
+            printLoadgenLine(seconds, geo != null, out);
             ByteArrayOutputStream loadgenOut = new ByteArrayOutputStream();
             ByteArrayOutputStream loadgenErr = new ByteArrayOutputStream();
             AtomicInteger loadgenCode = new AtomicInteger(-1);
@@ -376,6 +358,29 @@ public final class DemoCommand implements Callable<Integer> {
         }
         out.println("   " + geo.get() + ": country.mmdb, asn.mmdb (licences in licenses/)");
         return geo.get();
+    }
+
+    /** Fills as_names from the ASN database, once the job's writers have created it. */
+    private static void loadAsNames(
+            ServicesConfig config, Path geo, PrintStream out, PrintStream err)
+            throws InterruptedException {
+        if (geo != null) {
+            out.print("   ");
+            EnrichCommand.load(
+                    config, DATABASE, geo.resolve("asn.mmdb"), Duration.ofSeconds(120), out, err);
+        }
+    }
+
+    private void printLoadgenLine(int seconds, boolean realPrefixes, PrintStream out) {
+        out.printf(
+                Locale.ROOT,
+                "== 5/5 loadgen: %d exporters, NetFlow v5/v9/IPFIX, %d flows/s for %d s%s%n",
+                exporters,
+                rate,
+                seconds,
+                realPrefixes
+                        ? ", hosts in " + DEMO_PREFIXES + " real networks of the ASN database"
+                        : "");
     }
 
     /** The console in this JVM, on the demo's ClickHouse and Kafka; prints its URL. */
