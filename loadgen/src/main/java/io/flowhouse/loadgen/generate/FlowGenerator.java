@@ -156,8 +156,8 @@ public final class FlowGenerator {
             b.flowEndReason(duration >= profile.activeTimeoutMillis() ? 2 : 1);
         }
         int prefix = ipv6 ? 48 : 24;
-        long clientAs = pooled ? pool.asn(client, false, ipv6) : asOf(clientAddr);
-        long serverAs = pooled ? pool.asn(server, true, ipv6) : asOf(serverAddr);
+        long clientAs = pooled ? fit(pool.asn(client, false, ipv6), ipv6Allowed) : asOf(clientAddr);
+        long serverAs = pooled ? fit(pool.asn(server, true, ipv6), ipv6Allowed) : asOf(serverAddr);
         b.srcPrefixLen(prefix)
                 .dstPrefixLen(prefix)
                 .srcAs(response ? serverAs : clientAs)
@@ -194,6 +194,14 @@ public final class FlowGenerator {
     static IpAddress serverV6(int rank) {
         long hi = 0x2001_0db8_0000_0000L | ((0x5000L + rank / 16) << 16);
         return new IpAddress(hi, 0x10 + (rank % 16));
+    }
+
+    /**
+     * NetFlow v5 (the exporters without IPv6) has 16-bit AS fields: a 32-bit AS number is sent as
+     * 0, left to the collector's ASN database (AS_TRANS, 23456, would name no one).
+     */
+    private static long fit(long as, boolean wideAs) {
+        return wideAs || as <= 0xffff ? as : 0;
     }
 
     /** A private AS per /24 (IPv4) or /48 (IPv6), stable for a prefix. */

@@ -74,6 +74,23 @@ class AddressPoolTest {
     }
 
     @Test
+    void v5FlowsLeaveA32BitAsToTheDatabase() throws Exception {
+        Path file = tmp.resolve("wide.txt");
+        Files.write(file, List.of("45.9.148.0/22 213780", "8.8.8.0/24 15169"));
+        FlowGenerator g =
+                new FlowGenerator(
+                        TrafficProfile.defaults().withIpv6Share(0), 3, AddressPool.read(file));
+        Set<Long> v5 = new HashSet<>();
+        Set<Long> ipfix = new HashSet<>();
+        for (int i = 0; i < 2_000; i++) {
+            v5.add(g.flow(0, i, NOW, false).srcAs());
+            ipfix.add(g.flow(1, i, NOW, true).srcAs());
+        }
+        assertThat(v5).containsExactlyInAnyOrder(0L, 15169L);
+        assertThat(ipfix).containsExactlyInAnyOrder(213780L, 15169L);
+    }
+
+    @Test
     void badLinesNameTheirPlace() throws Exception {
         Path file = tmp.resolve("bad.txt");
         Files.write(file, List.of("8.8.8.0/24 15169", "8.8.8.0/33"));
