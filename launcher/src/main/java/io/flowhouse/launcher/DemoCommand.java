@@ -6,6 +6,8 @@ import io.flowhouse.config.ConfigResolver;
 import io.flowhouse.console.Console;
 import io.flowhouse.console.ConsoleMain;
 import io.flowhouse.console.server.ConsoleServer;
+import io.flowhouse.enrich.EnrichKeys;
+import io.flowhouse.enrich.geo.AsnDatabase;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.config.JobKeys;
 import io.flowhouse.loadgen.LoadgenMain;
@@ -36,6 +38,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -73,8 +76,13 @@ import picocli.CommandLine.Option;
             "  - loadgen: NetFlow v5, v9 and IPFIX from --exporters simulated exporters (4)",
             "    at --rate flows/s (1000) for --seconds (60), with a live progress line",
             "  - the web console (./flowhouse console) in this JVM; its URL is printed",
-            "Then it prints example queries with their answers (top talkers, traffic per",
-            "protocol, per exporter) and keeps the pipeline and the console up until Ctrl-C;",
+            "  - enrichment (unless --no-enrich): the open country and ASN databases of",
+            "    enrichment/scripts/fetch-geo-data.sh (npm; cached in ~/.cache/flowhouse/geo),",
+            "    as_names loaded from the ASN one, and loadgen's hosts in 200 real networks",
+            "    sampled from it (fixed seed); without the data it runs unenriched",
+            "Then it prints example queries with their answers (top source AS with names, top",
+            "countries, top talkers, traffic per protocol, per exporter) and keeps the pipeline",
+            "and the console up until Ctrl-C;",
             "with --seconds it ends when that much traffic has been sent and shown.",
             ""
         })
@@ -109,6 +117,60 @@ public final class DemoCommand implements Callable<Integer> {
             description = "simulated exporters (default 4, 1..64)")
     int exporters = 4;
 
+    @Option(
+            names = "--no-enrich",
+            description = {
+                "no enrichment: no geo data fetched, loadgen's documentation addresses and",
+                "private AS numbers"
+            })
+    boolean noEnrich;
+
+    /** Real networks loadgen draws hosts from; a fixed seed, so every run sends the same flows. */
+    static final int DEMO_PREFIXES = 200;
+
+    static final long DEMO_PREFIX_SEED = 1;
+
+    /**
+     * The static rules of the demo's exporters (all on 127.0.0.1): loadgen's interfaces 1-2 are
+     * uplinks (transit and an exchange, external), 3-10 access ports (internal).
+     */
+    static final String DEMO_RULES = demoRules();
+
+    private static String demoRules() {
+        StringBuilder b =
+                new StringBuilder(
+                        """
+                        exporters:
+                          - prefix: 127.0.0.0/8
+                            name: demo-edge
+                            role: edge
+                            site: demo
+                            interfaces:
+                              - if-index: 1
+                                name: xe-0/0/1
+                                description: "transit: Cogent"
+                                speed: 10000
+                              - if-index: 2
+                                name: xe-0/0/2
+                                description: "ix: DE-CIX"
+                                speed: 10000
+                              - description-match: '^(transit|ix): (.+)$'
+                                boundary: external
+                                connectivity: $1
+                                provider: $2
+                        """);
+        for (int i = 3; i <= 10; i++) {
+            b.append("      - if-index: ")
+                    .append(i)
+                    .append("\n        name: ge-0/1/")
+                    .append(i)
+                    .append("\n        description: access ")
+                    .append(i)
+                    .append("\n        speed: 1000\n        boundary: internal\n");
+        }
+        return b.toString();
+    }
+
     DemoCommand(LaunchContext ctx) {
         this.ctx = ctx;
         this.home = ctx.home();
@@ -142,6 +204,7 @@ public final class DemoCommand implements Callable<Integer> {
         Path demoDir = config.stateDir().resolve("demo");
         deleteRecursively(demoDir);
         Files.createDirectories(demoDir);
+        Path geo = noEnrich ? null : geoData(demoDir, out, err);
         out.println("== 2/5 Kafka broker in this JVM");
         InProcessKafka kafka =
                 InProcessKafka.builder()
@@ -186,19 +249,16 @@ public final class DemoCommand implements Callable<Integer> {
                                             kafka.bootstrapServers(),
                                             clickhouse,
                                             demoDir.resolve("checkpoints"),
+                                            geo,
                                             jobFailure),
                             "demo-flink-job");
             job.setDaemon(true);
             job.start();
 
+            loadAsNames(config, geo, out, err);
             ConsoleServer console = startConsole(config, kafka.bootstrapServers());
             consoleServer.set(console);
-            out.printf(
-                    Locale.ROOT,
-                    "== 5/5 loadgen: %d exporters, NetFlow v5/v9/IPFIX, %d flows/s for %d s%n",
-                    exporters,
-                    rate,
-                    seconds);
+            printLoadgenLine(seconds, geo != null, out);
             ByteArrayOutputStream loadgenOut = new ByteArrayOutputStream();
             ByteArrayOutputStream loadgenErr = new ByteArrayOutputStream();
             AtomicInteger loadgenCode = new AtomicInteger(-1);
@@ -212,6 +272,7 @@ public final class DemoCommand implements Callable<Integer> {
                                                     seconds,
                                                     exporters,
                                                     demoDir,
+                                                    geo != null,
                                                     loadgenOut,
                                                     loadgenErr)),
                             "demo-loadgen");
@@ -235,7 +296,7 @@ public final class DemoCommand implements Callable<Integer> {
                                 + loadgenErr.toString(StandardCharsets.UTF_8).strip());
             }
             printTotals(clickhouse, window, rows, demoDir, agent.logFile(), out, err);
-            printExamples(clickhouse, window, out);
+            printExamples(clickhouse, window, geo != null, out);
             out.println(
                     """
                     How to go on:
@@ -262,6 +323,64 @@ public final class DemoCommand implements Callable<Integer> {
                 // the JVM is shutting down; the hook runs anyway
             }
         }
+    }
+
+    /**
+     * The open geo data (fetched through npm on the first run) and the prefix file loadgen draws
+     * hosts from; null, with the reason, when the data cannot be had: the demo then runs without
+     * enrichment.
+     */
+    private Path geoData(Path demoDir, PrintStream out, PrintStream err)
+            throws InterruptedException {
+        out.println(
+                "== geo data for enrichment (enrichment/scripts/fetch-geo-data.sh: npm, once; "
+                        + GeoData.dir(ctx.env())
+                        + ")");
+        Optional<Path> geo = GeoData.fetch(home.root(), ctx.env(), err);
+        if (geo.isEmpty()) {
+            err.println(
+                    "   enrichment off: no geo data (the demo runs without countries and AS"
+                            + " names; --no-enrich skips this step)");
+            return null;
+        }
+        try {
+            List<String> lines = new ArrayList<>();
+            for (AsnDatabase.AsnNetwork n :
+                    AsnDatabase.sampleNetworks(
+                            geo.get().resolve("asn.mmdb"), DEMO_PREFIXES, DEMO_PREFIX_SEED)) {
+                lines.add(n.cidr() + " " + n.asn());
+            }
+            Files.write(demoDir.resolve("prefixes.txt"), lines, StandardCharsets.UTF_8);
+            Files.writeString(demoDir.resolve("rules.yaml"), DEMO_RULES, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            err.println("   enrichment off: " + e.getMessage());
+            return null;
+        }
+        out.println("   " + geo.get() + ": country.mmdb, asn.mmdb (licences in licenses/)");
+        return geo.get();
+    }
+
+    /** Fills as_names from the ASN database, once the job's writers have created it. */
+    private static void loadAsNames(
+            ServicesConfig config, Path geo, PrintStream out, PrintStream err)
+            throws InterruptedException {
+        if (geo != null) {
+            out.print("   ");
+            EnrichCommand.load(
+                    config, DATABASE, geo.resolve("asn.mmdb"), Duration.ofSeconds(120), out, err);
+        }
+    }
+
+    private void printLoadgenLine(int seconds, boolean realPrefixes, PrintStream out) {
+        out.printf(
+                Locale.ROOT,
+                "== 5/5 loadgen: %d exporters, NetFlow v5/v9/IPFIX, %d flows/s for %d s%s%n",
+                exporters,
+                rate,
+                seconds,
+                realPrefixes
+                        ? ", hosts in " + DEMO_PREFIXES + " real networks of the ASN database"
+                        : "");
     }
 
     /** The console in this JVM, on the demo's ClickHouse and Kafka; prints its URL. */
@@ -394,13 +513,14 @@ public final class DemoCommand implements Callable<Integer> {
             String bootstrap,
             ClickHouseAt clickhouse,
             Path checkpoints,
+            Path geo,
             AtomicReference<Throwable> failure) {
         try {
             // Checkpoints go to files: Flink's default JobManager memory storage refuses state over
             // 5 MiB per task (the rollup windows pass that within a minute), every refused
             // checkpoint then fails the job, and each restart replays into duplicate
             // (FINAL-collapsed) rows.
-            Config job =
+            ConfigResolver resolver =
                     ConfigResolver.of(JobKeys.SCHEMA)
                             .passThroughForeignKeys()
                             .env(env)
@@ -413,8 +533,19 @@ public final class DemoCommand implements Callable<Integer> {
                                     clickhouse.passwordFile().toString(),
                                     "demo")
                             .flag(JobKeys.CHECKPOINT_INTERVAL, "5 s", "demo")
-                            .flag(JobKeys.JOB_NAME, "flowhouse-demo", "demo")
-                            .resolve();
+                            .flag(JobKeys.JOB_NAME, "flowhouse-demo", "demo");
+            if (geo != null) {
+                resolver.flag(
+                                EnrichKeys.COUNTRY_DATABASE,
+                                geo.resolve("country.mmdb").toString(),
+                                "demo")
+                        .flag(EnrichKeys.ASN_DATABASE, geo.resolve("asn.mmdb").toString(), "demo")
+                        .flag(
+                                EnrichKeys.RULES_FILE,
+                                checkpoints.resolveSibling("rules.yaml").toString(),
+                                "demo");
+            }
+            Config job = resolver.resolve();
             FlowPipelineJob.run(job, env);
         } catch (Exception | LinkageError e) {
             failure.set(e);
@@ -427,9 +558,14 @@ public final class DemoCommand implements Callable<Integer> {
             int seconds,
             int exporters,
             Path demoDir,
+            boolean realPrefixes,
             ByteArrayOutputStream out,
             ByteArrayOutputStream err) {
-        String[] args = {
+        List<String> args = new ArrayList<>();
+        if (realPrefixes) {
+            args.addAll(List.of("--prefixes", demoDir.resolve("prefixes.txt").toString()));
+        }
+        String[] fixed = {
             "--to",
             "127.0.0.1:" + port,
             "--protocol",
@@ -446,7 +582,9 @@ public final class DemoCommand implements Callable<Integer> {
         };
         try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
                 PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-            LoadgenOptions options = LoadgenOptions.parse(args, System.currentTimeMillis());
+            args.addAll(List.of(fixed));
+            LoadgenOptions options =
+                    LoadgenOptions.parse(args.toArray(String[]::new), System.currentTimeMillis());
             return LoadgenMain.run(options, o, e);
         } catch (RuntimeException e) {
             err.writeBytes(e.toString().getBytes(StandardCharsets.UTF_8));
@@ -454,9 +592,29 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static void printExamples(ClickHouseAt clickhouse, String window, PrintStream out)
+    private static void printExamples(
+            ClickHouseAt clickhouse, String window, boolean enriched, PrintStream out)
             throws InterruptedException {
-        List<String[]> examples =
+        List<String[]> examples = new ArrayList<>();
+        if (enriched) {
+            examples.add(
+                    new String[] {
+                        "Top source AS (number from the exporter, name from as_names)",
+                        "SELECT src_as, any(src_as_name) AS as_name, sum(bytes_scaled) AS bytes,"
+                                + " count() AS flows FROM flowhouse.flows_readable"
+                                + window
+                                + " GROUP BY src_as ORDER BY bytes DESC LIMIT 10"
+                    });
+            examples.add(
+                    new String[] {
+                        "Top source countries (from the country database)",
+                        "SELECT src_country, sum(bytes * sampling_rate) AS bytes, count() AS flows"
+                                + " FROM flowhouse.flows FINAL"
+                                + window
+                                + " GROUP BY src_country ORDER BY bytes DESC LIMIT 10"
+                    });
+        }
+        examples.addAll(
                 List.of(
                         new String[] {
                             "Top talkers (source addresses by bytes)",
@@ -480,7 +638,7 @@ public final class DemoCommand implements Callable<Integer> {
                                     + " sum(bytes) AS bytes FROM flowhouse.flows FINAL"
                                     + window
                                     + " GROUP BY exporter_ip, exporter_port, version ORDER BY bytes DESC"
-                        });
+                        }));
         for (String[] example : examples) {
             out.println("-- " + example[0]);
             out.println("./flowhouse query \"" + example[1] + "\"");

@@ -85,6 +85,10 @@ public final class FlowhouseMain implements Callable<Integer> {
         CommandLine job = new CommandLine(jobCommand);
         jobCommand.subcommands().forEach(job::addSubcommand);
         cl.addSubcommand(job);
+        EnrichCommand enrichCommand = new EnrichCommand(ctx);
+        CommandLine enrich = new CommandLine(enrichCommand);
+        enrichCommand.subcommands().forEach(enrich::addSubcommand);
+        cl.addSubcommand(enrich);
         cl.addSubcommand(new BenchCommand(ctx.out(), ctx.err()));
         cl.addSubcommand(new TestCommand(ctx));
         cl.addSubcommand(new CommandLine.HelpCommand());

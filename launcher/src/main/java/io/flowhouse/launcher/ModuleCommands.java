@@ -58,7 +58,11 @@ final class ModuleCommands {
 
         @Override
         public Integer call() {
-            return DecodeCommand.run(args.toArray(String[]::new), ctx.out(), ctx.err());
+            return DecodeCommand.run(
+                    args.toArray(String[]::new),
+                    ctx.out(),
+                    ctx.err(),
+                    config -> DecodeEnrichment.open(config, ctx.env(), ctx.err()));
         }
     }
 

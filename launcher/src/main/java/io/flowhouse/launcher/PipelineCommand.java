@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.launcher;
 
+import io.flowhouse.config.Config;
+import io.flowhouse.config.ConfigException;
 import io.flowhouse.console.ConsoleMain;
 import io.flowhouse.console.config.ConsoleConfig;
+import io.flowhouse.enrich.EnrichKeys;
+import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.services.FlowhouseHome;
 import io.flowhouse.services.Http;
 import io.flowhouse.services.LocalPorts;
@@ -375,6 +379,12 @@ final class PipelineCommand {
             recordJob(config, id);
             out.println("pipeline job " + id + " runs on " + config.flinkRestUrl());
         }
+        Path asnDatabase = asnDatabase(ctx, options.jobArgs);
+        if (asnDatabase != null) {
+            // The job's writers create as_names as they open; the names are read at query time.
+            EnrichCommand.load(
+                    config, EnrichCommand.DATABASE, asnDatabase, Duration.ofSeconds(120), out, err);
+        }
         String consoleUrl = startConsole(ctx, config);
         if (consoleUrl == null) {
             return ExitCode.FAILURE;
@@ -394,6 +404,20 @@ final class PipelineCommand {
         out.println("query: ./flowhouse query \"SELECT count() FROM flows\"");
         out.println("stop:  ./flowhouse down");
         return ExitCode.OK;
+    }
+
+    /** The job's {@code enrich.geoip.asn-database} as its flags and the environment set it. */
+    private static Path asnDatabase(LaunchContext ctx, List<String> jobArgs) {
+        try {
+            Config c =
+                    JobArgs.resolve(
+                            ctx.env(),
+                            new PrintStream(OutputStream.nullOutputStream()),
+                            jobArgs.toArray(String[]::new));
+            return c == null ? null : c.get(EnrichKeys.ASN_DATABASE);
+        } catch (ConfigException e) {
+            return null; // the job reported it when it was submitted
+        }
     }
 
     private static int down(

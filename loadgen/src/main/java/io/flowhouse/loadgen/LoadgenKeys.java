@@ -152,6 +152,15 @@ public final class LoadgenKeys {
                     .doc("Socket send buffer.")
                     .flag("--sndbuf", "BYTES");
 
+    public static final Key<Path> PREFIXES =
+            Key.of("prefixes", Types.PATH)
+                    .defaultText("documentation ranges, private AS numbers")
+                    .doc(
+                            "Draw hosts from the prefixes of this file (one `CIDR [ASN]` a line,"
+                                    + " e.g. real networks sampled from an ASN database, as"
+                                    + " `./flowhouse demo` does) and send their AS numbers.")
+                    .flag("--prefixes", "FILE");
+
     public static final Key<Path> PCAP_OUT =
             Key.of("pcap-out", Types.PATH)
                     .doc(
@@ -224,6 +233,7 @@ public final class LoadgenKeys {
                             BIND,
                             SOURCE_PORT_BASE,
                             SNDBUF,
+                            PREFIXES,
                             PCAP_OUT,
                             PACKETS_PCAP_OUT,
                             FLOWS,
@@ -297,7 +307,8 @@ public final class LoadgenKeys {
                 c.get(QUIET),
                 c.get(REQUIRE_RATE),
                 c.get(START_TIME) == null ? nowMillis : c.get(START_TIME),
-                c.get(REPLAY_POOL) == null ? 0 : c.get(REPLAY_POOL));
+                c.get(REPLAY_POOL) == null ? 0 : c.get(REPLAY_POOL),
+                c.get(PREFIXES));
     }
 
     static InetSocketAddress parseTarget(String v) {

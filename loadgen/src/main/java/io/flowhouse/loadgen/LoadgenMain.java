@@ -12,6 +12,7 @@ import io.flowhouse.loadgen.export.DatagramSource;
 import io.flowhouse.loadgen.export.ExportProtocol;
 import io.flowhouse.loadgen.export.ReplayExporter;
 import io.flowhouse.loadgen.export.SimulatedExporter;
+import io.flowhouse.loadgen.generate.AddressPool;
 import io.flowhouse.loadgen.generate.FlowGenerator;
 import io.flowhouse.loadgen.packets.PacketPcapGenerator;
 import io.flowhouse.loadgen.report.RunSummary;
@@ -103,7 +104,11 @@ public final class LoadgenMain {
         long now = System.currentTimeMillis();
         boolean paced = o.target() != null;
         long first = paced ? now : o.startMillis();
-        FlowGenerator gen = new FlowGenerator(o.profile(), o.seed());
+        FlowGenerator gen =
+                new FlowGenerator(
+                        o.profile(),
+                        o.seed(),
+                        o.prefixes() == null ? null : AddressPool.read(o.prefixes()));
         List<DatagramSource> exporters = new ArrayList<>(o.exporters());
         for (int i = 0; i < o.exporters(); i++) {
             SimulatedExporter sim =

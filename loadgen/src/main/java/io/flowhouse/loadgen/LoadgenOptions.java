@@ -19,6 +19,7 @@ import java.time.Duration;
  * @param rate units per second; 0 = as fast as possible
  * @param duration run length; null when a count is given
  * @param count units to send; 0 when a duration is given
+ * @param prefixes file of the prefixes hosts are drawn from ({@code AddressPool}), or null
  */
 public record LoadgenOptions(
         InetSocketAddress target,
@@ -40,7 +41,8 @@ public record LoadgenOptions(
         boolean quiet,
         boolean requireRate,
         long startMillis,
-        int replayPool) {
+        int replayPool,
+        Path prefixes) {
 
     /**
      * Parses {@code args} with the shared command-line rules (and the {@code FLOWHOUSE_LOADGEN_*}

@@ -38,6 +38,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import java.util.zip.GZIPInputStream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -97,17 +98,46 @@ public final class DecodeCommand implements Callable<Integer> {
     @Option(names = "--limit", paramLabel = "N", description = "Stop after N flow records.")
     private long limit = Long.MAX_VALUE;
 
+    @Option(
+            names = "--enrich",
+            paramLabel = "CONFIG",
+            description = {
+                "Enrich every flow as the job does with the enrichment keys (enrich.*) of this job"
+                        + " configuration file: countries, AS numbers and names, exporter,"
+                        + " interface and network names from the rules file, interface names from"
+                        + " the capture's options data. jsonl: an object \"context\" with the"
+                        + " ClickHouse column names (src_country, src_as, src_as_name, in_if_name,"
+                        + " ...); table: more columns. SNMP is not polled offline."
+            })
+    private Path enrichConfig;
+
     private final PrintStream out;
     private final PrintStream err;
+    private final Function<Path, FlowAnnotator> enrichment;
 
-    private DecodeCommand(PrintStream out, PrintStream err) {
+    private DecodeCommand(
+            PrintStream out, PrintStream err, Function<Path, FlowAnnotator> enrichment) {
         this.out = out;
         this.err = err;
+        this.enrichment = enrichment;
     }
 
     /** Entry point for the launcher; returns the exit code (0 ok, 1 file unreadable, 2 usage). */
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        return Cli.execute(new DecodeCommand(out, err), args, out, err);
+        return run(args, out, err, null);
+    }
+
+    /**
+     * As {@link #run(String[], PrintStream, PrintStream)}, with {@code --enrich CONFIG} served by
+     * {@code enrichment} (the configuration file to an annotator; a bad file throws {@link
+     * ConfigException}); null: {@code --enrich} is refused.
+     */
+    public static int run(
+            String[] args,
+            PrintStream out,
+            PrintStream err,
+            Function<Path, FlowAnnotator> enrichment) {
+        return Cli.execute(new DecodeCommand(out, err, enrichment), args, out, err);
     }
 
     @Override
@@ -129,6 +159,14 @@ public final class DecodeCommand implements Callable<Integer> {
         if (limit < 0) {
             throw new ConfigException("--limit " + limit + " (expected: >= 0)");
         }
+        FlowAnnotator annotator = null;
+        if (enrichConfig != null) {
+            if (enrichment == null) {
+                throw new ConfigException(
+                        "--enrich needs the enrichment module: run it as ./flowhouse decode");
+            }
+            annotator = enrichment.apply(enrichConfig);
+        }
         Path path = Paths.get(file);
         if (!Files.isReadable(path)) {
             err.println("flowhouse decode: cannot read " + file);
@@ -145,7 +183,8 @@ public final class DecodeCommand implements Callable<Integer> {
                             table,
                             limit,
                             new HashSet<>(ports),
-                            out);
+                            out,
+                            annotator);
             out.flush();
             s.print(err, path);
             return 0;
@@ -162,6 +201,10 @@ public final class DecodeCommand implements Callable<Integer> {
                 }
             }
         }
+    }
+
+    private static Map<Long, String> interfaceNames(InMemoryTemplateCache cache, DecodeResult r) {
+        return r.scope() == null ? Map.of() : cache.options(r.scope()).interfaceNames();
     }
 
     private static boolean isGzip(Path path) throws IOException {
@@ -305,6 +348,17 @@ public final class DecodeCommand implements Callable<Integer> {
 
     static Summary decode(Path path, boolean table, long limit, Set<Integer> ports, PrintStream out)
             throws IOException {
+        return decode(path, table, limit, ports, out, null);
+    }
+
+    static Summary decode(
+            Path path,
+            boolean table,
+            long limit,
+            Set<Integer> ports,
+            PrintStream out,
+            FlowAnnotator annotator)
+            throws IOException {
         Summary s = new Summary();
         NetflowDecoder decoder = new NetflowDecoder();
         InMemoryTemplateCache cache = new InMemoryTemplateCache();
@@ -312,7 +366,9 @@ public final class DecodeCommand implements Callable<Integer> {
         UdpDatagramExtractor extractor = new UdpDatagramExtractor();
         StringBuilder sb = new StringBuilder(1 << 16);
         if (table) {
-            out.println(FlowRecordText.tableHeader());
+            out.println(
+                    FlowRecordText.tableHeader()
+                            + (annotator == null ? "" : annotator.tableHeader()));
         }
         try (PcapReader reader = PcapReader.open(path)) {
             while (reader.next()) {
@@ -392,8 +448,17 @@ public final class DecodeCommand implements Callable<Integer> {
                     s.flowBytes += f.bytes() + f.reverseBytes();
                     if (table) {
                         FlowRecordText.table(f, sb);
+                        if (annotator != null) {
+                            annotator.table(f, interfaceNames(cache, r), sb);
+                        }
                     } else {
                         FlowRecordText.json(f, sb);
+                        if (annotator != null) {
+                            // Into the object: its closing brace goes after the context.
+                            sb.setLength(sb.length() - 1);
+                            annotator.json(f, interfaceNames(cache, r), sb);
+                            sb.append('}');
+                        }
                     }
                     sb.append('\n');
                     if (sb.length() > (1 << 15)) {

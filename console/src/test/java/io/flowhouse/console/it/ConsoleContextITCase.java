@@ -11,9 +11,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.flowhouse.codec.envelope.RawDatagram;
+import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.codec.v5.V5Encoder;
 import io.flowhouse.console.Console;
 import io.flowhouse.console.config.ConsoleConfig;
 import io.flowhouse.console.server.ConsoleServer;
+import io.flowhouse.enrich.geo.AsnDatabase;
+import io.flowhouse.jobs.tables.AsNamesTable;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
@@ -23,10 +30,13 @@ import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -50,7 +60,10 @@ import org.openqa.selenium.support.ui.Select;
  * databases ({@code enrichment/scripts/fetch-geo-data.sh}, as {@code .ci/run} fetches them), so the
  * job writes the raw table's context columns and the context rollups ({@code flows_context_1m}).
  * Every number the API returns for interface names, boundaries, countries and the looked-up AS
- * numbers equals SQL written here over the raw table's context columns.
+ * numbers equals SQL written here over the raw table's context columns. With one more exporter
+ * whose flows run between real networks of the ASN database (the captures' addresses have no AS),
+ * and {@code as_names} loaded from that database by {@code AsNamesTable}, the AS labels carry the
+ * names {@code as_names} holds.
  */
 @Timeout(value = 15, unit = TimeUnit.MINUTES)
 class ConsoleContextITCase {
@@ -121,6 +134,7 @@ class ConsoleContextITCase {
         PipelineFixture.fill(
                 KAFKA.bootstrapServers(),
                 ch,
+                realNetworkDatagrams(geo.resolve("asn.mmdb")),
                 "--enrich.rules-file",
                 rules.toString(),
                 "--enrich.geoip.country-database",
@@ -140,14 +154,18 @@ class ConsoleContextITCase {
                                 "SELECT src_country, dst_country, count() FROM "
                                         + DB
                                         + ".flows GROUP BY src_country, dst_country"));
-        // AS names for the labels: the job does not fill as_names yet (README), so the test does.
-        ch.query(
-                "INSERT INTO "
-                        + DB
-                        + ".as_names SELECT asn, concat('NAME-', toString(asn)), now() FROM"
-                        + " (SELECT arrayJoin([src_as, dst_as]) AS asn FROM "
-                        + DB
-                        + ".flows WHERE asn != 0 GROUP BY asn)");
+        // AS names for the labels, loaded from the same ASN database as ./flowhouse up loads them.
+        AsNamesTable.Result names =
+                AsNamesTable.load(
+                        ClickHouseSinkOptions.builder()
+                                .url(ch.httpUrl())
+                                .user(ch.user())
+                                .password(ch.password())
+                                .database(DB)
+                                .build(),
+                        geo.resolve("asn.mmdb"),
+                        Duration.ZERO);
+        System.out.println("as_names: " + names);
         ConsoleConfig config = PipelineFixture.console(ch, KAFKA.bootstrapServers(), work);
         server = Console.start(config);
     }
@@ -157,6 +175,63 @@ class ConsoleContextITCase {
         if (server != null) {
             server.close();
         }
+    }
+
+    /** The exporter of flows between real networks (the captures' addresses have no AS). */
+    static final String REAL_EXPORTER = "192.0.2.5";
+
+    /**
+     * NetFlow v5 from {@link #REAL_EXPORTER}: 60 TCP flows between hosts of 30 networks drawn from
+     * the ASN database (fixed seed), in three datagrams received 30 s after the captures begin.
+     */
+    static List<RawDatagram> realNetworkDatagrams(Path asn) throws IOException {
+        List<AsnDatabase.AsnNetwork> nets =
+                AsnDatabase.sampleNetworks(asn, 200, 11).stream()
+                        .filter(AsnDatabase.AsnNetwork::ipv4)
+                        .limit(30)
+                        .toList();
+        assertThat(nets).hasSize(30);
+        List<RawDatagram> out = new ArrayList<>();
+        long flowSequence = 0;
+        for (int d = 0; d < 3; d++) {
+            long received = PipelineFixture.FIRST_RECEIVED_MILLIS + 30_000 + d * 1_000L;
+            List<FlowRecord> flows = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                int k = d * 20 + i;
+                flows.add(
+                        FlowRecord.builder()
+                                .ipVersion(4)
+                                .srcAddr(host(nets.get(k % 30)))
+                                .dstAddr(host(nets.get((k * 7 + 3) % 30)))
+                                .protocol(6)
+                                .srcPort(40_000 + k)
+                                .dstPort(443)
+                                .packets(10 + k)
+                                .bytes(1_000L * (k + 1))
+                                .inputInterface(1 + k % 2)
+                                .outputInterface(3)
+                                .flowStartMillis(received - 6_000)
+                                .flowEndMillis(received - 1_000)
+                                .build());
+            }
+            ByteBuffer b = ByteBuffer.allocate(V5Encoder.size(flows.size()));
+            V5Encoder.encode(
+                    new V5Encoder.Header(received, 3_600_000, flowSequence, 0, 0, 0, 0), flows, b);
+            flowSequence += flows.size();
+            out.add(
+                    RawDatagram.of(
+                            IpAddress.parse(REAL_EXPORTER),
+                            2055,
+                            received,
+                            "console-it",
+                            Arrays.copyOf(b.array(), b.position())));
+        }
+        return out;
+    }
+
+    private static IpAddress host(AsnDatabase.AsnNetwork n) {
+        IpAddress base = IpAddress.parse(n.cidr().substring(0, n.cidr().indexOf('/')));
+        return IpAddress.ofIpv4(base.ipv4() + 1);
     }
 
     /** The databases {@code .ci/run} caches; fetched the same way when absent. */
@@ -348,7 +423,20 @@ class ConsoleContextITCase {
                         + " GROUP BY k1",
                 1);
         // The plain AS pairs count the looked-up AS numbers too, as the raw table stores them,
-        // and their labels carry the names of as_names.
+        // and their labels carry the names of as_names (the captures' addresses have no AS in
+        // the open data; the flows between real networks have).
+        Map<String, String> asNames = new HashMap<>();
+        for (List<String> row :
+                ch.queryRows(
+                        "SELECT toString(asn), name FROM "
+                                + DB
+                                + ".as_names FINAL WHERE asn IN (SELECT src_as FROM "
+                                + DB
+                                + ".flows) OR asn IN (SELECT dst_as FROM "
+                                + DB
+                                + ".flows)")) {
+            asNames.put(row.get(0), row.get(1));
+        }
         JsonNode pairs = get("/api/top?" + range() + "&resolution=1m&limit=50&dimension=ASPair");
         int named = 0;
         for (JsonNode row : pairs.path("rows")) {
@@ -356,17 +444,18 @@ class ConsoleContextITCase {
             String dst = row.path("key").get(1).asText();
             String label = row.path("label").asText();
             if (!src.equals("0")) {
-                assertThat(label).startsWith("AS" + src + " NAME-" + src + " · ");
+                assertThat(asNames).as("AS" + src + " in as_names").containsKey(src);
+                assertThat(label).startsWith("AS" + src + " " + asNames.get(src) + " · ");
                 named++;
             }
             if (!dst.equals("0")) {
-                assertThat(label).endsWith(" · AS" + dst + " NAME-" + dst);
+                assertThat(asNames).as("AS" + dst + " in as_names").containsKey(dst);
+                assertThat(label).endsWith(" · AS" + dst + " " + asNames.get(dst));
                 named++;
             }
         }
-        // The captures' addresses have no AS in the open ASN data (every pair is 0 -> 0), so no
-        // label here has a name to show; KeysTest checks the naming itself.
         System.out.println("AS pairs with a named AS: " + named);
+        assertThat(named).as("labels with an AS name").isGreaterThanOrEqualTo(20);
         topEqualsSql(
                 "ASPair",
                 null,

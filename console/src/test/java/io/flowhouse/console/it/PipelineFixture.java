@@ -112,6 +112,16 @@ final class PipelineFixture {
 
     /** The same, with these job arguments added (enrichment). */
     static void fill(String bootstrap, LocalClickHouse ch, String... extraArgs) throws Exception {
+        fill(bootstrap, ch, List.of(), extraArgs);
+    }
+
+    /**
+     * The same, with one more exporter's datagrams ({@code extra}: their receive times as they are,
+     * in the range from {@link #FIRST_RECEIVED_MILLIS} on where the captures' are moved).
+     */
+    static void fill(
+            String bootstrap, LocalClickHouse ch, List<RawDatagram> extra, String... extraArgs)
+            throws Exception {
         List<ProducerRecord<byte[], byte[]>> raw = new ArrayList<>();
         List<List<RawDatagram>> captures = new ArrayList<>();
         long first = Long.MAX_VALUE;
@@ -120,13 +130,17 @@ final class PipelineFixture {
             captures.add(ds);
             first = Math.min(first, ds.get(0).receivedMillis());
         }
+        if (!extra.isEmpty()) {
+            captures.add(extra);
+        }
         for (List<RawDatagram> capture : captures) {
             List<RawDatagram> ds = new ArrayList<>();
+            long shift = capture == extra ? 0 : FIRST_RECEIVED_MILLIS - first;
             for (RawDatagram d : capture) {
                 ds.add(
                         RawDatagram.of(
                                 d.exporter(),
-                                d.receivedMillis() - first + FIRST_RECEIVED_MILLIS,
+                                d.receivedMillis() + shift,
                                 "console-it",
                                 d.payload()));
             }

@@ -11,6 +11,7 @@ import io.flowhouse.enrich.geo.AsnOrder;
 import io.flowhouse.enrich.rules.Boundary;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.config.PipelineSettings;
+import io.flowhouse.jobs.tables.AsNamesTable;
 import io.flowhouse.jobs.tables.ClickHouseTestSupport;
 import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.ServiceRequirement;
@@ -72,21 +73,11 @@ class EnrichFlowsITCase {
                                 .enrichedFlows())
                 .name("clickhouse-flows");
         env.execute("enrich to clickhouse");
-        // AS names once per AS, as the database names them.
-        for (String ip : SRC) {
-            String asn = mmdb(geo.resolve("asn.mmdb"), ip, "autonomous_system_number");
-            String name = mmdb(geo.resolve("asn.mmdb"), ip, "autonomous_system_organization");
-            CLICKHOUSE
-                    .service()
-                    .query(
-                            "INSERT INTO "
-                                    + db
-                                    + ".as_names VALUES ("
-                                    + asn
-                                    + ", '"
-                                    + name.replace("'", "\\'")
-                                    + "', now())");
-        }
+        // AS names once per AS, loaded from the database as ./flowhouse up and demo load them.
+        AsNamesTable.load(
+                ClickHouseTestSupport.options(CLICKHOUSE.service(), db).build(),
+                geo.resolve("asn.mmdb"),
+                Duration.ZERO);
         assertThat(
                         CLICKHOUSE
                                 .service()

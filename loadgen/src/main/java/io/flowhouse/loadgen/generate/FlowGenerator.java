@@ -17,7 +17,8 @@ import java.util.SplittableRandom;
  * log-normal packet counts and per-service packet sizes, TCP flags by how the flow ended, DSCP
  * marks. Addresses come only from documentation ranges (RFC 5737 192.0.2.0/24, 198.51.100.0/24,
  * 203.0.113.0/24; RFC 3849 2001:db8::/32) and AS numbers from the private range 64512-65534 (RFC
- * 6996), so nothing generated can be mistaken for real traffic.
+ * 6996), so nothing generated can be mistaken for real traffic; unless an {@link AddressPool} is
+ * given: then hosts lie in its (real) prefixes and carry their AS numbers.
  */
 public final class FlowGenerator {
 
@@ -51,12 +52,24 @@ public final class FlowGenerator {
     private final Zipf serviceRank;
     private final Zipf clientRank;
     private final Zipf serverRank;
+    private final AddressPool pool;
 
     public FlowGenerator(TrafficProfile profile, long seed) {
         this(profile, seed, Service.DEFAULT_MIX);
     }
 
     public FlowGenerator(TrafficProfile profile, long seed, List<Service> services) {
+        this(profile, seed, services, null);
+    }
+
+    /** With hosts in {@code pool}'s prefixes (null: the documentation ranges). */
+    public FlowGenerator(TrafficProfile profile, long seed, AddressPool pool) {
+        this(profile, seed, Service.DEFAULT_MIX, pool);
+    }
+
+    private FlowGenerator(
+            TrafficProfile profile, long seed, List<Service> services, AddressPool pool) {
+        this.pool = pool;
         this.profile = profile;
         this.seed = seed;
         this.services = List.copyOf(services);
@@ -95,8 +108,13 @@ public final class FlowGenerator {
         }
         int client = clientRank.rank(rnd.nextDouble());
         int server = serverRank.rank(rnd.nextDouble());
-        IpAddress clientAddr = ipv6 ? clientV6(client) : clientV4(client);
-        IpAddress serverAddr = ipv6 ? serverV6(server) : serverV4(server);
+        boolean pooled = pool != null && (!ipv6 || pool.hasIpv6());
+        IpAddress clientAddr =
+                pooled
+                        ? pool.host(client, false, ipv6)
+                        : ipv6 ? clientV6(client) : clientV4(client);
+        IpAddress serverAddr =
+                pooled ? pool.host(server, true, ipv6) : ipv6 ? serverV6(server) : serverV4(server);
         // About half of the flows are the server's answers: exporters see both directions.
         boolean response = !svc.isIcmp() && rnd.nextDouble() < 0.5;
         int ephemeral = 32_768 + rnd.nextInt(28_232);
@@ -137,13 +155,13 @@ public final class FlowGenerator {
         } else {
             b.flowEndReason(duration >= profile.activeTimeoutMillis() ? 2 : 1);
         }
-        IpAddress src = response ? serverAddr : clientAddr;
-        IpAddress dst = response ? clientAddr : serverAddr;
         int prefix = ipv6 ? 48 : 24;
+        long clientAs = pooled ? fit(pool.asn(client, false, ipv6), ipv6Allowed) : asOf(clientAddr);
+        long serverAs = pooled ? fit(pool.asn(server, true, ipv6), ipv6Allowed) : asOf(serverAddr);
         b.srcPrefixLen(prefix)
                 .dstPrefixLen(prefix)
-                .srcAs(asOf(src))
-                .dstAs(asOf(dst))
+                .srcAs(response ? serverAs : clientAs)
+                .dstAs(response ? clientAs : serverAs)
                 .nextHop(ipv6 ? V6_NEXT_HOP : V4_NEXT_HOP);
         // Interfaces 1-2 are uplinks (servers side), 3-10 access (clients side).
         int access = 3 + (client % 8);
@@ -176,6 +194,14 @@ public final class FlowGenerator {
     static IpAddress serverV6(int rank) {
         long hi = 0x2001_0db8_0000_0000L | ((0x5000L + rank / 16) << 16);
         return new IpAddress(hi, 0x10 + (rank % 16));
+    }
+
+    /**
+     * NetFlow v5 (the exporters without IPv6) has 16-bit AS fields: a 32-bit AS number is sent as
+     * 0, left to the collector's ASN database (AS_TRANS, 23456, would name no one).
+     */
+    private static long fit(long as, boolean wideAs) {
+        return wideAs || as <= 0xffff ? as : 0;
     }
 
     /** A private AS per /24 (IPv4) or /48 (IPv6), stable for a prefix. */
