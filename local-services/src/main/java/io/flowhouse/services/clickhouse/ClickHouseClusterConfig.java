@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 
 /**
@@ -54,14 +55,37 @@ public record ClickHouseClusterConfig(
         }
     }
 
-    /** Writes {@link #FILE} into the server's directory. */
+    /** Writes {@link #FILE} into the server's directory, for servers without a password. */
     public void write(Path serverDir) throws IOException {
+        write(serverDir, null);
+    }
+
+    /**
+     * Writes {@link #FILE} into the server's directory; with {@code password} (user {@code
+     * default}'s, or null for none) the {@code remote_servers} replicas carry it, since a {@code
+     * Distributed} table queries the other servers as that user, and the file is readable by its
+     * owner only.
+     */
+    public void write(Path serverDir, String password) throws IOException {
         Path file = serverDir.resolve(FILE);
         Files.createDirectories(file.getParent());
-        Files.writeString(file, xml(), StandardCharsets.UTF_8);
+        Files.deleteIfExists(file);
+        Files.createFile(
+                file,
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(file, xml(password), StandardCharsets.UTF_8);
     }
 
     public String xml() {
+        return xml(null);
+    }
+
+    /** The file's text, the replicas logging in as {@code default} with {@code password}. */
+    public String xml(String password) {
+        String login =
+                password == null
+                        ? ""
+                        : "<user>default</user><password>" + xmlText(password) + "</password>";
         String[] zk = zookeeper.split(":");
         StringBuilder servers = new StringBuilder();
         for (List<Integer> replicas : shards) {
@@ -72,7 +96,9 @@ public record ClickHouseClusterConfig(
                         .append(ClickHouseServerConfig.LISTEN_HOST)
                         .append("</host><port>")
                         .append(port)
-                        .append("</port></replica>\n");
+                        .append("</port>")
+                        .append(login)
+                        .append("</replica>\n");
             }
             servers.append("      </shard>\n");
         }
@@ -111,5 +137,9 @@ public record ClickHouseClusterConfig(
                         replica,
                         ClickHouseServerConfig.LISTEN_HOST,
                         interserverPort);
+    }
+
+    private static String xmlText(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
     }
 }

@@ -209,7 +209,10 @@ public final class ClickHouseServer implements LocalService {
                             + ")");
         }
         if (cluster != null) {
-            cluster.write(serverConfig.dir());
+            // The Distributed tables query the other servers as default: with its password.
+            cluster.write(
+                    serverConfig.dir(),
+                    passwordFile == null ? null : ClickHousePassword.ensure(passwordFile));
         }
         if (passwordFile == null) {
             serverConfig.write();
