@@ -57,6 +57,11 @@ final class AgentCollector implements Collector {
         List<String> cmd = new ArrayList<>();
         cmd.add(ctx.javaBin());
         cmd.add("-Xmx1g");
+        // Extra agent JVM options for profiling a step (e.g. -XX:StartFlightRecording=...).
+        String extra = System.getenv("FLOWHOUSE_BENCH_AGENT_JAVA_OPTS");
+        if (extra != null && !extra.isBlank()) {
+            cmd.addAll(List.of(extra.trim().split("\\s+")));
+        }
         cmd.add("-cp");
         cmd.add(ctx.classPath());
         cmd.add("io.flowhouse.agent.CaptureAgentMain");

@@ -26,14 +26,14 @@ import java.util.zip.GZIPInputStream;
  * (address and port), as {@code gen/nfblast} does, so the receiver sees as many exporters as the
  * capture had. Loopback only; paced and bounded.
  */
-final class PcapReplay {
+public final class PcapReplay {
 
     /** One original exporter's datagrams, in capture order. */
-    record Exporter(String original, boolean ipv6, List<byte[]> payloads) {}
+    public record Exporter(String original, boolean ipv6, List<byte[]> payloads) {}
 
     private PcapReplay() {}
 
-    static List<Exporter> load(Path pcap) throws IOException {
+    public static List<Exporter> load(Path pcap) throws IOException {
         if (pcap.getFileName().toString().endsWith(".gz")) {
             // The reader maps files: a gzipped capture is decompressed to a temporary one first.
             Path tmp = Files.createTempFile("flowhouse-replay-", ".pcap");
