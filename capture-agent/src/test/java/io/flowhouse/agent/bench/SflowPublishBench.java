@@ -95,7 +95,7 @@ public final class SflowPublishBench {
                     byGroup.merge(group(info.getThreadName()), d, Long::sum);
                 }
                 System.out.printf(
-                        "rate %,d datagrams/s (0: handler direct, no UDP) (%.1f samples each) for %d s, %s: sent %,d, in Kafka"
+                        "rate %,d datagrams/s (<= 0: handler direct, no UDP) (%.1f samples each) for %d s, %s: sent %,d, in Kafka"
                                 + " %,d, kernel/agent loss %,d, spooled %d, dropped %d,"
                                 + " load %s%n",
                         rate,
@@ -162,10 +162,18 @@ public final class SflowPublishBench {
             for (int s = 0; s < senders.length; s++) {
                 senders[s] = new InetSocketAddress("127.0.0.1", 40_000 + s);
             }
-            long end = System.nanoTime() + seconds * 1_000_000_000L;
+            long start = System.nanoTime();
+            long end = start + seconds * 1_000_000_000L;
             int i = 0;
             while (System.nanoTime() < end) {
-                for (int n = 0; n < 1_000; n++) {
+                if (rate < 0) {
+                    long due = (System.nanoTime() - start) * -rate / 1_000_000_000L;
+                    if (sent >= due) {
+                        Thread.sleep(0, 200_000);
+                        continue;
+                    }
+                }
+                for (int n = 0; n < (rate < 0 ? 10 : 1_000); n++) {
                     while (agent.publisher().inFlight() > 50_000) {
                         Thread.onSpinWait();
                     }
