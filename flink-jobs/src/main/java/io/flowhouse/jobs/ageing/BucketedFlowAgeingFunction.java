@@ -38,21 +38,20 @@ import org.slf4j.LoggerFactory;
  * <p>The semantics are exactly those of {@link FlowAgeingFunction}, flow by flow: the same timeouts
  * on packet time (idle, active, TCP FIN/RST + linger), a packet at or past its flow's deadline ends
  * it first, uniflows or biflows, the same rule for late packets, the same metrics and the same
- * records. The memory bound differs (below). A flow ends
- * when the watermark reaches its deadline: the bucket's timer fires at its earliest deadline and
- * ends every flow of the bucket whose deadline the watermark has reached, in slot order
- * (deterministic for a given input), then re-arms at the next deadline. At the end of the input
- * (watermark at its maximum) every flow ends.
+ * records. The memory bound differs (below). A flow ends when the watermark reaches its deadline:
+ * the bucket's timer fires at its earliest deadline and ends every flow of the bucket whose
+ * deadline the watermark has reached, in slot order (deterministic for a given input), then re-arms
+ * at the next deadline. At the end of the input (watermark at its maximum) every flow ends.
  *
  * <p>Memory bound: {@code packets.max-active-flows} is split evenly over the buckets, and each
  * bucket holds at most its share ({@link #bucketBound}) of flows whose deadline lies after the
  * packet's time; beyond it the new flow is exported at once with end reason 5. The count is the
  * bucket's own table, taken at the packet (flows whose deadline the packet's time has passed end
- * first, as their timers would), so it is part of the restored state and a function of the
- * bucket's packets alone: not of where the watermark reached the operator (a timer only ever ends
- * flows whose deadline an on-time packet's time has passed too), nor of which subtask holds the
- * bucket. A replay from any checkpoint, at any parallelism, cuts where the first run did. The flow
- * refused is always the new one.
+ * first, as their timers would), so it is part of the restored state and a function of the bucket's
+ * packets alone: not of where the watermark reached the operator (a timer only ever ends flows
+ * whose deadline an on-time packet's time has passed too), nor of which subtask holds the bucket. A
+ * replay from any checkpoint, at any parallelism, cuts where the first run did. The flow refused is
+ * always the new one.
  *
  * <p>The state TTL (processing time, the backstop for a watermark that never comes) now drops a
  * whole bucket untouched for that long; the flows it held are counted in {@code

@@ -30,7 +30,13 @@ import org.apache.flink.util.Collector;
  * kept by this instance and checkpointed, {@link ActiveFlowCount}: a restore at the same
  * parallelism resumes it; after a rescale it is approximate until the restored flows age out).
  * Beyond it, a packet of a new flow is exported at once as a one-packet flow with end reason 5
- * (lack of resources), as probes do when their flow table is full.
+ * (lack of resources), as probes do when their flow table is full. The count falls when a timer
+ * fires, so near the bound a replay that gets its watermark elsewhere, or runs at another
+ * parallelism, may cut other flows; the bucketed table counts per bucket and does not.
+ *
+ * <p>A late packet (at or behind the watermark) joins its flow if that is still open; otherwise it
+ * is dropped and counted, never a new flow: whether its flow ended depends on where the watermark
+ * reached the operator, which a replay does not reproduce.
  *
  * <p>Output: {@link FlowRecord}s with version 0, the configured exporter address, the capture
  * interface as observation domain and in_if, and the flow's last packet time as receive time, so a

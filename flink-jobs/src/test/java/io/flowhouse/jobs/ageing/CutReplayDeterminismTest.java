@@ -115,10 +115,10 @@ class CutReplayDeterminismTest {
     }
 
     /**
-     * Near the memory bound, rescaled: the run fails after a checkpoint at parallelism 1, goes on at
-     * parallelism 2 from it (the buckets split over two subtasks, the watermark from nothing and at
-     * other points), fails again after a checkpoint there and ends at parallelism 1. Every flow is
-     * cut as in the uninterrupted run at parallelism 1.
+     * Near the memory bound, rescaled: the run fails after a checkpoint at parallelism 1, goes on
+     * at parallelism 2 from it (the buckets split over two subtasks, the watermark from nothing and
+     * at other points), fails again after a checkpoint there and ends at parallelism 1. Every flow
+     * is cut as in the uninterrupted run at parallelism 1.
      */
     @Test
     void nearTheBoundARescaleCutsTheSameFlows() throws Exception {
@@ -170,11 +170,11 @@ class CutReplayDeterminismTest {
     }
 
     /**
-     * A late packet (behind the watermark) whose flow is no longer open is dropped and counted, never
-     * a new flow: whether its flow already ended depends on how far the watermark got, and that
-     * differs between a run and its replay. Here the same packets meet two watermark schedules:
-     * the late packet joins its open flow in one and is dropped in the other; both emit the same
-     * flows (key and start time, so the same row ids), and no packet goes uncounted.
+     * A late packet (behind the watermark) whose flow is no longer open is dropped and counted,
+     * never a new flow: whether its flow already ended depends on how far the watermark got, and
+     * that differs between a run and its replay. Here the same packets meet two watermark
+     * schedules: the late packet joins its open flow in one and is dropped in the other; both emit
+     * the same flows (key and start time, so the same row ids), and no packet goes uncounted.
      */
     @ParameterizedTest(name = "bucketed table: {0}")
     @ValueSource(booleans = {false, true})
@@ -244,8 +244,8 @@ class CutReplayDeterminismTest {
      * Ages the packets at parallelism 1 up to a checkpoint after packet {@code first}, fails (what
      * it emitted after the checkpoint is lost), goes on at parallelism 2 from it up to a checkpoint
      * after packet {@code second}, fails again and ends at parallelism 1. Each restored phase
-     * starts its watermark from nothing and gets one every {@code every[0]}, then {@code
-     * every[1]}, packets.
+     * starts its watermark from nothing and gets one every {@code every[0]}, then {@code every[1]},
+     * packets.
      */
     private static List<FlowRecord> rescaled(
             AgeingSettings s, List<PacketSummary> packets, int first, int second, int[] every)
