@@ -184,7 +184,9 @@ class FlowAgeingFunctionTest {
             assertThat(out.get(0).flowEndReason())
                     .isEqualTo(FlowAgeingFunction.END_LACK_OF_RESOURCES);
             assertThat(h.flows()).isEqualTo(2);
-            h.watermark(Long.MAX_VALUE);
+            // Past both flows' idle deadline (30 s), not at the end of the input: a packet after
+            // that would be late and dropped.
+            h.watermark(T0 + 60_000);
             assertThat(h.output()).hasSize(3);
             assertThat(h.stateEntries()).isZero();
             assertThat(h.timers()).isZero();
