@@ -92,9 +92,10 @@ class CutReplayDeterminismTest {
      * catch-up admitted or refused other flows), and still cuts every flow where the uninterrupted
      * run did, the refused ones included.
      */
-    @Test
-    void nearTheBoundTheWatermarkTimingNoLongerDecidesTheCuts() throws Exception {
-        AgeingSettings s = settings(true);
+    @ParameterizedTest(name = "bound {0}")
+    @ValueSource(ints = {MAX_FLOWS, 3 * MAX_FLOWS})
+    void nearTheBoundTheWatermarkTimingNoLongerDecidesTheCuts(int bound) throws Exception {
+        AgeingSettings s = settings(true).withMaxActiveFlows(bound);
         List<PacketSummary> trace = Packets.trace();
         List<FlowRecord> whole = run(s, trace, -1, WATERMARK_EVERY, false);
         assertThat(forced(whole)).as("the bound trips").isGreaterThan(100);
@@ -111,7 +112,7 @@ class CutReplayDeterminismTest {
         System.out.printf(
                 "near the bound (%d flows in %d buckets): %d flows (%d refused) compared with"
                         + " %d replays' %d%n",
-                MAX_FLOWS, BUCKETS, whole.size(), forced(whole), 6, compared);
+                bound, BUCKETS, whole.size(), forced(whole), 6, compared);
     }
 
     /**
@@ -120,9 +121,10 @@ class CutReplayDeterminismTest {
      * at other points), fails again after a checkpoint there and ends at parallelism 1. Every flow
      * is cut as in the uninterrupted run at parallelism 1.
      */
-    @Test
-    void nearTheBoundARescaleCutsTheSameFlows() throws Exception {
-        AgeingSettings s = settings(true);
+    @ParameterizedTest(name = "bound {0}")
+    @ValueSource(ints = {MAX_FLOWS, 3 * MAX_FLOWS})
+    void nearTheBoundARescaleCutsTheSameFlows(int bound) throws Exception {
+        AgeingSettings s = settings(true).withMaxActiveFlows(bound);
         List<PacketSummary> trace = Packets.trace();
         List<FlowRecord> whole = run(s, trace, -1, WATERMARK_EVERY, false);
         int[][] points = {{10_000, 21_000}, {21_000, 33_000}, {5_000, 38_000}};
@@ -141,7 +143,7 @@ class CutReplayDeterminismTest {
         System.out.printf(
                 "rescaled 1 -> 2 -> 1 near the bound (%d flows in %d buckets): %d flows (%d"
                         + " refused) compared with %d rescaled runs' %d%n",
-                MAX_FLOWS, BUCKETS, whole.size(), forced(whole), points.length, compared);
+                bound, BUCKETS, whole.size(), forced(whole), points.length, compared);
     }
 
     /**
