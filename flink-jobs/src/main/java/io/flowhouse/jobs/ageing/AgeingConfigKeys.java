@@ -94,10 +94,13 @@ public final class AgeingConfigKeys {
             Key.of("packets.max-active-flows", Types.integer(0, Integer.MAX_VALUE))
                     .defaultValue(2_000_000)
                     .doc(
-                            "Memory bound: most flows cached per parallel instance. Beyond it a"
-                                    + " packet of a new flow is exported at once as a one-packet"
-                                    + " flow with end reason 5 (lack of resources) and counted;"
-                                    + " 0 is unbounded.");
+                            "Memory bound: most flows cached. Bucketed flow table: over the"
+                                    + " whole job, split evenly over packets.flow-table-buckets"
+                                    + " (each bucket holds at most its share, rounded up, so a"
+                                    + " replay or rescale cuts the same flows); keyed flow table:"
+                                    + " per parallel instance. Beyond it a packet of a new flow is"
+                                    + " exported at once as a one-packet flow with end reason 5"
+                                    + " (lack of resources) and counted; 0 is unbounded.");
 
     public static final Key<Duration> STATE_TTL =
             Key.of("packets.state-ttl", millis())
@@ -124,7 +127,9 @@ public final class AgeingConfigKeys {
                                     + " linger, but a pcap replayed at max speed can span the whole"
                                     + " file; set this to the file's span (or replay at --speed 1x)"
                                     + " for exact flows. Packets behind the watermark are counted"
-                                    + " in flowhouse_packets_late_total.");
+                                    + " in flowhouse_packets_late_total; one whose flow is no"
+                                    + " longer open is dropped (never starts a flow) and counted"
+                                    + " in flowhouse_packets_late_dropped_total.");
 
     public static final Key<Duration> IDLENESS =
             Key.of("packets.idleness", millis())

@@ -18,6 +18,7 @@ final class AgeingMetrics {
     final Counter forcedFlows;
     final Counter packetsIn;
     final Counter latePackets;
+    final Counter lateDropped;
     final Counter ttlExpiredFlows;
 
     /** Registers the counters and the {@code packet_flows_active} gauge under "flowhouse". */
@@ -27,6 +28,7 @@ final class AgeingMetrics {
         forcedFlows = group.counter("packet_flows_lack_of_resources_total");
         packetsIn = group.counter("packets_total");
         latePackets = group.counter("packets_late_total");
+        lateDropped = group.counter("packets_late_dropped_total");
         ttlExpiredFlows = group.counter("packet_flows_ttl_expired_total");
         group.gauge("packet_flows_active", activeFlows);
     }
@@ -36,8 +38,9 @@ final class AgeingMetrics {
         packetsIn.inc();
         long ts = Math.floorDiv(p.timestampNanos(), 1_000_000L);
         if (ts <= watermark) {
-            // Behind the watermark: its flow may already have ended, so it may start a new one.
-            // Raise flowhouse.packets.max-out-of-orderness when this counts up.
+            // Behind the watermark: it joins its flow if that is still open, else it is dropped
+            // (packets_late_dropped_total). Raise flowhouse.packets.max-out-of-orderness when this
+            // counts up.
             latePackets.inc();
         }
         return ts;

@@ -7,6 +7,7 @@ import io.flowhouse.config.ConfigResolver;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.function.Consumer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.configuration.StateBackendOptions;
@@ -21,7 +22,8 @@ import org.apache.flink.configuration.StateChangelogOptions;
  * @param activeTimeout longest flow before it is cut
  * @param idleTimeout longest silence in a flow
  * @param tcpEndTimeout linger after a FIN/RST
- * @param maxActiveFlows flows cached per parallel instance, 0 unbounded
+ * @param maxActiveFlows flows cached (bucketed table: over the job, split over the buckets; keyed
+ *     table: per parallel instance), 0 unbounded
  * @param stateTtl processing-time backstop for state
  * @param exporterAddress exporter address of packet flows
  * @param maxOutOfOrderness out-of-orderness of packet times
@@ -187,101 +189,103 @@ public record AgeingSettings(
 
     /** A copy with other timeouts (tests, benchmarks). */
     public AgeingSettings withTimeouts(Duration active, Duration idle, Duration tcpEnd) {
-        return new AgeingSettings(
-                enabled,
-                topic,
-                biflow,
-                active,
-                idle,
-                tcpEnd,
-                maxActiveFlows,
-                stateTtl.compareTo(active.plus(idle)) > 0
-                        ? stateTtl
-                        : active.plus(idle).multipliedBy(2),
-                exporterAddress,
-                maxOutOfOrderness,
-                idleness,
-                flowTable,
-                flowTableBuckets,
-                sflowSamples,
-                sflowSamplesMaxActiveFlows);
+        return with(
+                c -> {
+                    c.activeTimeout = active;
+                    c.idleTimeout = idle;
+                    c.tcpEndTimeout = tcpEnd;
+                    if (stateTtl.compareTo(active.plus(idle)) <= 0) {
+                        c.stateTtl = active.plus(idle).multipliedBy(2);
+                    }
+                });
     }
 
     public AgeingSettings withBiflow(boolean bi) {
-        return new AgeingSettings(
-                enabled,
-                topic,
-                bi,
-                activeTimeout,
-                idleTimeout,
-                tcpEndTimeout,
-                maxActiveFlows,
-                stateTtl,
-                exporterAddress,
-                maxOutOfOrderness,
-                idleness,
-                flowTable,
-                flowTableBuckets,
-                sflowSamples,
-                sflowSamplesMaxActiveFlows);
+        return with(c -> c.biflow = bi);
     }
 
     public AgeingSettings withMaxActiveFlows(int max) {
-        return new AgeingSettings(
-                enabled,
-                topic,
-                biflow,
-                activeTimeout,
-                idleTimeout,
-                tcpEndTimeout,
-                max,
-                stateTtl,
-                exporterAddress,
-                maxOutOfOrderness,
-                idleness,
-                flowTable,
-                flowTableBuckets,
-                sflowSamples,
-                sflowSamplesMaxActiveFlows);
+        return with(c -> c.maxActiveFlows = max);
     }
 
     /** A copy with sFlow samples aged into flows, at most {@code max} per instance (tests). */
     public AgeingSettings withSflowSamples(boolean on, int max) {
-        return new AgeingSettings(
-                enabled,
-                topic,
-                biflow,
-                activeTimeout,
-                idleTimeout,
-                tcpEndTimeout,
-                maxActiveFlows,
-                stateTtl,
-                exporterAddress,
-                maxOutOfOrderness,
-                idleness,
-                flowTable,
-                flowTableBuckets,
-                on,
-                max);
+        return with(
+                c -> {
+                    c.sflowSamples = on;
+                    c.sflowSamplesMaxActiveFlows = max;
+                });
     }
 
     /** A copy with the other flow table (tests run both). */
     public AgeingSettings withFlowTable(boolean bucketed, int buckets) {
-        return new AgeingSettings(
-                enabled,
-                topic,
-                biflow,
-                activeTimeout,
-                idleTimeout,
-                tcpEndTimeout,
-                maxActiveFlows,
-                stateTtl,
-                exporterAddress,
-                maxOutOfOrderness,
-                idleness,
-                bucketed ? FlowTableChoice.BUCKETED : FlowTableChoice.KEYED,
-                buckets,
-                sflowSamples,
-                sflowSamplesMaxActiveFlows);
+        return with(
+                c -> {
+                    c.flowTable = bucketed ? FlowTableChoice.BUCKETED : FlowTableChoice.KEYED;
+                    c.flowTableBuckets = buckets;
+                });
+    }
+
+    /** A copy with {@code change} applied to these settings' fields, checked again. */
+    private AgeingSettings with(Consumer<Fields> change) {
+        Fields c = new Fields(this);
+        change.accept(c);
+        return c.settings();
+    }
+
+    /** The fields of a settings record, to change some of them for a copy. */
+    private static final class Fields {
+        boolean enabled;
+        String topic;
+        boolean biflow;
+        Duration activeTimeout;
+        Duration idleTimeout;
+        Duration tcpEndTimeout;
+        int maxActiveFlows;
+        Duration stateTtl;
+        String exporterAddress;
+        Duration maxOutOfOrderness;
+        Duration idleness;
+        FlowTableChoice flowTable;
+        int flowTableBuckets;
+        boolean sflowSamples;
+        int sflowSamplesMaxActiveFlows;
+
+        Fields(AgeingSettings s) {
+            enabled = s.enabled;
+            topic = s.topic;
+            biflow = s.biflow;
+            activeTimeout = s.activeTimeout;
+            idleTimeout = s.idleTimeout;
+            tcpEndTimeout = s.tcpEndTimeout;
+            maxActiveFlows = s.maxActiveFlows;
+            stateTtl = s.stateTtl;
+            exporterAddress = s.exporterAddress;
+            maxOutOfOrderness = s.maxOutOfOrderness;
+            idleness = s.idleness;
+            flowTable = s.flowTable;
+            flowTableBuckets = s.flowTableBuckets;
+            sflowSamples = s.sflowSamples;
+            sflowSamplesMaxActiveFlows = s.sflowSamplesMaxActiveFlows;
+        }
+
+        AgeingSettings settings() {
+            return new AgeingSettings(
+                    enabled,
+                    topic,
+                    biflow,
+                    activeTimeout,
+                    idleTimeout,
+                    tcpEndTimeout,
+                    maxActiveFlows,
+                    stateTtl,
+                    exporterAddress,
+                    maxOutOfOrderness,
+                    idleness,
+                    flowTable,
+                    flowTableBuckets,
+                    sflowSamples,
+                    sflowSamplesMaxActiveFlows);
+        }
     }
 }

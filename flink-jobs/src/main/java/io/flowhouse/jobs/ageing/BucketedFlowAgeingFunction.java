@@ -37,12 +37,21 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The semantics are exactly those of {@link FlowAgeingFunction}, flow by flow: the same timeouts
  * on packet time (idle, active, TCP FIN/RST + linger), a packet at or past its flow's deadline ends
- * it first, uniflows or biflows, the same memory bound (flows cached per instance; beyond it a new
- * flow is exported at once with end reason 5), the same metrics and the same records. A flow ends
- * when the watermark reaches its deadline: the bucket's timer fires at its earliest deadline and
- * ends every flow of the bucket whose deadline the watermark has reached, in slot order
- * (deterministic for a given input), then re-arms at the next deadline. At the end of the input
- * (watermark at its maximum) every flow ends.
+ * it first, uniflows or biflows, the same rule for late packets, the same metrics and the same
+ * records. The memory bound differs (below). A flow ends when the watermark reaches its deadline:
+ * the bucket's timer fires at its earliest deadline and ends every flow of the bucket whose
+ * deadline the watermark has reached, in slot order (deterministic for a given input), then re-arms
+ * at the next deadline. At the end of the input (watermark at its maximum) every flow ends.
+ *
+ * <p>Memory bound: {@code packets.max-active-flows} is split evenly over the buckets, and each
+ * bucket holds at most its share ({@link #bucketBound}) of flows whose deadline lies after the
+ * packet's time; beyond it the new flow is exported at once with end reason 5. The count is the
+ * bucket's own table, taken at the packet (flows whose deadline the packet's time has passed end
+ * first, as their timers would), so it is part of the restored state and a function of the bucket's
+ * packets alone: not of where the watermark reached the operator (a timer only ever ends flows
+ * whose deadline an on-time packet's time has passed too), nor of which subtask holds the bucket. A
+ * replay from any checkpoint, at any parallelism, cuts where the first run did. The flow refused is
+ * always the new one.
  *
  * <p>The state TTL (processing time, the backstop for a watermark that never comes) now drops a
  * whole bucket untouched for that long; the flows it held are counted in {@code
@@ -72,14 +81,15 @@ public class BucketedFlowAgeingFunction
     private final long idleMillis;
     private final long tcpEndMillis;
     private final long ttlRenewalMillis;
+    private final int bucketBound;
 
     private transient IpAddress exporter;
     private transient ValueState<FlowTable> state;
     private transient FlowTable.Key key;
 
     /**
-     * Flows cached by this instance, for the memory bound (as in {@link FlowAgeingFunction});
-     * checkpointed ({@link ActiveFlowCount}).
+     * Flows cached by this instance, for the {@code packet_flows_active} gauge only (the bound
+     * counts per bucket); checkpointed ({@link ActiveFlowCount}), approximate after a rescale.
      */
     private transient long activeFlows;
 
@@ -116,6 +126,17 @@ public class BucketedFlowAgeingFunction
         this.idleMillis = settings.idleTimeout().toMillis();
         this.tcpEndMillis = settings.tcpEndTimeout().toMillis();
         this.ttlRenewalMillis = ttlRenewalMillis(settings.stateTtl());
+        this.bucketBound = bucketBound(settings.maxActiveFlows(), settings.flowTableBuckets());
+    }
+
+    /**
+     * The flows one bucket may hold: the job's bound divided over the buckets, rounded up (0:
+     * unbounded). Per bucket, not per parallel instance, because a bucket's packets reach the
+     * operator in one order on every run (one key, one source partition), while the buckets an
+     * instance holds change with the parallelism and interleave differently on each run.
+     */
+    static int bucketBound(int maxActiveFlows, int buckets) {
+        return (int) ((maxActiveFlows + (long) buckets - 1) / buckets);
     }
 
     static ValueStateDescriptor<FlowTable> descriptor(AgeingSettings s) {
@@ -190,6 +211,11 @@ public class BucketedFlowAgeingFunction
         return inPlace;
     }
 
+    /** Late packets dropped (tests). */
+    long lateDropped() {
+        return metrics.lateDropped.getCount();
+    }
+
     /** Flows cached by this instance (tests). */
     long activeFlows() {
         return activeFlows;
@@ -198,7 +224,8 @@ public class BucketedFlowAgeingFunction
     @Override
     public void processElement(PacketSummary p, Context ctx, Collector<FlowRecord> out)
             throws Exception {
-        long ts = metrics.packet(p, ctx.timerService().currentWatermark());
+        long watermark = ctx.timerService().currentWatermark();
+        long ts = metrics.packet(p, watermark);
         int bucket = ctx.getCurrentKey();
         FlowTable t = state.value();
         boolean created = t == null;
@@ -217,7 +244,14 @@ public class BucketedFlowAgeingFunction
             }
         }
         if (s < 0) {
-            if (settings.maxActiveFlows() > 0 && activeFlows >= settings.maxActiveFlows()) {
+            if (ts <= watermark) {
+                // Late, and no flow of its key is open: whether its flow ended already depends on
+                // where the watermark reached the operator, so it never starts a new one.
+                metrics.lateDropped.inc();
+                store(t, bucket, created, ctx);
+                return;
+            }
+            if (bucketBound > 0 && t.size >= bucketBound && endPassed(t, ts, out) >= bucketBound) {
                 // A one-packet flow, exported at once: built in a slot and taken out again.
                 int single = t.insert(k);
                 start(t, single, p, ts, k);
@@ -295,6 +329,24 @@ public class BucketedFlowAgeingFunction
             ctx.timerService().registerEventTimeTimer(next);
         }
         store(t, bucket, true, ctx);
+    }
+
+    /**
+     * Ends the bucket's flows whose deadline {@code ts} has passed, in slot order, as their timers
+     * would (a timer left at one of them finds nothing due and re-arms); returns the flows left.
+     */
+    private int endPassed(FlowTable t, long ts, Collector<FlowRecord> out) {
+        int s = 0;
+        while (s < t.size) {
+            long deadline = deadline(t, s);
+            if (deadline <= ts) {
+                end(t, s, reason(t, s, deadline), out);
+                t.remove(s);
+            } else {
+                s++;
+            }
+        }
+        return t.size;
     }
 
     /**

@@ -30,7 +30,13 @@ import org.apache.flink.util.Collector;
  * kept by this instance and checkpointed, {@link ActiveFlowCount}: a restore at the same
  * parallelism resumes it; after a rescale it is approximate until the restored flows age out).
  * Beyond it, a packet of a new flow is exported at once as a one-packet flow with end reason 5
- * (lack of resources), as probes do when their flow table is full.
+ * (lack of resources), as probes do when their flow table is full. The count falls when a timer
+ * fires, so near the bound a replay that gets its watermark elsewhere, or runs at another
+ * parallelism, may cut other flows; the bucketed table counts per bucket and does not.
+ *
+ * <p>A late packet (at or behind the watermark) joins its flow if that is still open; otherwise it
+ * is dropped and counted, never a new flow: whether its flow ended depends on where the watermark
+ * reached the operator, which a replay does not reproduce.
  *
  * <p>Output: {@link FlowRecord}s with version 0, the configured exporter address, the capture
  * interface as observation domain and in_if, and the flow's last packet time as receive time, so a
@@ -97,6 +103,11 @@ public class FlowAgeingFunction
         metrics = new AgeingMetrics(getRuntimeContext().getMetricGroup(), () -> activeFlows);
     }
 
+    /** Late packets dropped (tests). */
+    long lateDropped() {
+        return metrics.lateDropped.getCount();
+    }
+
     @Override
     public void initializeState(FunctionInitializationContext ctx) throws Exception {
         count = new ActiveFlowCount();
@@ -111,7 +122,8 @@ public class FlowAgeingFunction
     @Override
     public void processElement(PacketSummary p, Context ctx, Collector<FlowRecord> out)
             throws Exception {
-        long ts = metrics.packet(p, ctx.timerService().currentWatermark());
+        long watermark = ctx.timerService().currentWatermark();
+        long ts = metrics.packet(p, watermark);
         PacketFlowKey key = ctx.getCurrentKey();
         ActiveFlow f = state.value();
         if (f != null) {
@@ -126,6 +138,12 @@ public class FlowAgeingFunction
             }
         }
         if (f == null) {
+            if (ts <= watermark) {
+                // Late, and its flow is not open: whether it ended already depends on where the
+                // watermark reached the operator, so a late packet never starts a flow.
+                metrics.lateDropped.inc();
+                return;
+            }
             if (settings.maxActiveFlows() > 0 && activeFlows >= settings.maxActiveFlows()) {
                 ActiveFlow single = start(p, ts, key);
                 add(single, p, ts, key);

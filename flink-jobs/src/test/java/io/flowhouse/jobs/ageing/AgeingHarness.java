@@ -23,6 +23,7 @@ final class AgeingHarness implements AutoCloseable {
 
     private final KeyedOneInputStreamOperatorTestHarness<?, PacketSummary, FlowRecord> h;
     private final BucketedFlowAgeingFunction bucketed;
+    private final FlowAgeingFunction keyed;
     private final long[] ttlTime;
 
     private AgeingHarness(
@@ -31,7 +32,55 @@ final class AgeingHarness implements AutoCloseable {
             long[] ttlTime) {
         this.h = h;
         this.bucketed = bucketed;
+        this.keyed =
+                bucketed == null
+                        ? (FlowAgeingFunction)
+                                ((KeyedProcessOperator<?, ?, ?>) h.getOneInputOperator())
+                                        .getUserFunction()
+                        : null;
         this.ttlTime = ttlTime;
+    }
+
+    /**
+     * Subtask {@code subtask} of {@code parallelism} (max parallelism {@code maxParallelism}),
+     * restored from {@code snapshot} when not null (already repartitioned for this subtask).
+     */
+    static AgeingHarness subtask(
+            AgeingSettings s,
+            OperatorSubtaskState snapshot,
+            int maxParallelism,
+            int parallelism,
+            int subtask)
+            throws Exception {
+        long[] ttlTime = {0};
+        KeyedOneInputStreamOperatorTestHarness<?, PacketSummary, FlowRecord> h;
+        BucketedFlowAgeingFunction f = null;
+        if (s.bucketedTable()) {
+            f = bucketed(s, ttlTime);
+            h =
+                    new KeyedOneInputStreamOperatorTestHarness<>(
+                            new KeyedProcessOperator<>(f),
+                            new PacketBucketSelector(s.biflow(), s.flowTableBuckets()),
+                            Types.INT,
+                            maxParallelism,
+                            parallelism,
+                            subtask);
+        } else {
+            h =
+                    new KeyedOneInputStreamOperatorTestHarness<>(
+                            new KeyedProcessOperator<>(new FlowAgeingFunction(s)),
+                            new PacketFlowKeySelector(s.biflow()),
+                            TypeInformation.of(PacketFlowKey.class),
+                            maxParallelism,
+                            parallelism,
+                            subtask);
+        }
+        h.setup();
+        if (snapshot != null) {
+            h.initializeState(snapshot);
+        }
+        h.open();
+        return new AgeingHarness(h, f, ttlTime);
     }
 
     /** The bucketed table's function, its TTL renewal clock reading {@code ttlTime[0]}. */
@@ -161,6 +210,11 @@ final class AgeingHarness implements AutoCloseable {
     /** Event-time timers: one per flow (keyed table) or per bucket with flows (bucketed). */
     int timers() {
         return h.numEventTimeTimers();
+    }
+
+    /** Late packets dropped (their flow no longer open). */
+    long lateDropped() {
+        return bucketed != null ? bucketed.lateDropped() : keyed.lateDropped();
     }
 
     /** Flows cached. */

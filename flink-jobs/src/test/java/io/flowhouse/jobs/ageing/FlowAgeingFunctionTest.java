@@ -7,8 +7,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.codec.packet.PacketSummary;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -169,7 +172,8 @@ class FlowAgeingFunctionTest {
     @ParameterizedTest(name = "bucketed table: {0}")
     @ValueSource(booleans = {false, true})
     void memoryBoundExportsNewFlowsAtOnceWhenTheCacheIsFull(boolean bucketed) throws Exception {
-        var h = harness(settings().withMaxActiveFlows(2), bucketed);
+        // One bucket: the bucketed table's bound per bucket is then the whole bound.
+        var h = AgeingHarness.open(settings().withMaxActiveFlows(2).withFlowTable(bucketed, 1));
         try {
             h.push(udp(T0, "192.0.2.1", 1, "198.51.100.1", 53, 60));
             h.push(udp(T0, "192.0.2.2", 1, "198.51.100.1", 53, 60));
@@ -180,7 +184,9 @@ class FlowAgeingFunctionTest {
             assertThat(out.get(0).flowEndReason())
                     .isEqualTo(FlowAgeingFunction.END_LACK_OF_RESOURCES);
             assertThat(h.flows()).isEqualTo(2);
-            h.watermark(Long.MAX_VALUE);
+            // Past both flows' idle deadline (30 s), not at the end of the input: a packet after
+            // that would be late and dropped.
+            h.watermark(T0 + 60_000);
             assertThat(h.output()).hasSize(3);
             assertThat(h.stateEntries()).isZero();
             assertThat(h.timers()).isZero();
@@ -192,12 +198,62 @@ class FlowAgeingFunctionTest {
         }
     }
 
+    /**
+     * The bucketed table's bound is per bucket (2 flows of 16 in 8 buckets), counted from the
+     * bucket's table at the packet: a flow whose deadline the packet's time has passed ends there
+     * and then, as its timer would, and gives its place back before any watermark comes.
+     */
+    @Test
+    void theBucketedBoundIsPerBucketAndCountsOnlyFlowsThePacketTimeHasNotEnded() throws Exception {
+        AgeingSettings s = settings().withMaxActiveFlows(16).withFlowTable(true, 8);
+        assertThat(BucketedFlowAgeingFunction.bucketBound(16, 8)).isEqualTo(2);
+        assertThat(BucketedFlowAgeingFunction.bucketBound(17, 8)).isEqualTo(3);
+        assertThat(BucketedFlowAgeingFunction.bucketBound(0, 8)).isZero();
+        PacketBucketSelector buckets = new PacketBucketSelector(false, 8);
+        // Four flows of one bucket.
+        List<PacketSummary> firsts = new ArrayList<>();
+        int bucket = -1;
+        for (int port = 1; firsts.size() < 4; port++) {
+            PacketSummary p = udp(T0, "192.0.2.1", port, "198.51.100.1", 53, 60);
+            int b = buckets.getKey(p);
+            if (bucket < 0) {
+                bucket = b;
+            }
+            if (b == bucket) {
+                firsts.add(p);
+            }
+        }
+        try (AgeingHarness h = AgeingHarness.open(s)) {
+            h.push(firsts.get(0));
+            h.push(firsts.get(1));
+            h.push(firsts.get(2));
+            assertThat(h.output()).hasSize(1);
+            assertThat(h.output().get(0).flowEndReason())
+                    .isEqualTo(FlowAgeingFunction.END_LACK_OF_RESOURCES);
+            // 31 s later (idle 30 s), no watermark yet: the two cached flows end at this packet,
+            // and its flow is cached.
+            PacketSummary later = firsts.get(3);
+            h.push(
+                    PacketSummary.builder()
+                            .from(later)
+                            .timestampNanos(later.timestampNanos() + 31_000_000_000L)
+                            .build());
+            List<FlowRecord> out = h.output();
+            assertThat(out).hasSize(3);
+            assertThat(out.subList(1, 3))
+                    .allMatch(f -> f.flowEndReason() == FlowAgeingFunction.END_IDLE);
+            assertThat(h.flows()).isEqualTo(1);
+            h.watermark(Long.MAX_VALUE);
+            assertThat(h.output()).hasSize(4);
+        }
+    }
+
     @ParameterizedTest(name = "bucketed table: {0}")
     @ValueSource(booleans = {false, true})
     void aFlowTheStateTtlDroppedGivesItsPlaceInTheMemoryBoundBack(boolean bucketed)
             throws Exception {
-        AgeingSettings s = settings().withMaxActiveFlows(1);
-        var h = harness(s, bucketed);
+        AgeingSettings s = settings().withMaxActiveFlows(1).withFlowTable(bucketed, 1);
+        var h = AgeingHarness.open(s);
         try {
             h.setStateTtlProcessingTime(0);
             h.push(udp(T0, "192.0.2.1", 1, "198.51.100.1", 53, 60));
