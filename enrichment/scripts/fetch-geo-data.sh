@@ -31,7 +31,13 @@ done
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 echo "fetch-geo-data: npm pack $COUNTRY_PKG $ASN_PKG" >&2
-(cd "$work" && npm pack --silent "$COUNTRY_PKG" "$ASN_PKG" >/dev/null)
+if ! (cd "$work" && npm pack --loglevel=error "$COUNTRY_PKG" "$ASN_PKG" >/dev/null 2>"$work/npm.err"); then
+  # Why, in a few lines: npm's error code and the failed request (registry, cache and proxy are
+  # npm's own settings: npm_config_registry, npm_config_cache, ...).
+  echo "fetch-geo-data: npm pack failed (registry $(npm config get registry 2>/dev/null)):" >&2
+  grep -E '^npm (error|ERR!) (code |.*(request to|reason))' "$work/npm.err" | head -3 >&2 || tail -3 "$work/npm.err" >&2
+  exit 1
+fi
 mkdir -p "$work/country" "$work/asn" "$DIR/licenses"
 tar xzf "$work"/ip-location-db-geo-whois-asn-country-mmdb-*.tgz -C "$work/country"
 tar xzf "$work"/ip-location-db-asn-*.tgz -C "$work/asn"

@@ -44,11 +44,13 @@ final class GeoData {
         try {
             Path log = Files.createTempFile("flowhouse-geo-", ".log");
             try {
-                Process p =
+                ProcessBuilder pb =
                         new ProcessBuilder("bash", script.toString(), dir.toString())
                                 .redirectErrorStream(true)
-                                .redirectOutput(log.toFile())
-                                .start();
+                                .redirectOutput(log.toFile());
+                // The command's environment (npm's registry, cache and proxy settings among it).
+                pb.environment().putAll(env);
+                Process p = pb.start();
                 if (!p.waitFor(20, TimeUnit.MINUTES)) {
                     p.destroyForcibly();
                     err.println("   geo data: " + script + " took over 20 minutes; stopped");

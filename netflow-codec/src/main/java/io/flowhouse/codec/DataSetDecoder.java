@@ -44,7 +44,7 @@ public final class DataSetDecoder {
 
     // OptionsEditor.Text in order, as problems name them.
     private static final String[] TEXT_NAMES = {
-        "interface name", "interface description", "sampler name"
+        "interface name", "interface description", "sampler name", "VRF name"
     };
 
     private final FlowRecordMapper mapper;
@@ -399,7 +399,7 @@ public final class DataSetDecoder {
     }
 
     private static boolean has(long[] v, Target t) {
-        return (v[FlowRecordMapper.PRESENT] & (1L << t.ordinal())) != 0;
+        return FlowRecordMapper.has(v, t);
     }
 
     /** Applies one options data record; true if it changed the scope's options data. */
@@ -451,6 +451,18 @@ public final class DataSetDecoder {
                             Target.INTERFACE_DESCRIPTION,
                             OptionsEditor.Text.INTERFACE_DESCRIPTION,
                             ifIndex,
+                            templateId,
+                            out);
+        }
+        if (has(v, Target.IN_VRF)) {
+            changed |=
+                    applyText(
+                            b,
+                            v,
+                            o,
+                            Target.VRF_NAME,
+                            OptionsEditor.Text.VRF_NAME,
+                            v[Target.IN_VRF.ordinal()],
                             templateId,
                             out);
         }
@@ -517,7 +529,9 @@ public final class DataSetDecoder {
         }
         return applied(
                 o.text(kind, key, b, pos, n),
-                kind == OptionsEditor.Text.SAMPLER_NAME ? "sampler name " : "interface ",
+                kind == OptionsEditor.Text.SAMPLER_NAME
+                        ? "sampler name "
+                        : kind == OptionsEditor.Text.VRF_NAME ? "VRF name " : "interface ",
                 key,
                 templateId,
                 out);

@@ -207,6 +207,31 @@ public final class DecodeCommand implements Callable<Integer> {
         return r.scope() == null ? Map.of() : cache.options(r.scope()).interfaceNames();
     }
 
+    /**
+     * The names of the flow's VRFs from its exporter's options data (VRFname, IE 236, by VRF id),
+     * as {@code ingressVRFname} and {@code egressVRFname}, into the flow's JSON object.
+     */
+    private static void vrfNames(
+            FlowRecord f, InMemoryTemplateCache cache, DecodeResult r, StringBuilder sb) {
+        if (r.scope() == null || (f.inputVrfId() == 0 && f.outputVrfId() == 0)) {
+            return;
+        }
+        Map<Long, String> names = cache.options(r.scope()).vrfNames();
+        String in = names.get(f.inputVrfId());
+        String out = names.get(f.outputVrfId());
+        if (in == null && out == null) {
+            return;
+        }
+        sb.setLength(sb.length() - 1);
+        if (in != null) {
+            FlowRecordText.jsonField(sb, "ingressVRFname", in);
+        }
+        if (out != null) {
+            FlowRecordText.jsonField(sb, "egressVRFname", out);
+        }
+        sb.append('}');
+    }
+
     private static boolean isGzip(Path path) throws IOException {
         try (InputStream in = Files.newInputStream(path)) {
             return in.read() == 0x1f && in.read() == 0x8b;
@@ -453,6 +478,7 @@ public final class DecodeCommand implements Callable<Integer> {
                         }
                     } else {
                         FlowRecordText.json(f, sb);
+                        vrfNames(f, cache, r, sb);
                         if (annotator != null) {
                             // Into the object: its closing brace goes after the context.
                             sb.setLength(sb.length() - 1);

@@ -3,14 +3,19 @@ package io.flowhouse.agent.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.codec.pcap.PcapWriter;
 import io.flowhouse.testkit.TestDataDir;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -148,6 +153,43 @@ class DecodeCommandTest {
                 .startsWith("counters agent 192.0.2.2/0 if 1 seq 3")
                 .contains("in 31634739 octets 42173/");
         assertThat(counters.get(counters.size() - 1)).contains("out 31634739 octets 42173/");
+    }
+
+    @Test
+    void vrfIdsAndTheirNamesFromOptionsData(@TempDir Path dir) throws Exception {
+        // IPFIX: data template 256 (sourceIPv4Address, destinationIPv4Address, octetDeltaCount,
+        // ingressVRFID, egressVRFID), options template 310 (ingressVRFID scope, VRFname), then
+        // the VRF names and one flow from VRF 10 to VRF 1.
+        ByteBuffer m = ByteBuffer.allocate(512);
+        m.putShort((short) 10).putShort((short) 0).putInt(1_705_320_000).putInt(0).putInt(3);
+        m.putShort((short) 2).putShort((short) 28).putShort((short) 256).putShort((short) 5);
+        for (int v : new int[] {8, 4, 12, 4, 1, 8, 234, 4, 235, 4}) {
+            m.putShort((short) v);
+        }
+        m.putShort((short) 3).putShort((short) 18).putShort((short) 310).putShort((short) 2);
+        m.putShort((short) 1).putShort((short) 234).putShort((short) 4);
+        m.putShort((short) 236).putShort((short) 0xffff);
+        byte[] blue = "cust-a:blue".getBytes(StandardCharsets.UTF_8);
+        byte[] dflt = "default".getBytes(StandardCharsets.UTF_8);
+        m.putShort((short) 310).putShort((short) (4 + 5 + blue.length + 5 + dflt.length));
+        m.putInt(10).put((byte) blue.length).put(blue).putInt(1).put((byte) dflt.length).put(dflt);
+        m.putShort((short) 256).putShort((short) 28);
+        m.putInt(0x0a000001).putInt(0x0a000002).putLong(1500).putInt(10).putInt(1);
+        m.putShort(2, (short) m.position());
+        m.flip();
+        Path pcap = dir.resolve("vrf.pcap");
+        try (PcapWriter w = PcapWriter.create(pcap, false)) {
+            IpAddress a = IpAddress.parse("192.0.2.9");
+            w.writeUdp(1_705_320_000_000_000_000L, a, 50000, a, 4739, m);
+        }
+        Run r = run(pcap.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out().lines())
+                .singleElement()
+                .asString()
+                .contains(
+                        "\"ingressVRFID\":10,\"egressVRFID\":1",
+                        "\"ingressVRFname\":\"cust-a:blue\",\"egressVRFname\":\"default\"}");
     }
 
     @Test

@@ -53,6 +53,8 @@ package io.flowhouse.codec.flow;
  *     {@link #flowStartMillis()} into its event-time window; 0 when it did not.
  * @param exportedFlowEndMillis The flow end as the exporter sent it, when the collector moved
  *     {@link #flowEndMillis()}; 0 when it did not.
+ * @param inputVrfId ingressVRFID (IE 234); 0 if not given.
+ * @param outputVrfId egressVRFID (IE 235); 0 if not given.
  */
 public record FlowRecord(
         DatagramHeader header,
@@ -87,7 +89,9 @@ public record FlowRecord(
         long samplingRate,
         SflowFields sflow,
         long exportedFlowStartMillis,
-        long exportedFlowEndMillis) {
+        long exportedFlowEndMillis,
+        long inputVrfId,
+        long outputVrfId) {
 
     /** {@link #version()} of flows decoded from sFlow v5 (NetFlow v5 has 5). */
     public static final int VERSION_SFLOW5 = 105;
@@ -221,6 +225,8 @@ public record FlowRecord(
         b.streamSequence = header.streamSequence();
         b.exportedFlowStartMillis = exportedFlowStartMillis;
         b.exportedFlowEndMillis = exportedFlowEndMillis;
+        b.inputVrfId = inputVrfId;
+        b.outputVrfId = outputVrfId;
         return b;
     }
 
@@ -269,6 +275,8 @@ public record FlowRecord(
         private long streamSequence = 0L;
         private long exportedFlowStartMillis = 0L;
         private long exportedFlowEndMillis = 0L;
+        private long inputVrfId = 0L;
+        private long outputVrfId = 0L;
 
         private Builder() {}
 
@@ -649,6 +657,21 @@ public record FlowRecord(
             return exportedFlowEndMillis;
         }
 
+        /** Sets the ingress and egress VRF ids (IE 234, 235). */
+        public Builder vrfIds(long input, long output) {
+            this.inputVrfId = input;
+            this.outputVrfId = output;
+            return this;
+        }
+
+        public long inputVrfId() {
+            return inputVrfId;
+        }
+
+        public long outputVrfId() {
+            return outputVrfId;
+        }
+
         public FlowRecord build() {
             DatagramHeader h =
                     header != null
@@ -696,7 +719,9 @@ public record FlowRecord(
                     samplingRate,
                     sflow,
                     exportedFlowStartMillis,
-                    exportedFlowEndMillis);
+                    exportedFlowEndMillis,
+                    inputVrfId,
+                    outputVrfId);
         }
     }
 }

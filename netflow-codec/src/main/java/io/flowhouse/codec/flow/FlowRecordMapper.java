@@ -102,10 +102,19 @@ public final class FlowRecordMapper {
         SYSTEM_INIT_TIME,
         INTERFACE_NAME,
         INTERFACE_DESCRIPTION,
-        SAMPLER_NAME;
+        SAMPLER_NAME,
+        VRF_NAME,
+        IN_VRF,
+        OUT_VRF;
 
+        /** The target's bit in its presence word ({@link #PRESENT} or {@link #PRESENT_HI}). */
         long bit() {
             return 1L << ordinal();
+        }
+
+        /** The scratch slot of the presence word that holds this target's bit. */
+        int presentSlot() {
+            return ordinal() < 64 ? PRESENT : PRESENT_HI;
         }
     }
 
@@ -239,11 +248,35 @@ public final class FlowRecordMapper {
     static final int S_INTERFACE_NAME = Target.INTERFACE_NAME.ordinal();
     static final long B_INTERFACE_NAME = 1L << S_INTERFACE_NAME;
 
-    /** Index of the scratch slot that holds the bitmask of targets present. */
-    public static final int PRESENT = 63;
+    static final int S_IN_VRF = Target.IN_VRF.ordinal();
+    static final int S_OUT_VRF = Target.OUT_VRF.ordinal();
+    // Targets from 64 on have their bit in PRESENT_HI (Java's shift takes the count mod 64).
+    static final long B_IN_VRF_HI = 1L << S_IN_VRF;
+    static final long B_OUT_VRF_HI = 1L << S_OUT_VRF;
+
+    /**
+     * Index of the scratch slot that holds the bitmask of targets present, for targets 0 to 63. The
+     * targets from 64 on (rare fields, read only where they are used) have theirs in {@link
+     * #PRESENT_HI}, so the common path tests one word as before.
+     */
+    public static final int PRESENT = Target.values().length;
+
+    /** Index of the scratch slot with the presence bits of targets 64 to 127. */
+    public static final int PRESENT_HI = PRESENT + 1;
 
     /** Size of the scratch array decoders pass in. */
-    public static final int SCRATCH_SIZE = 64;
+    public static final int SCRATCH_SIZE = PRESENT_HI + 1;
+
+    static {
+        if (S_IN_VRF < 64 || S_OUT_VRF < 64 || PRESENT_HI >= 128) {
+            throw new AssertionError("VRF targets must be in the high presence word");
+        }
+    }
+
+    /** True if the scratch {@code v} holds target {@code t}. */
+    public static boolean has(long[] v, Target t) {
+        return (v[t.presentSlot()] & t.bit()) != 0;
+    }
 
     /** Seconds from the NTP epoch (1900) to the Unix epoch (1970). */
     static final long NTP_UNIX_OFFSET_SECONDS = 2_208_988_800L;
@@ -320,6 +353,9 @@ public final class FlowRecordMapper {
         {"interfaceName", Target.INTERFACE_NAME},
         {"interfaceDescription", Target.INTERFACE_DESCRIPTION},
         {"samplerName", Target.SAMPLER_NAME},
+        {"ingressVRFID", Target.IN_VRF},
+        {"egressVRFID", Target.OUT_VRF},
+        {"VRFname", Target.VRF_NAME},
     };
 
     /**
@@ -503,6 +539,7 @@ public final class FlowRecordMapper {
         int vlan = (int) get(v, p, S_VLAN, get(v, p, S_DOT1Q_VLAN, 0));
         int postVlan = (int) get(v, p, S_POST_VLAN, get(v, p, S_POST_DOT1Q_VLAN, 0));
         long direction = get(v, p, S_DIRECTION, -1);
+        long ph = v[PRESENT_HI];
         return new FlowRecord(
                 c.header(),
                 recordIndex,
@@ -536,7 +573,9 @@ public final class FlowRecordMapper {
                 c.samplingRate(v, p),
                 null,
                 0L,
-                0L);
+                0L,
+                (ph & B_IN_VRF_HI) != 0 ? v[S_IN_VRF] : 0L,
+                (ph & B_OUT_VRF_HI) != 0 ? v[S_OUT_VRF] : 0L);
     }
 
     private static long get(long[] v, long p, int slot, long dflt) {

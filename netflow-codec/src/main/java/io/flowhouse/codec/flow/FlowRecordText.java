@@ -97,6 +97,10 @@ public final class FlowRecordText {
             num(sb, "bgpSourceAsNumber", r.srcAs());
             num(sb, "bgpDestinationAsNumber", r.dstAs());
         }
+        if (r.inputVrfId() != 0 || r.outputVrfId() != 0) {
+            num(sb, "ingressVRFID", r.inputVrfId());
+            num(sb, "egressVRFID", r.outputVrfId());
+        }
         if (r.direction() >= 0) {
             num(sb, "flowDirection", r.direction());
         }
@@ -272,6 +276,12 @@ public final class FlowRecordText {
         }
         boolean v4 = a.isIpv4() && ipVersion != 6;
         str(sb, prefix + (v4 ? "IPv4" : "IPv6") + suffix, a.toString(), false);
+    }
+
+    /** Appends {@code ,"key":"value"} (escaped) to a JSON object being written. */
+    public static StringBuilder jsonField(StringBuilder sb, String key, String value) {
+        str(sb, key, value, false);
+        return sb;
     }
 
     private static void str(StringBuilder sb, String key, String value, boolean first) {

@@ -25,6 +25,12 @@ public final class RecordLayout {
     /** NetFlow v9 options scope type "Interface" (RFC 3954 section 6.1). */
     static final int V9_SCOPE_INTERFACE = 2;
 
+    /**
+     * ingressVRFID as a v9 scope field: Cisco scopes its VRF-name options by it, with this IPFIX
+     * id, outside RFC 3954's scope types.
+     */
+    static final int V9_SCOPE_INGRESS_VRF = 234;
+
     private final Template template;
     private final int[] lengths;
     private final byte[] kinds;
@@ -55,6 +61,7 @@ public final class RecordLayout {
     private final int[] rest;
     private final int[] restOps;
     private final long fixedPresent;
+    private final long fixedPresentHi;
     private final int minRecordLength;
 
     // Big-endian views of a byte[]: one bounds check per read, no ByteBuffer state.
@@ -90,7 +97,9 @@ public final class RecordLayout {
                 m =
                         f.id() == V9_SCOPE_INTERFACE
                                 ? mapper.lookup(0L, 10) // ingressInterface
-                                : null;
+                                : f.id() == V9_SCOPE_INGRESS_VRF
+                                        ? mapper.lookup(0L, V9_SCOPE_INGRESS_VRF)
+                                        : null;
             } else {
                 m = mapper.lookup(f.enterpriseNumber(), f.id());
             }
@@ -127,6 +136,7 @@ public final class RecordLayout {
         int[] filled = new int[OP_COUNT];
         int[] restOpsAll = new int[0];
         long presentBits = 0L;
+        long presentHiBits = 0L;
         // Two passes: count each group, then fill arrays of exactly that size (a template may have
         // thousands of fields, few of them mapped).
         int[] counts = new int[OP_COUNT];
@@ -144,7 +154,11 @@ public final class RecordLayout {
                             restOpsAll[filled[g]] = (op << 16) | lengths[i];
                         }
                         groups[g][filled[g]++] = (off << 8) | slot;
-                        presentBits |= 1L << slot;
+                        if (slot < 64) {
+                            presentBits |= 1L << slot;
+                        } else {
+                            presentHiBits |= 1L << slot;
+                        }
                     }
                 }
                 off += lengths[i];
@@ -165,6 +179,7 @@ public final class RecordLayout {
         rest = groups[OP_UNSIGNED];
         restOps = restOpsAll;
         fixedPresent = presentBits;
+        fixedPresentHi = presentHiBits;
     }
 
     /** The element's name if an unmapped field has a length its element does not allow. */
@@ -251,6 +266,7 @@ public final class RecordLayout {
             return readFixed(b, pos, v);
         }
         long present = 0L;
+        long presentHi = 0L;
         int n = lengths.length;
         for (int i = 0; i < n; i++) {
             int len = lengths[i];
@@ -272,11 +288,17 @@ public final class RecordLayout {
             }
             int slot = slots[i];
             if (slot >= 0) {
-                present |= store(b, pos, len, kinds[i], slot, v);
+                long bit = store(b, pos, len, kinds[i], slot, v);
+                if (slot < 64) {
+                    present |= bit;
+                } else {
+                    presentHi |= bit;
+                }
             }
             pos += len;
         }
         v[FlowRecordMapper.PRESENT] = present;
+        v[FlowRecordMapper.PRESENT_HI] = presentHi;
         return pos;
     }
 
@@ -332,6 +354,7 @@ public final class RecordLayout {
             }
         }
         v[FlowRecordMapper.PRESENT] = fixedPresent;
+        v[FlowRecordMapper.PRESENT_HI] = fixedPresentHi;
         return pos + fixedLength;
     }
 
@@ -401,7 +424,7 @@ public final class RecordLayout {
         } else {
             v[slot] = ((long) pos << 16) | len;
         }
-        return 1L << slot;
+        return 1L << slot; // the bit in its word: the shift count is taken mod 64
     }
 
     /** An unsigned big-endian integer of 1..8 bytes at index {@code pos}. */

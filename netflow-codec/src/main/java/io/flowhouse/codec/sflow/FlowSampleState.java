@@ -200,6 +200,8 @@ final class FlowSampleState {
                 samplingRate == 0 ? 1L : samplingRate,
                 sflow,
                 0L,
+                0L,
+                0L,
                 0L);
     }
 }

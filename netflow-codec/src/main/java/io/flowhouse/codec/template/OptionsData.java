@@ -16,13 +16,15 @@ import java.util.Map;
  * @param interfaceDescriptions interface descriptions (IE 83) by ifIndex
  * @param samplerNames sampler names (IE 84, v9 {@code SAMPLER_NAME}) by sampler id ({@link
  *     #ANY_SAMPLER} for a name given without one)
+ * @param vrfNames VRF names (IE 236) by VRF id (IE 234, the scope Cisco exports them under)
  */
 public record OptionsData(
         Map<Long, Long> samplingRates,
         long systemInitTimeMillis,
         Map<Long, String> interfaceNames,
         Map<Long, String> interfaceDescriptions,
-        Map<Long, String> samplerNames) {
+        Map<Long, String> samplerNames,
+        Map<Long, String> vrfNames) {
 
     /** Marks an unknown time. */
     public static final long UNKNOWN = Long.MIN_VALUE;
@@ -47,6 +49,23 @@ public record OptionsData(
         interfaceNames = SortedLongMap.of(interfaceNames);
         interfaceDescriptions = SortedLongMap.of(interfaceDescriptions);
         samplerNames = SortedLongMap.of(samplerNames);
+        vrfNames = SortedLongMap.of(vrfNames);
+    }
+
+    /** Options data without VRF names. */
+    public OptionsData(
+            Map<Long, Long> samplingRates,
+            long systemInitTimeMillis,
+            Map<Long, String> interfaceNames,
+            Map<Long, String> interfaceDescriptions,
+            Map<Long, String> samplerNames) {
+        this(
+                samplingRates,
+                systemInitTimeMillis,
+                interfaceNames,
+                interfaceDescriptions,
+                samplerNames,
+                SortedLongMap.empty());
     }
 
     /** Options data without descriptions or sampler names. */
@@ -73,7 +92,12 @@ public record OptionsData(
         Map<Long, Long> m = new HashMap<>(samplingRates);
         m.put(samplerId, rate);
         return new OptionsData(
-                m, systemInitTimeMillis, interfaceNames, interfaceDescriptions, samplerNames);
+                m,
+                systemInitTimeMillis,
+                interfaceNames,
+                interfaceDescriptions,
+                samplerNames,
+                vrfNames);
     }
 
     public OptionsData withSystemInitTimeMillis(long millis) {
@@ -81,7 +105,12 @@ public record OptionsData(
             return this;
         }
         return new OptionsData(
-                samplingRates, millis, interfaceNames, interfaceDescriptions, samplerNames);
+                samplingRates,
+                millis,
+                interfaceNames,
+                interfaceDescriptions,
+                samplerNames,
+                vrfNames);
     }
 
     public OptionsData withInterfaceName(long ifIndex, String name) {
@@ -93,7 +122,8 @@ public record OptionsData(
                         systemInitTimeMillis,
                         m,
                         interfaceDescriptions,
-                        samplerNames);
+                        samplerNames,
+                        vrfNames);
     }
 
     public OptionsData withInterfaceDescription(long ifIndex, String description) {
@@ -101,7 +131,12 @@ public record OptionsData(
         return m == interfaceDescriptions
                 ? this
                 : new OptionsData(
-                        samplingRates, systemInitTimeMillis, interfaceNames, m, samplerNames);
+                        samplingRates,
+                        systemInitTimeMillis,
+                        interfaceNames,
+                        m,
+                        samplerNames,
+                        vrfNames);
     }
 
     public OptionsData withSamplerName(long samplerId, String name) {
@@ -113,6 +148,20 @@ public record OptionsData(
                         systemInitTimeMillis,
                         interfaceNames,
                         interfaceDescriptions,
+                        m,
+                        vrfNames);
+    }
+
+    public OptionsData withVrfName(long vrfId, String name) {
+        Map<Long, String> m = with(vrfNames, vrfId, name);
+        return m == vrfNames
+                ? this
+                : new OptionsData(
+                        samplingRates,
+                        systemInitTimeMillis,
+                        interfaceNames,
+                        interfaceDescriptions,
+                        samplerNames,
                         m);
     }
 

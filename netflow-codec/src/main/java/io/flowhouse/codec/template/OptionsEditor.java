@@ -32,13 +32,16 @@ public final class OptionsEditor {
         /** {@code interfaceDescription} (IE 83) by ifIndex. */
         INTERFACE_DESCRIPTION,
         /** {@code samplerName} (IE 84) by sampler id. */
-        SAMPLER_NAME;
+        SAMPLER_NAME,
+        /** {@code VRFname} (IE 236) by VRF id. */
+        VRF_NAME;
 
         Map<Long, String> of(OptionsData o) {
             return switch (this) {
                 case INTERFACE_NAME -> o.interfaceNames();
                 case INTERFACE_DESCRIPTION -> o.interfaceDescriptions();
                 case SAMPLER_NAME -> o.samplerNames();
+                case VRF_NAME -> o.vrfNames();
             };
         }
     }
@@ -48,8 +51,9 @@ public final class OptionsEditor {
     // TemplateWire sizes: a rate entry is id + rate; a string entry is its key, length and bytes.
     private static final int RATE_BYTES = 16;
     private static final int NAME_OVERHEAD = 12;
-    // The second format's two more counts (descriptions, sampler names).
+    // The second format's two more counts (descriptions, sampler names); the third's one more.
     private static final int SECOND_FORMAT_BYTES = 8;
+    private static final int THIRD_FORMAT_BYTES = 4;
 
     private OptionsLimits limits = OptionsLimits.defaults();
     private OptionsData base = OptionsData.EMPTY;
@@ -168,6 +172,9 @@ public final class OptionsEditor {
         long oldBytes = old == null ? 0 : NAME_OVERHEAD + utf8Length(old);
         // The first description or sampler name moves the scope to the wire's second format.
         long format = kind != Text.INTERFACE_NAME && !secondFormat() ? SECOND_FORMAT_BYTES : 0;
+        if (kind == Text.VRF_NAME && !thirdFormat()) {
+            format += THIRD_FORMAT_BYTES;
+        }
         long grown = bytes() - oldBytes + NAME_OVERHEAD + length + format;
         if (grown > limits.maxBytesPerScope() && grown > bytes()) {
             return Outcome.REFUSED_BYTES;
@@ -198,7 +205,8 @@ public final class OptionsEditor {
                 systemInit,
                 merged(Text.INTERFACE_NAME),
                 merged(Text.INTERFACE_DESCRIPTION),
-                merged(Text.SAMPLER_NAME));
+                merged(Text.SAMPLER_NAME),
+                merged(Text.VRF_NAME));
     }
 
     private Map<Long, String> merged(Text kind) {
@@ -210,7 +218,12 @@ public final class OptionsEditor {
         return !base.interfaceDescriptions().isEmpty()
                 || !base.samplerNames().isEmpty()
                 || addedTexts[Text.INTERFACE_DESCRIPTION.ordinal()] > 0
-                || addedTexts[Text.SAMPLER_NAME.ordinal()] > 0;
+                || addedTexts[Text.SAMPLER_NAME.ordinal()] > 0
+                || thirdFormat();
+    }
+
+    private boolean thirdFormat() {
+        return !base.vrfNames().isEmpty() || addedTexts[Text.VRF_NAME.ordinal()] > 0;
     }
 
     /** The wire size so far, computed from the base at the first change that needs it. */

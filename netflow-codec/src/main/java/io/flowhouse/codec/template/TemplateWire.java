@@ -18,6 +18,7 @@ public final class TemplateWire {
     private static final byte TEMPLATE_V1 = 1;
     private static final byte OPTIONS_V1 = 2;
     private static final byte OPTIONS_V2 = 3;
+    private static final byte OPTIONS_V3 = 4;
 
     private TemplateWire() {}
 
@@ -92,6 +93,9 @@ public final class TemplateWire {
         if (hasV2Maps(o)) {
             size += stringsSize(o.interfaceDescriptions()) + stringsSize(o.samplerNames());
         }
+        if (!o.vrfNames().isEmpty()) {
+            size += stringsSize(o.vrfNames());
+        }
         return size;
     }
 
@@ -105,22 +109,25 @@ public final class TemplateWire {
 
     /** Options data with descriptions or sampler names takes the second format. */
     private static boolean hasV2Maps(OptionsData o) {
-        return !o.interfaceDescriptions().isEmpty() || !o.samplerNames().isEmpty();
+        return !o.interfaceDescriptions().isEmpty()
+                || !o.samplerNames().isEmpty()
+                || !o.vrfNames().isEmpty();
     }
 
     /**
      * Encodes options data: tag, init time, rates (count, id, rate), names (count, index, utf-8);
-     * in the second format then descriptions and sampler names as the names. Options data with
-     * neither takes the first format, byte for byte as before they existed. Entries are written in
-     * key order, so equal options data always gives equal bytes (callers compare the bytes to skip
-     * unchanged writes and to reuse what they decoded).
+     * in the second format then descriptions and sampler names as the names, in the third then VRF
+     * names too. Options data with none of them takes the first format, byte for byte as before
+     * they existed. Entries are written in key order, so equal options data always gives equal
+     * bytes (callers compare the bytes to skip unchanged writes and to reuse what they decoded).
      */
     public static byte[] encode(OptionsData o) {
         // OptionsData keeps its maps sorted by key (SortedLongMap): no sorting here.
         SortedLongMap<Long> rates = SortedLongMap.of(o.samplingRates());
         ByteBuffer b = ByteBuffer.allocate(encodedSize(o));
         boolean v2 = hasV2Maps(o);
-        b.put(v2 ? OPTIONS_V2 : OPTIONS_V1);
+        boolean v3 = !o.vrfNames().isEmpty();
+        b.put(v3 ? OPTIONS_V3 : v2 ? OPTIONS_V2 : OPTIONS_V1);
         b.putLong(o.systemInitTimeMillis());
         b.putInt(rates.size());
         for (int i = 0; i < rates.size(); i++) {
@@ -131,6 +138,9 @@ public final class TemplateWire {
         if (v2) {
             putStrings(b, o.interfaceDescriptions());
             putStrings(b, o.samplerNames());
+        }
+        if (v3) {
+            putStrings(b, o.vrfNames());
         }
         return b.array();
     }
@@ -146,12 +156,12 @@ public final class TemplateWire {
         }
     }
 
-    /** Decodes what {@link #encode(OptionsData)} wrote, in either format. */
+    /** Decodes what {@link #encode(OptionsData)} wrote, in any of its formats. */
     public static OptionsData decodeOptions(byte[] bytes) {
         try {
             ByteBuffer b = ByteBuffer.wrap(bytes);
             byte tag = b.get();
-            if (tag != OPTIONS_V1 && tag != OPTIONS_V2) {
+            if (tag != OPTIONS_V1 && tag != OPTIONS_V2 && tag != OPTIONS_V3) {
                 throw new IllegalArgumentException("not options data (unknown format tag)");
             }
             long init = b.getLong();
@@ -169,7 +179,11 @@ public final class TemplateWire {
             }
             Map<Long, String> descriptions = strings(b, "description");
             Map<Long, String> samplerNames = strings(b, "sampler name");
-            return new OptionsData(rates, init, names, descriptions, samplerNames);
+            if (tag == OPTIONS_V2) {
+                return new OptionsData(rates, init, names, descriptions, samplerNames);
+            }
+            Map<Long, String> vrfNames = strings(b, "VRF name");
+            return new OptionsData(rates, init, names, descriptions, samplerNames, vrfNames);
         } catch (BufferUnderflowException e) {
             throw new IllegalArgumentException("truncated options bytes", e);
         }

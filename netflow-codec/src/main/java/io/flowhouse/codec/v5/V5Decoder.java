@@ -131,6 +131,8 @@ public final class V5Decoder {
                             rate,
                             null,
                             0L,
+                            0L,
+                            0L,
                             0L));
         }
         return out.build();
