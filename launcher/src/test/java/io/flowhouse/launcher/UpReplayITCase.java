@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flowhouse.codec.pcap.PcapReader;
 import io.flowhouse.codec.pcap.UdpDatagram;
 import io.flowhouse.codec.pcap.UdpDatagramExtractor;
+import io.flowhouse.enrich.geo.AsnDatabase;
 import io.flowhouse.services.FlowhouseHome;
 import io.flowhouse.services.LocalPorts;
 import io.flowhouse.services.ServicesConfig;
@@ -26,6 +27,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -41,8 +43,14 @@ import org.junit.jupiter.api.io.TempDir;
  * the console on free ports, then both real sFlow captures replayed over UDP to the agent's sFlow
  * port and a NetFlow v9 capture to its NetFlow port. ClickHouse must hold the captures' ground
  * truth in {@code flows} (testdata/README), and {@code ./flowhouse down} must leave nothing behind.
+ * With the job's ASN database set, {@code up} also fills {@code as_names}: one row per AS of the
+ * open ASN database, and the names of a sample of its networks equal what libmaxminddb's {@code
+ * mmdblookup} reads.
  */
 class UpReplayITCase {
+
+    /** Networks of the ASN database whose AS name is compared with mmdblookup's. */
+    private static final int SAMPLE = 40;
 
     @TempDir static Path stateDir;
 
@@ -59,6 +67,7 @@ class UpReplayITCase {
         ServiceRequirement.require(
                 Files.isExecutable(ServicesConfig.defaults(root).clickhouseBinary()),
                 "clickhouse-server (apt-get install -y clickhouse-server)");
+        ServiceRequirement.requireExecutable("mmdblookup", "apt-get install mmdb-bin");
         int[] tcp = LocalPorts.free(9);
         env = new HashMap<>();
         env.put("FLOWHOUSE_KAFKA_PORT", Integer.toString(tcp[0]));
@@ -86,6 +95,7 @@ class UpReplayITCase {
     void sflowAndNetflowReplaysLandWithTheGroundTruth() throws Exception {
         // A rerun of this test (failsafe) starts from what the failed attempt left running.
         flowhouse("down");
+        Path asn = geoDir().resolve("asn.mmdb");
         int ipfixPort = LocalPorts.free(1, netflowPort, sflowPort)[0];
         int agentMetrics = LocalPorts.free(1, netflowPort, sflowPort, ipfixPort)[0];
         Result up =
@@ -103,9 +113,12 @@ class UpReplayITCase {
                         // replays; only the rollups' own wait is shortened (default 3 min).
                         "--",
                         "--rollup.max-out-of-orderness",
-                        "20s");
+                        "20s",
+                        "--enrich.geoip.asn-database",
+                        asn.toString());
         assertThat(up.code()).as(up.toString()).isZero();
         assertThat(up.out()).contains("sFlow v5 to UDP " + sflowPort);
+        upLoadedEveryAsNameOfTheAsnDatabase(up, asn);
 
         InetSocketAddress sflow =
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), sflowPort);
@@ -178,6 +191,78 @@ class UpReplayITCase {
             }
         }
         return n;
+    }
+
+
+    /** as_names after up: every AS of the ASN database, named as mmdblookup names it. */
+    private static void upLoadedEveryAsNameOfTheAsnDatabase(Result up, Path asn) throws Exception {
+        Map<Long, String> names = AsnDatabase.names(asn);
+        assertThat(names.size()).isGreaterThan(50_000);
+        assertThat(up.out())
+                .contains(String.format(Locale.ROOT, "as_names: %,d AS names in", names.size()));
+        assertThat(query("SELECT count(), uniqExact(asn) FROM as_names FINAL"))
+                .isEqualTo(names.size() + "\t" + names.size());
+
+        int v6 = 0;
+        for (AsnDatabase.AsnNetwork n : AsnDatabase.sampleNetworks(asn, SAMPLE, 11)) {
+            String ip = n.cidr().substring(0, n.cidr().indexOf('/'));
+            String number = mmdblookup(asn, ip, "autonomous_system_number");
+            String name = mmdblookup(asn, ip, "autonomous_system_organization");
+            assertThat(number).as(n.cidr()).isEqualTo(Long.toString(n.asn()));
+            assertThat(raw("SELECT name FROM as_names FINAL WHERE asn = " + number))
+                    .as("AS" + number + " (" + n.cidr() + ")")
+                    .isEqualTo(name);
+            v6 += n.ipv4() ? 0 : 1;
+        }
+        assertThat(v6).as("IPv6 networks in the sample").isPositive();
+    }
+
+    /** The fetched open data (enrichment/scripts/fetch-geo-data.sh; run here when missing). */
+    private static Path geoDir() throws Exception {
+        Process p =
+                new ProcessBuilder(
+                                "bash",
+                                root.resolve("enrichment/scripts/fetch-geo-data.sh").toString())
+                        .redirectError(ProcessBuilder.Redirect.INHERIT)
+                        .start();
+        String dir = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        boolean ok = p.waitFor(20, TimeUnit.MINUTES) && p.exitValue() == 0;
+        ServiceRequirement.require(
+                ok, "geo data from enrichment/scripts/fetch-geo-data.sh (npm, python3-venv)");
+        return Path.of(dir);
+    }
+
+    private static String mmdblookup(Path file, String ip, String key) throws Exception {
+        Process p =
+                new ProcessBuilder("mmdblookup", "--file", file.toString(), "--ip", ip, key)
+                        .redirectErrorStream(true)
+                        .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor(30, TimeUnit.SECONDS);
+        for (String line : out.split("\n")) {
+            String t = line.trim();
+            int type = t.lastIndexOf(" <");
+            if (type > 0) {
+                String v = t.substring(0, type);
+                return v.startsWith("\"") ? v.substring(1, v.length() - 1) : v;
+            }
+        }
+        return "";
+    }
+
+    private static String query(String sql) {
+        return query(sql, "TSV");
+    }
+
+    /** One value as stored, without TSV's escapes. */
+    private static String raw(String sql) {
+        return query(sql, "TSVRaw");
+    }
+
+    private static String query(String sql, String format) {
+        Result r = flowhouse("query", "--format", format, sql);
+        assertThat(r.code()).as(sql + " (" + r + ")").isZero();
+        return r.out().trim();
     }
 
     private static void awaitRows(String sql, String expected) throws InterruptedException {
