@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flowhouse.jobs.cli.JobArgs;
+import io.flowhouse.jobs.config.PipelineSettings;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.JobVertex;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * With enrichment on, decode enriches each flow itself: decode, the enriched flows and their
+ * ClickHouse sink are one chain (one job vertex), so no flow is serialized or shipped for its
+ * context, and there is no broadcast input.
+ */
+class EnrichChainTest {
+
+    @TempDir Path tmp;
+
+    private JobGraph productionGraph(String... extra) throws Exception {
+        Path rules = Files.writeString(tmp.resolve("rules.yaml"), "exporters: []\n");
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--kafka.bootstrap-servers", "127.0.0.1:1",
+                                "--clickhouse.url", "http://127.0.0.1:1",
+                                "--enrich.rules-file", rules.toString()));
+        args.addAll(List.of(extra));
+        PipelineSettings s =
+                PipelineSettings.from(
+                        JobArgs.resolve(Map.of(), args.toArray(String[]::new)), Map.of());
+        assertThat(s.enrich().enabled()).isTrue();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        FlowPipelineJob.configure(env, s);
+        FlowPipelineJob.build(env, PipelineConnectors.sources(s), PipelineConnectors.sinks(s), s);
+        return env.getStreamGraph().getJobGraph();
+    }
+
+    private static JobVertex decodeVertex(JobGraph g) {
+        JobVertex decode = null;
+        for (JobVertex v : g.getVertices()) {
+            if (v.getName().contains("decode")) {
+                assertThat(decode).as("one vertex with decode").isNull();
+                decode = v;
+            }
+        }
+        assertThat(decode).isNotNull();
+        return decode;
+    }
+
+    @Test
+    void decodeEnrichesInItsChainUpToTheSink() throws Exception {
+        JobGraph g = productionGraph();
+        JobVertex decode = decodeVertex(g);
+        assertThat(decode.getName()).contains("clickhouse flows (enriched)");
+        for (JobVertex v : g.getVertices()) {
+            assertThat(v.getName()).as("no enrich stage of its own").doesNotContain("enrich ");
+            assertThat(v.getName()).doesNotContain("exporter names -> enrich");
+        }
+        // The chain's inputs: the raw datagrams and the template archive, nothing broadcast.
+        assertThat(decode.getInputs()).hasSizeLessThanOrEqualTo(2);
+        System.out.println(g.getVertices());
+    }
+}
