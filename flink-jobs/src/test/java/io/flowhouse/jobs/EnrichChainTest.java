@@ -67,6 +67,5 @@ class EnrichChainTest {
         }
         // The chain's inputs: the raw datagrams and the template archive, nothing broadcast.
         assertThat(decode.getInputs()).hasSizeLessThanOrEqualTo(2);
-        System.out.println(g.getVertices());
     }
 }
