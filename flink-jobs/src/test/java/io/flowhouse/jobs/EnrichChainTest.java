@@ -68,4 +68,23 @@ class EnrichChainTest {
         // The chain's inputs: the raw datagrams and the template archive, nothing broadcast.
         assertThat(decode.getInputs()).hasSizeLessThanOrEqualTo(2);
     }
+
+    /**
+     * With the packets path on, the rollups take the enriched flows after a union with the packet
+     * flows: one operator takes each enriched flow once for the plain rollups and the context
+     * pieces of every resolution, not one consumer (and one copy of each flow) per rollup.
+     */
+    @Test
+    void theRollupsTakeEachEnrichedFlowOnce() throws Exception {
+        JobGraph g = productionGraph("--flowhouse.packets.enabled", "true");
+        int splits = 0;
+        for (JobVertex v : g.getVertices()) {
+            assertThat(v.getName()).doesNotContain("split context");
+            if (v.getName().contains("enriched AS, context pieces")) {
+                splits++;
+                assertThat(v.getName()).contains("split 1m").contains("context bucket budget 1h");
+            }
+        }
+        assertThat(splits).isEqualTo(1);
+    }
 }
