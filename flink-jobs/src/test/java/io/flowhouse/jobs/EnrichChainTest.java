@@ -8,11 +8,15 @@ import io.flowhouse.jobs.config.PipelineSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.streaming.api.graph.StreamNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +30,10 @@ class EnrichChainTest {
     @TempDir Path tmp;
 
     private JobGraph productionGraph(String... extra) throws Exception {
+        return streamGraph(extra).getJobGraph();
+    }
+
+    private StreamGraph streamGraph(String... extra) throws Exception {
         Path rules = Files.writeString(tmp.resolve("rules.yaml"), "exporters: []\n");
         List<String> args =
                 new ArrayList<>(
@@ -41,7 +49,7 @@ class EnrichChainTest {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         FlowPipelineJob.configure(env, s);
         FlowPipelineJob.build(env, PipelineConnectors.sources(s), PipelineConnectors.sinks(s), s);
-        return env.getStreamGraph().getJobGraph();
+        return env.getStreamGraph();
     }
 
     private static JobVertex decodeVertex(JobGraph g) {
@@ -86,5 +94,24 @@ class EnrichChainTest {
             }
         }
         assertThat(splits).isEqualTo(1);
+    }
+
+    /**
+     * With sFlow samples aged into flows, decode's enriched flows keep all but the samples, and the
+     * aged samples are enriched after the ageing; every operator keeps its own uid.
+     */
+    @Test
+    void agedSflowSamplesAreEnrichedAfterTheAgeing() throws Exception {
+        StreamGraph graph = streamGraph("--flowhouse.packets.sflow-samples", "true");
+        Set<String> uids = new HashSet<>();
+        for (StreamNode node : graph.getStreamNodes()) {
+            String uid = node.getTransformationUID();
+            assertThat(uid).as(node.getOperatorName()).isNotNull();
+            assertThat(uids.add(uid)).as("uid " + uid + " used once").isTrue();
+        }
+        assertThat(uids)
+                .contains(FlowPipelineJob.UID_ENRICH, FlowPipelineJob.UID_ENRICH_NOT_SAMPLES);
+        JobVertex decode = decodeVertex(graph.getJobGraph());
+        assertThat(decode.getName()).contains("enriched (not sflow samples)");
     }
 }
