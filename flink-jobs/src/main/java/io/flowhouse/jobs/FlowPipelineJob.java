@@ -6,6 +6,7 @@ import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.config.Config;
 import io.flowhouse.config.ConfigException;
+import io.flowhouse.enrich.EnrichSettings;
 import io.flowhouse.jobs.ageing.PacketFlowTopology;
 import io.flowhouse.jobs.ageing.SflowSampleAgeing;
 import io.flowhouse.jobs.cli.JobArgs;
@@ -71,6 +72,7 @@ public final class FlowPipelineJob {
     public static final String UID_EXPORTER_STATS = "exporter-stats";
     public static final String UID_SINK_FLOWS = "sink-clickhouse-flows";
     public static final String UID_ENRICH = "enrich-flows";
+    public static final String UID_ENRICH_NOT_SAMPLES = "enriched-not-sflow-samples";
     public static final String UID_EXPORTER_NAMES = "exporter-names";
     public static final String UID_SINK_ENRICHED_FLOWS = "sink-clickhouse-enriched-flows";
     public static final String UID_SINK_PACKET_FLOWS = "sink-clickhouse-packet-flows";
@@ -84,6 +86,14 @@ public final class FlowPipelineJob {
     public static final String UID_SINK_FLOWS_TOPIC = "sink-kafka-flows-topic";
 
     private FlowPipelineJob() {}
+
+    /** Keeps the enriched flows that are not sFlow samples (those are enriched once aged). */
+    private static final class NotSflowSample implements FilterFunction<EnrichedFlow> {
+        @Override
+        public boolean filter(EnrichedFlow e) {
+            return !SflowSampleAgeing.isSample(e.flow());
+        }
+    }
 
     /** Drops everything: the placeholder input when there is no template archive. */
     private static final class DropAll implements FilterFunction<ArchivedTemplate> {
@@ -256,6 +266,7 @@ public final class FlowPipelineJob {
             PipelineSources sources,
             PipelineSinks sinks,
             PipelineSettings s) {
+        EnrichSettings enrich = sinks.enrichedFlows() != null ? s.enrich() : null;
         // Watermarks per partition from the receive time (FlowTimestamps), never a flow's time.
         DataStream<RawDatagram> datagrams =
                 env.fromSource(
@@ -273,22 +284,32 @@ public final class FlowPipelineJob {
                         .transform(
                                 "decode",
                                 TypeInformation.of(FlowRecord.class),
-                                new DecodeOperator(s.decode(), quietAfter(env, s)))
+                                new DecodeOperator(s.decode(), quietAfter(env, s), enrich))
                         .uid(UID_DECODE)
                         .name("decode");
-        DataStream<FlowRecord> flows =
-                s.ageing().sflowSamples() ? SflowSampleAgeing.apply(decoded, s.ageing()) : decoded;
+        DataStream<FlowRecord> flows = decoded;
+        SflowSampleAgeing.Split aged = null;
+        if (s.ageing().sflowSamples()) {
+            aged = SflowSampleAgeing.split(decoded, s.ageing());
+            flows = aged.all();
+        }
         DataStream<EnrichedFlow> enriched = null;
-        if (sinks.enrichedFlows() != null) {
+        if (enrich != null) {
             // The context travels beside the flow to the table and the rollups; the fan-out still
-            // takes the flow as decoded. Options data's interface names come from decode.
-            enriched =
-                    EnrichFlows.attach(
-                                    flows,
-                                    decoded.getSideOutput(DecodeOutputs.INTERFACE_NAMES),
-                                    s.enrich())
-                            .uid(UID_ENRICH)
-                            .name("enrich");
+            // takes the flow as decoded. Decode enriches each flow itself, with the names of its
+            // own options data: decode, enrich and the sinks are one chain, nothing serialized.
+            enriched = decoded.getSideOutput(DecodeOutputs.ENRICHED);
+            if (aged != null) {
+                // sFlow samples are enriched once aged into flows (sFlow has no options data).
+                enriched =
+                        enriched.filter(new NotSflowSample())
+                                .uid(UID_ENRICH_NOT_SAMPLES)
+                                .name("enriched (not sflow samples)")
+                                .union(
+                                        EnrichFlows.attach(aged.aged(), enrich)
+                                                .uid(UID_ENRICH)
+                                                .name("enrich aged sflow samples"));
+            }
             enriched.sinkTo(sinks.enrichedFlows())
                     .uid(UID_SINK_ENRICHED_FLOWS)
                     .name("clickhouse flows (enriched)");

@@ -56,6 +56,18 @@ public final class SflowSampleAgeing {
 
     /** The decoded flows with sFlow samples aged into flows. */
     public static DataStream<FlowRecord> apply(DataStream<FlowRecord> decoded, AgeingSettings s) {
+        return split(decoded, s).all();
+    }
+
+    /** The decoded flows that are not sFlow samples, as they are, and the samples aged. */
+    public record Split(DataStream<FlowRecord> others, DataStream<FlowRecord> aged) {
+        public DataStream<FlowRecord> all() {
+            return others.union(aged);
+        }
+    }
+
+    /** {@link #apply}, its two parts apart. */
+    public static Split split(DataStream<FlowRecord> decoded, AgeingSettings s) {
         DataStream<FlowRecord> samples =
                 decoded.filter(new IsSample(true)).uid(UID_SAMPLES).name("sflow samples");
         DataStream<FlowRecord> others =
@@ -71,10 +83,11 @@ public final class SflowSampleAgeing {
                                 TypeInformation.of(FlowRecord.class))
                         .uid(UID)
                         .name("sflow sample ageing");
-        return others.union(aged);
+        return new Split(others, aged);
     }
 
-    static boolean isSample(FlowRecord f) {
+    /** Whether {@code f} is an sFlow flow sample (what this ageing takes). */
+    public static boolean isSample(FlowRecord f) {
         return f.version() == FlowRecord.VERSION_SFLOW5 && f.sflow() != null;
     }
 

@@ -4,12 +4,16 @@ package io.flowhouse.jobs.decode;
 import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.enrich.EnrichSettings;
 import io.flowhouse.jobs.config.DecodeSettings;
+import io.flowhouse.jobs.enrich.FlowEnrichment;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.model.ExporterFootprint;
+import io.flowhouse.jobs.model.ScopeKey;
 import java.time.Duration;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
@@ -71,7 +75,15 @@ public final class DecodeOperator
      *     clock; zero keeps pure event time
      */
     public DecodeOperator(DecodeSettings settings, Duration quietAfter) {
-        super(new DecodeRawFlowFunction(settings));
+        this(settings, quietAfter, null);
+    }
+
+    /**
+     * @param enrich with it, every flow also goes to {@link DecodeOutputs#ENRICHED} with its
+     *     context (null: none)
+     */
+    public DecodeOperator(DecodeSettings settings, Duration quietAfter, EnrichSettings enrich) {
+        super(new DecodeRawFlowFunction(settings, enrich));
         this.quietAfterMillis = quietAfter.toMillis();
     }
 
@@ -104,7 +116,8 @@ public final class DecodeOperator
     public void open() throws Exception {
         super.open();
         super.processWatermarkStatus(WatermarkStatus.IDLE, ARCHIVE_INPUT);
-        DecodeStateLedger ledger = ((DecodeRawFlowFunction) getUserFunction()).ledger();
+        DecodeRawFlowFunction function = (DecodeRawFlowFunction) getUserFunction();
+        DecodeStateLedger ledger = function.ledger();
         this.<ExporterKey>getKeyedStateBackend()
                 .applyToAllKeys(
                         VoidNamespace.INSTANCE,
@@ -116,6 +129,20 @@ public final class DecodeOperator
                                 ledger.restored(fp.bytes);
                             }
                         });
+        FlowEnrichment enrichment = function.enrichment();
+        if (enrichment != null) {
+            // The options-data names come back from the keys' own options data in state.
+            this.<ExporterKey>getKeyedStateBackend()
+                    .applyToAllKeys(
+                            VoidNamespace.INSTANCE,
+                            VoidNamespaceSerializer.INSTANCE,
+                            DecodeRawFlowFunction.OPTIONS,
+                            (ExporterKey key, MapState<ScopeKey, byte[]> state) -> {
+                                for (byte[] wire : state.values()) {
+                                    InterfaceNames.restoredState(key.address(), wire, enrichment);
+                                }
+                            });
+        }
         if (quiet != null) {
             wallClockAdvances =
                     getMetricGroup()

@@ -3,6 +3,8 @@ package io.flowhouse.jobs.decode;
 
 import io.flowhouse.codec.envelope.RejectedDatagram;
 import io.flowhouse.codec.sflow.InterfaceCounters;
+import io.flowhouse.jobs.enrich.EnrichedFlow;
+import io.flowhouse.jobs.enrich.FlowEnrichment;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.model.OptionsInterfaceName;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -29,10 +31,18 @@ public final class DecodeOutputs {
 
     /**
      * Interface names from options data, every name of a scope whose options data was learned or
-     * changed (or restored from the archive): to the enrich stage.
+     * changed (or restored from the archive). Decode's own enrichment learns them directly; this
+     * output is for a consumer outside decode's chain (the job's graph has none).
      */
     public static final OutputTag<OptionsInterfaceName> INTERFACE_NAMES =
             new OutputTag<>("interface-names", TypeInformation.of(OptionsInterfaceName.class));
+
+    /**
+     * With enrichment on: every flow of the main output again, with its context ({@link
+     * FlowEnrichment}, names from decode's own options data), chained to decode.
+     */
+    public static final OutputTag<EnrichedFlow> ENRICHED =
+            new OutputTag<>("enriched", TypeInformation.of(EnrichedFlow.class));
 
     private DecodeOutputs() {}
 }

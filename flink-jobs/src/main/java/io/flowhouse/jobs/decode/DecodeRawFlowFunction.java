@@ -7,8 +7,10 @@ import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.sflow.InterfaceCounters;
+import io.flowhouse.enrich.EnrichSettings;
 import io.flowhouse.jobs.config.DecodeSettings;
 import io.flowhouse.jobs.config.DecodeStateLimits;
+import io.flowhouse.jobs.enrich.FlowEnrichment;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.model.ExporterFootprint;
 import io.flowhouse.jobs.model.HeldDatagram;
@@ -77,6 +79,7 @@ public final class DecodeRawFlowFunction
                     "template-withdrawals", TemplateStateKeyTypeInfo.INSTANCE, Types.LONG);
 
     private final DecodeSettings settings;
+    private final EnrichSettings enrich;
 
     private transient DecodeStateLedger ledger;
     private transient ExporterBudget budget;
@@ -88,9 +91,20 @@ public final class DecodeRawFlowFunction
     private transient TemplateArchive archive;
     private transient DecodeMetrics metrics;
     private transient DuplicateFilter duplicates;
+    private transient FlowEnrichment enrichment;
+    private transient EnrichedOutput enriched;
 
     public DecodeRawFlowFunction(DecodeSettings settings) {
+        this(settings, null);
+    }
+
+    /**
+     * @param enrich with it, every flow also goes to {@link DecodeOutputs#ENRICHED} with its
+     *     context; null: none
+     */
+    public DecodeRawFlowFunction(DecodeSettings settings, EnrichSettings enrich) {
         this.settings = settings;
+        this.enrich = enrich;
     }
 
     @Override
@@ -147,6 +161,29 @@ public final class DecodeRawFlowFunction
                         settings.archiveTemplates(),
                         limits.archiveMaxRecordBytes(),
                         metrics);
+        if (enrich != null) {
+            enrichment = FlowEnrichment.open(enrich, getRuntimeContext().getMetricGroup());
+            enriched = new EnrichedOutput(enrichment);
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (enrichment != null) {
+            enrichment.close();
+            enrichment = null;
+        }
+        super.close();
+    }
+
+    /** Decode's enrichment, or null when off. */
+    FlowEnrichment enrichment() {
+        return enrichment;
+    }
+
+    /** Where the flows of the element or timer being processed go. */
+    private Collector<FlowRecord> flows(Context ctx, Collector<FlowRecord> out) {
+        return enriched == null ? out : enriched.of(ctx, out);
     }
 
     DecodeMetrics metrics() {
@@ -185,14 +222,14 @@ public final class DecodeRawFlowFunction
             return;
         }
         archive.write(ctx);
-        InterfaceNames.learned(ctx, cache.learned());
+        InterfaceNames.learned(ctx, cache.learned(), enrichment);
         metrics.templatesLearned.inc(cache.learned().size());
         List<TemplateStateKey> installed = new ArrayList<>(cache.installed());
         boolean hold = r.missesTemplates() && !settings.templateHold().isZero() && holdable(d, r);
         int emitted = 0;
         boolean rejected = false;
         if (!hold) {
-            emitted = emitter.emit(d, r, out);
+            emitted = emitter.emit(d, r, flows(ctx, out));
             for (InterfaceCounters c : r.counters()) {
                 ctx.output(DecodeOutputs.INTERFACE_COUNTERS, c);
             }
@@ -240,7 +277,7 @@ public final class DecodeRawFlowFunction
         cache.bind(ctx.getCurrentKey(), Long.MIN_VALUE);
         if (archive.restore(t)) {
             metrics.templatesRestored.inc();
-            InterfaceNames.restored(ctx, t);
+            InterfaceNames.restored(ctx, t, enrichment);
             releaseWaiting(ctx, out, new ArrayList<>(cache.installed()));
         }
         budget.commit(timers);
@@ -346,7 +383,7 @@ public final class DecodeRawFlowFunction
                 return still;
             }
         }
-        int emitted = emitter.emit(d, r, out);
+        int emitted = emitter.emit(d, r, flows(ctx, out));
         boolean rejected;
         if (r.missesTemplates()) {
             rejected = deadLetters.templateMissing(ctx, d, r);

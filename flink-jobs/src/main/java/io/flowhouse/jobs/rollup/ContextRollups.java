@@ -63,14 +63,18 @@ public final class ContextRollups {
             RollupSettings s,
             RollupTopology.SinkFactory sinks,
             SinkFactory contextSinks) {
-        DataStream<FlowRecord> plain =
-                flows.map(ContextRollups::withStoredAs)
-                        .returns(TypeInformation.of(FlowRecord.class))
+        // One operator takes each enriched flow once: the plain rollups' input and the context
+        // pieces of every resolution come out of it.
+        SingleOutputStreamOperator<FlowRecord> plain =
+                flows.process(
+                                new EnrichedRollupSplit(s.resolutions()),
+                                TypeInformation.of(FlowRecord.class))
                         .uid("rollup-enriched-as")
-                        .name("enriched AS");
+                        .name("enriched AS, context pieces");
         RollupTopology.attach(plain, s, sinks);
         for (Duration r : s.resolutions()) {
-            DataStream<ContextRow> rows = rows(flows, r, s);
+            DataStream<ContextRow> rows =
+                    sums(plain.getSideOutput(EnrichedRollupSplit.tag(r)), r, s);
             if (contextSinks != null) {
                 rows.sinkTo(contextSinks.contextSinkFor(r))
                         .uid("sink-clickhouse-rollup-context-" + RollupTables.label(r))
@@ -94,12 +98,22 @@ public final class ContextRollups {
             DataStream<EnrichedFlow> flows, Duration resolution, RollupSettings s) {
         String label = RollupTables.label(resolution);
         TypeInformation<ContextRow> type = TypeInformation.of(ContextRow.class);
-        OutputTag<ContextRow> late = new OutputTag<>("rollup-context-late-" + label, type);
-        SingleOutputStreamOperator<ContextRow> sums =
+        return sums(
                 flows.flatMap(new ContextSplitter(resolution.toMillis()), type)
                         .uid("rollup-context-split-" + label)
-                        .name("split context " + label)
-                        .transform(
+                        .name("split context " + label),
+                resolution,
+                s);
+    }
+
+    /** The context rows of one resolution summed from its pieces (late pieces counted). */
+    private static DataStream<ContextRow> sums(
+            DataStream<ContextRow> pieces, Duration resolution, RollupSettings s) {
+        String label = RollupTables.label(resolution);
+        TypeInformation<ContextRow> type = TypeInformation.of(ContextRow.class);
+        OutputTag<ContextRow> late = new OutputTag<>("rollup-context-late-" + label, type);
+        SingleOutputStreamOperator<ContextRow> sums =
+                pieces.transform(
                                 "rollup context event time " + label,
                                 type,
                                 new PieceEventTime<>(

@@ -58,7 +58,9 @@ public final class PipelineBench {
         int parallelism = args.length > 1 ? Integer.parseInt(args[1]) : 2;
         String modes = args.length > 2 ? args[2] : "decode,clickhouse,rollups";
         // Optional: buckets of the rollups' local pre-aggregation (0 = off), for A/B runs.
-        String combineBuckets = args.length > 3 ? args[3] : null;
+        String combineBuckets = args.length > 3 && !args[3].equals("-") ? args[3] : null;
+        // Optional: a directory with country.mmdb and asn.mmdb: the rollups run with enrichment.
+        String geo = args.length > 4 ? args[4] : null;
         if (loops < 1 || loops > 1000) {
             throw new IllegalArgumentException("loops " + loops + " (expected: 1..1000)");
         }
@@ -95,7 +97,7 @@ public final class PipelineBench {
 
             long flows = expectedFlows(loops);
             if (modes.contains("rollups")) {
-                runRollups(kafka, ch, parallelism, flows, combineBuckets);
+                runRollups(kafka, ch, parallelism, flows, combineBuckets, geo);
             }
             if (!modes.contains("decode")) {
                 return;
@@ -155,21 +157,23 @@ public final class PipelineBench {
             LocalClickHouse ch,
             int parallelism,
             long flows,
-            String combineBuckets)
+            String combineBuckets,
+            String geo)
             throws Exception {
+        List<String> extra = new ArrayList<>(List.of("--flowhouse.packets.enabled", "false"));
+        if (combineBuckets != null) {
+            extra.addAll(List.of("--flowhouse.rollup.combine-buckets", combineBuckets));
+        }
+        if (geo != null) {
+            extra.addAll(
+                    List.of(
+                            "--enrich.geoip.country-database",
+                            Path.of(geo, "country.mmdb").toString(),
+                            "--enrich.geoip.asn-database",
+                            Path.of(geo, "asn.mmdb").toString()));
+        }
         PipelineSettings s =
-                settings(
-                        kafka.bootstrapServers(),
-                        ch,
-                        parallelism,
-                        combineBuckets == null
-                                ? new String[] {"--flowhouse.packets.enabled", "false"}
-                                : new String[] {
-                                    "--flowhouse.packets.enabled",
-                                    "false",
-                                    "--flowhouse.rollup.combine-buckets",
-                                    combineBuckets
-                                });
+                settings(kafka.bootstrapServers(), ch, parallelism, extra.toArray(String[]::new));
         JobTables o = s.clickhouse().tables().withPassword(ch.password());
         String db = s.clickhouse().database();
         double cpu0 = jvmCpuSeconds();
@@ -202,11 +206,12 @@ public final class PipelineBench {
                                 + ".flows_1h FINAL WHERE kind = 'interface' AND direction = 0");
         System.out.printf(
                 Locale.ROOT,
-                "with rollups  p=%d combine-buckets=%s: %d flows in %.1f s = %,.0f flows/s (1m interface flows: %s,"
+                "with rollups  p=%d combine-buckets=%s enrich=%s: %d flows in %.1f s = %,.0f flows/s (1m interface flows: %s,"
                         + " 1h: %s, expected %d); CPU JVM %.1f s + clickhouse-server %.1f s ="
                         + " %,.0f flows per JVM CPU-second%n",
                 parallelism,
                 combineBuckets == null ? "default" : combineBuckets,
+                geo == null ? "off" : "on",
                 flows,
                 sec,
                 flows / sec,
@@ -216,6 +221,17 @@ public final class PipelineBench {
                 cpu,
                 chCpu,
                 flows / cpu);
+        if (geo != null) {
+            System.out.printf(
+                    Locale.ROOT,
+                    "  context 1m interface flows: %s; load %s%n",
+                    ch.queryScalar(
+                            "SELECT sum(flows) FROM "
+                                    + db
+                                    + ".flows_context_1m FINAL WHERE kind = 'interface'"
+                                    + " AND direction = 0"),
+                    Files.readString(Path.of("/proc/loadavg")).trim());
+        }
     }
 
     /** CPU time of this JVM (Flink MiniCluster, the in-process broker, the producer). */

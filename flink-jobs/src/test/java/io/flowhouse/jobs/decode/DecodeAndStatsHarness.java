@@ -4,11 +4,13 @@ package io.flowhouse.jobs.decode;
 import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.enrich.EnrichSettings;
 import io.flowhouse.jobs.config.DecodeSettings;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.model.ExporterKeyTypeInfo;
 import io.flowhouse.jobs.stats.AggregateExporterStats;
 import io.flowhouse.jobs.stats.ExporterStats;
+import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -46,8 +48,20 @@ final class DecodeAndStatsHarness {
      */
     DecodeAndStatsHarness(DecodeSettings settings, boolean rocksDb, OperatorSubtaskState restore)
             throws Exception {
+        this(settings, rocksDb, restore, null);
+    }
+
+    /**
+     * @param enrich decode's enrichment ({@link DecodeOutputs#ENRICHED}), or null for none
+     */
+    DecodeAndStatsHarness(
+            DecodeSettings settings,
+            boolean rocksDb,
+            OperatorSubtaskState restore,
+            EnrichSettings enrich)
+            throws Exception {
         this.rocksDb = rocksDb;
-        operator = new DecodeOperator(settings);
+        operator = new DecodeOperator(settings, Duration.ZERO, enrich);
         decode =
                 new KeyedTwoInputStreamOperatorTestHarness<>(
                         operator,

@@ -65,7 +65,7 @@ class EnrichFlowsITCase {
         FlowPipelineJob.configure(env, jobSettings());
         env.setParallelism(2);
         env.enableCheckpointing(200);
-        EnrichFlows.attach(env.fromData(flows(60)), null, settings(geo))
+        EnrichFlows.attach(env.fromData(flows(60)), settings(geo))
                 .sinkTo(
                         JobTables.of(
                                         ClickHouseTestSupport.options(CLICKHOUSE.service(), db)
@@ -122,7 +122,7 @@ class EnrichFlowsITCase {
         List<FlowRecord> flows = flows(n);
         List<EnrichedFlow> out = new ArrayList<>();
         CloseableIterator<EnrichedFlow> it =
-                EnrichFlows.attach(env.fromData(flows), null, settings).executeAndCollect("enrich");
+                EnrichFlows.attach(env.fromData(flows), settings).executeAndCollect("enrich");
         it.forEachRemaining(out::add);
         it.close();
         check(geo, out, n);
