@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -30,13 +29,7 @@ class ReplicaKillPipelineITCase {
     @RegisterExtension
     static final EmbeddedKafka KAFKA = EmbeddedKafka.builder().partitions(4).build();
 
-    @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension FLINK = PipelineHarness.miniCluster();
 
     @RegisterExtension
     static final ClickHouseClusterExtension CLUSTER = ClickHouseClusterExtension.of(1, 2);

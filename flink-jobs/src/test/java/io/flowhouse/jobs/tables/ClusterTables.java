@@ -9,6 +9,7 @@ import io.flowhouse.sinks.clickhouse.ClickHouseSinkMetrics;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkWriter;
 import io.flowhouse.sinks.clickhouse.ServerCapabilities;
+import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.clickhouse.LocalClickHouseCluster;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -56,7 +57,8 @@ final class ClusterTables {
     }
 
     /** The flows writer the job uses. */
-    static ClickHouseSinkWriter<FlowRecord> writer(ClickHouseSinkOptions o) throws Exception {
+    private static ClickHouseSinkWriter<FlowRecord> writer(ClickHouseSinkOptions o)
+            throws Exception {
         return ClickHouseSinkWriter.open(
                 o,
                 new FlowRowEncoder(),
@@ -67,11 +69,31 @@ final class ClusterTables {
     }
 
     /** Flows {@code from} (inclusive) to {@code to}. */
-    static void write(
+    private static void write(
             ClickHouseSinkWriter<FlowRecord> w, int from, int to, LongFunction<FlowRecord> flow)
             throws Exception {
         for (int i = from; i < to; i++) {
             w.write(flow.apply(i), null);
+        }
+    }
+
+    /**
+     * Writes flows 0 to 20,000, kills {@code killed} with {@code kill -9}, writes 20,000 to 40,000
+     * (to the other replicas), starts it again and replays 10,000 to 30,000: every flush is
+     * complete, so 40,000 distinct flows are written, 20,000 of them twice.
+     */
+    static void writeAcrossAKill(
+            ClickHouseSinkOptions o, LocalClickHouse killed, LongFunction<FlowRecord> flow)
+            throws Exception {
+        try (ClickHouseSinkWriter<FlowRecord> w = writer(o)) {
+            write(w, 0, 20_000, flow);
+            w.flush(true);
+            killed.kill();
+            write(w, 20_000, 40_000, flow);
+            w.flush(true);
+            killed.start();
+            write(w, 10_000, 30_000, flow);
+            w.flush(true);
         }
     }
 

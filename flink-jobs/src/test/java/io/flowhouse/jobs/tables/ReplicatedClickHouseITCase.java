@@ -4,11 +4,9 @@ package io.flowhouse.jobs.tables;
 import static io.flowhouse.testkit.clickhouse.ClickHouseClusterExtension.awaitAnswer;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.sinks.clickhouse.ClickHouseConnection;
 import io.flowhouse.sinks.clickhouse.ClickHouseMigrator;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
-import io.flowhouse.sinks.clickhouse.ClickHouseSinkWriter;
 import io.flowhouse.testkit.clickhouse.ClickHouseClusterExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.clickhouse.LocalClickHouseCluster;
@@ -82,18 +80,8 @@ class ReplicatedClickHouseITCase {
         String db = DB;
         ClickHouseSinkOptions o = ClusterTables.options(cluster, db).build();
         LocalClickHouse first = cluster.replica(0);
-        try (ClickHouseSinkWriter<FlowRecord> w = ClusterTables.writer(o)) {
-            ClusterTables.write(w, 0, 20_000, ClickHouseTestSupport::flow);
-            w.flush(true);
-            first.kill();
-            // the writer moves to the second replica
-            ClusterTables.write(w, 20_000, 40_000, ClickHouseTestSupport::flow);
-            w.flush(true);
-            first.start();
-            // a replay: the same rows again
-            ClusterTables.write(w, 10_000, 30_000, ClickHouseTestSupport::flow);
-            w.flush(true);
-        }
+        // The writer moves to the second replica, the replay sends the same rows again.
+        ClusterTables.writeAcrossAKill(o, first, ClickHouseTestSupport::flow);
         String expected = "40000\t" + bytes(0, 40_000);
         String sql = "SELECT count(), sum(bytes) FROM " + db + ".flows FINAL";
         for (LocalClickHouse replica : cluster.replicas()) {

@@ -9,7 +9,6 @@ import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.sinks.clickhouse.ClickHouseConnection;
 import io.flowhouse.sinks.clickhouse.ClickHouseMigrator;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
-import io.flowhouse.sinks.clickhouse.ClickHouseSinkWriter;
 import io.flowhouse.sinks.clickhouse.ClusterDdl;
 import io.flowhouse.sinks.clickhouse.Migration;
 import io.flowhouse.sinks.clickhouse.ServerCapabilities;
@@ -173,18 +172,8 @@ class ShardedClickHouseITCase {
         String db = DB;
         ClickHouseSinkOptions o = options(db).build();
         LocalClickHouse killed = cluster.server(1, 0);
-        try (ClickHouseSinkWriter<FlowRecord> w = ClusterTables.writer(o)) {
-            ClusterTables.write(w, 0, 20_000, ShardedClickHouseITCase::flow);
-            w.flush(true);
-            killed.kill();
-            // shard 2's rows go to its second replica
-            ClusterTables.write(w, 20_000, 40_000, ShardedClickHouseITCase::flow);
-            w.flush(true);
-            killed.start();
-            // a replay: the same rows again, to the same shards
-            ClusterTables.write(w, 10_000, 30_000, ShardedClickHouseITCase::flow);
-            w.flush(true);
-        }
+        // Shard 2's rows go to its second replica; the replay to the same shards.
+        ClusterTables.writeAcrossAKill(o, killed, ShardedClickHouseITCase::flow);
         for (int shard = 0; shard < 2; shard++) {
             String want = rowsOn(shard, 0, 40_000) + "\t" + bytesOn(shard, 0, 40_000);
             assertThat(rowsOn(shard, 0, 40_000)).as("both shards hold rows").isPositive();
