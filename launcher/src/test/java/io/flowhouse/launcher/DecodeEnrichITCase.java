@@ -8,10 +8,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.flowhouse.enrich.geo.AsnDatabase;
 import io.flowhouse.jobs.enrich.GeoTestData;
 import io.flowhouse.loadgen.LoadgenMain;
-import io.flowhouse.services.FlowhouseHome;
 import io.flowhouse.testkit.ServiceRequirement;
 import io.flowhouse.testkit.TestDataDir;
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -165,15 +163,7 @@ class DecodeEnrichITCase {
     }
 
     private int run(String... args) {
-        FlowhouseMain main =
-                new FlowhouseMain(
-                        new FlowhouseHome(dir, dir.resolve(".flowhouse")),
-                        Map.of(),
-                        new ByteArrayInputStream(new byte[0]));
-        return main.run(
-                List.of(args),
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return InProcessCli.run(dir, List.of(args), out, err);
     }
 
     private static Path geoData() throws Exception {
