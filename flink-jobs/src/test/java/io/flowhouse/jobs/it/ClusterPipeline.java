@@ -73,8 +73,9 @@ final class ClusterPipeline {
         JobClient job =
                 PipelineHarness.environment(s, cluster.replica(0))
                         .executeAsync("kill " + victim.httpUrl());
+        // The job first migrates the schema ON CLUSTER: minutes on a loaded machine.
         ClickHouseClusterExtension.awaitAnswer(
-                victim, Duration.ofMinutes(3), "SELECT count() > 0 FROM " + table, "1");
+                victim, Duration.ofMinutes(5), "SELECT count() > 0 FROM " + table, "1");
         victim.kill();
         Thread.sleep(5_000);
         victim.start();

@@ -35,7 +35,7 @@ class ReplicaKillPipelineITCase {
     static final ClickHouseClusterExtension CLUSTER = ClickHouseClusterExtension.of(1, 2);
 
     @Test
-    @Timeout(value = 8, unit = TimeUnit.MINUTES)
+    @Timeout(value = 12, unit = TimeUnit.MINUTES)
     void aReplicaKilledWhileTheJobWritesCatchesUpToExactTables() throws Exception {
         LocalClickHouseCluster cluster = CLUSTER.cluster();
         LocalClickHouse first = cluster.replica(0);

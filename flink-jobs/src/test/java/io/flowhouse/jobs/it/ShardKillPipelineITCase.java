@@ -40,7 +40,7 @@ class ShardKillPipelineITCase {
     static final ClickHouseClusterExtension CLUSTER = ClickHouseClusterExtension.of(2, 2);
 
     @Test
-    @Timeout(value = 10, unit = TimeUnit.MINUTES)
+    @Timeout(value = 14, unit = TimeUnit.MINUTES)
     void aReplicaOfOneShardKilledWhileTheJobWritesCatchesUpToExactTables() throws Exception {
         LocalClickHouseCluster cluster = CLUSTER.cluster();
         PipelineSettings s = ClusterPipeline.settings(KAFKA, cluster, "shards");
