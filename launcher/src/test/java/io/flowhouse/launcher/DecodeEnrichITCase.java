@@ -6,11 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.flowhouse.enrich.geo.AsnDatabase;
+import io.flowhouse.jobs.enrich.GeoTestData;
 import io.flowhouse.loadgen.LoadgenMain;
-import io.flowhouse.services.FlowhouseHome;
 import io.flowhouse.testkit.ServiceRequirement;
 import io.flowhouse.testkit.TestDataDir;
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +20,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -165,15 +163,7 @@ class DecodeEnrichITCase {
     }
 
     private int run(String... args) {
-        FlowhouseMain main =
-                new FlowhouseMain(
-                        new FlowhouseHome(dir, dir.resolve(".flowhouse")),
-                        Map.of(),
-                        new ByteArrayInputStream(new byte[0]));
-        return main.run(
-                List.of(args),
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return InProcessCli.run(dir, List.of(args), out, err);
     }
 
     private static Path geoData() throws Exception {
@@ -187,32 +177,16 @@ class DecodeEnrichITCase {
     /** Country, AS number ("0" when none) and AS name as mmdblookup reads them. */
     private static String[] lookup(Path geo, String ip) {
         try {
-            String asn = mmdblookup(geo.resolve("asn.mmdb"), ip, "autonomous_system_number");
+            String asn =
+                    GeoTestData.mmdblookup(geo.resolve("asn.mmdb"), ip, "autonomous_system_number");
             return new String[] {
-                mmdblookup(geo.resolve("country.mmdb"), ip, "country_code"),
+                GeoTestData.mmdblookup(geo.resolve("country.mmdb"), ip, "country_code"),
                 asn.isEmpty() ? "0" : asn,
-                mmdblookup(geo.resolve("asn.mmdb"), ip, "autonomous_system_organization")
+                GeoTestData.mmdblookup(
+                        geo.resolve("asn.mmdb"), ip, "autonomous_system_organization")
             };
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    private static String mmdblookup(Path file, String ip, String key) throws Exception {
-        Process p =
-                new ProcessBuilder("mmdblookup", "--file", file.toString(), "--ip", ip, key)
-                        .redirectErrorStream(true)
-                        .start();
-        String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        p.waitFor(30, TimeUnit.SECONDS);
-        for (String line : text.split("\n")) {
-            String t = line.trim();
-            int type = t.lastIndexOf(" <");
-            if (type > 0) {
-                String v = t.substring(0, type);
-                return v.startsWith("\"") ? v.substring(1, v.length() - 1) : v;
-            }
-        }
-        return "";
     }
 }

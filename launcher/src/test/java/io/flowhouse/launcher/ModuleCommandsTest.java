@@ -3,14 +3,10 @@ package io.flowhouse.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flowhouse.services.FlowhouseHome;
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,15 +22,7 @@ class ModuleCommandsTest {
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
     private int run(String... args) {
-        FlowhouseMain main =
-                new FlowhouseMain(
-                        new FlowhouseHome(dir, dir.resolve(".flowhouse")),
-                        Map.of(),
-                        new ByteArrayInputStream(new byte[0]));
-        return main.run(
-                List.of(args),
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return InProcessCli.run(dir, List.of(args), out, err);
     }
 
     @Test

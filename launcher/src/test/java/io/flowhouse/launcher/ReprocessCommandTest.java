@@ -3,15 +3,11 @@ package io.flowhouse.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flowhouse.services.FlowhouseHome;
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,17 +17,9 @@ class ReprocessCommandTest {
 
     private int run(List<String> args, ByteArrayOutputStream out, ByteArrayOutputStream err)
             throws Exception {
-        FlowhouseMain main =
-                new FlowhouseMain(
-                        new FlowhouseHome(dir, dir.resolve(".flowhouse")),
-                        Map.of(),
-                        new ByteArrayInputStream(new byte[0]));
         List<String> line = new ArrayList<>(List.of("job"));
         line.addAll(args);
-        return main.run(
-                line,
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return InProcessCli.run(dir, line, out, err);
     }
 
     @Test

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.function.Consumer;
 
 /**
  * Where the local services run: one state directory and one port per listener ({@link
@@ -214,27 +215,7 @@ public record ServicesConfig(
     }
 
     public ServicesConfig withStateDir(Path value) {
-        return new ServicesConfig(
-                rootDir,
-                value,
-                javaBin,
-                kafkaPort,
-                kafkaControllerPort,
-                kafkaPartitions,
-                kafkaBrokers,
-                clickhouseHttpPort,
-                clickhouseNativePort,
-                clickhouseBinary,
-                clickhouseReplicas,
-                clickhouseShards,
-                zookeeperPort,
-                flinkRestPort,
-                flinkRpcPort,
-                flinkSlots,
-                flinkTaskManagers,
-                flinkPrometheusPorts,
-                startTimeout,
-                stopTimeout);
+        return with(d -> d.stateDir = value);
     }
 
     /**
@@ -248,76 +229,28 @@ public record ServicesConfig(
             int clickhouseNative,
             int flinkRest,
             int flinkRpc) {
-        return new ServicesConfig(
-                rootDir,
-                stateDir,
-                javaBin,
-                kafka,
-                kafkaController,
-                kafkaPartitions,
-                kafkaBrokers,
-                clickhouseHttp,
-                clickhouseNative,
-                clickhouseBinary,
-                clickhouseReplicas,
-                clickhouseShards,
-                zookeeperPort,
-                flinkRest,
-                flinkRpc,
-                flinkSlots,
-                flinkTaskManagers,
-                flinkPrometheusPorts,
-                startTimeout,
-                stopTimeout);
+        return with(
+                d -> {
+                    d.kafkaPort = kafka;
+                    d.kafkaControllerPort = kafkaController;
+                    d.clickhouseHttpPort = clickhouseHttp;
+                    d.clickhouseNativePort = clickhouseNative;
+                    d.flinkRestPort = flinkRest;
+                    d.flinkRpcPort = flinkRpc;
+                });
     }
 
     /** The same settings with {@code count} TaskManager processes of {@code slots} slots each. */
     public ServicesConfig withTaskManagers(int count, int slots) {
-        return new ServicesConfig(
-                rootDir,
-                stateDir,
-                javaBin,
-                kafkaPort,
-                kafkaControllerPort,
-                kafkaPartitions,
-                kafkaBrokers,
-                clickhouseHttpPort,
-                clickhouseNativePort,
-                clickhouseBinary,
-                clickhouseReplicas,
-                clickhouseShards,
-                zookeeperPort,
-                flinkRestPort,
-                flinkRpcPort,
-                slots,
-                count,
-                flinkPrometheusPorts,
-                startTimeout,
-                stopTimeout);
+        return with(
+                d -> {
+                    d.flinkSlots = slots;
+                    d.flinkTaskManagers = count;
+                });
     }
 
     public ServicesConfig withFlinkPrometheusPorts(String value) {
-        return new ServicesConfig(
-                rootDir,
-                stateDir,
-                javaBin,
-                kafkaPort,
-                kafkaControllerPort,
-                kafkaPartitions,
-                kafkaBrokers,
-                clickhouseHttpPort,
-                clickhouseNativePort,
-                clickhouseBinary,
-                clickhouseReplicas,
-                clickhouseShards,
-                zookeeperPort,
-                flinkRestPort,
-                flinkRpcPort,
-                flinkSlots,
-                flinkTaskManagers,
-                value,
-                startTimeout,
-                stopTimeout);
+        return with(d -> d.flinkPrometheusPorts = value);
     }
 
     public Path logDir() {
@@ -359,27 +292,7 @@ public record ServicesConfig(
 
     /** The same settings with {@code count} KRaft nodes. */
     public ServicesConfig withKafkaBrokers(int count) {
-        return new ServicesConfig(
-                rootDir,
-                stateDir,
-                javaBin,
-                kafkaPort,
-                kafkaControllerPort,
-                kafkaPartitions,
-                count,
-                clickhouseHttpPort,
-                clickhouseNativePort,
-                clickhouseBinary,
-                clickhouseReplicas,
-                clickhouseShards,
-                zookeeperPort,
-                flinkRestPort,
-                flinkRpcPort,
-                flinkSlots,
-                flinkTaskManagers,
-                flinkPrometheusPorts,
-                startTimeout,
-                stopTimeout);
+        return with(d -> d.kafkaBrokers = count);
     }
 
     /**
@@ -426,5 +339,83 @@ public record ServicesConfig(
 
     public String flinkRestUrl() {
         return "http://localhost:" + flinkRestPort;
+    }
+
+    /** A copy with the values {@code change} sets, through the canonical constructor's checks. */
+    private ServicesConfig with(Consumer<Draft> change) {
+        Draft d = new Draft(this);
+        change.accept(d);
+        return d.build();
+    }
+
+    /** The values of a ServicesConfig while some change. */
+    private static final class Draft {
+        Path rootDir;
+        Path stateDir;
+        String javaBin;
+        int kafkaPort;
+        int kafkaControllerPort;
+        int kafkaPartitions;
+        int kafkaBrokers;
+        int clickhouseHttpPort;
+        int clickhouseNativePort;
+        Path clickhouseBinary;
+        int clickhouseReplicas;
+        int clickhouseShards;
+        int zookeeperPort;
+        int flinkRestPort;
+        int flinkRpcPort;
+        int flinkSlots;
+        int flinkTaskManagers;
+        String flinkPrometheusPorts;
+        Duration startTimeout;
+        Duration stopTimeout;
+
+        Draft(ServicesConfig v) {
+            rootDir = v.rootDir;
+            stateDir = v.stateDir;
+            javaBin = v.javaBin;
+            kafkaPort = v.kafkaPort;
+            kafkaControllerPort = v.kafkaControllerPort;
+            kafkaPartitions = v.kafkaPartitions;
+            kafkaBrokers = v.kafkaBrokers;
+            clickhouseHttpPort = v.clickhouseHttpPort;
+            clickhouseNativePort = v.clickhouseNativePort;
+            clickhouseBinary = v.clickhouseBinary;
+            clickhouseReplicas = v.clickhouseReplicas;
+            clickhouseShards = v.clickhouseShards;
+            zookeeperPort = v.zookeeperPort;
+            flinkRestPort = v.flinkRestPort;
+            flinkRpcPort = v.flinkRpcPort;
+            flinkSlots = v.flinkSlots;
+            flinkTaskManagers = v.flinkTaskManagers;
+            flinkPrometheusPorts = v.flinkPrometheusPorts;
+            startTimeout = v.startTimeout;
+            stopTimeout = v.stopTimeout;
+        }
+
+        ServicesConfig build() {
+            return new ServicesConfig(
+                    rootDir,
+                    stateDir,
+                    javaBin,
+                    kafkaPort,
+                    kafkaControllerPort,
+                    kafkaPartitions,
+                    kafkaBrokers,
+                    clickhouseHttpPort,
+                    clickhouseNativePort,
+                    clickhouseBinary,
+                    clickhouseReplicas,
+                    clickhouseShards,
+                    zookeeperPort,
+                    flinkRestPort,
+                    flinkRpcPort,
+                    flinkSlots,
+                    flinkTaskManagers,
+                    flinkPrometheusPorts,
+                    startTimeout,
+                    stopTimeout);
+        }
     }
 }

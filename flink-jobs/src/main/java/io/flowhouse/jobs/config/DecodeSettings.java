@@ -5,6 +5,7 @@ import io.flowhouse.codec.template.OptionsLimits;
 import io.flowhouse.codec.template.TemplateLimits;
 import java.io.Serializable;
 import java.time.Duration;
+import java.util.function.Consumer;
 
 /**
  * What the decode step needs, checked once.
@@ -116,100 +117,82 @@ public record DecodeSettings(
     }
 
     public DecodeSettings withTemplateHold(Duration hold) {
-        return new DecodeSettings(
-                hold,
-                maxHeldDatagrams,
-                scopeMode,
-                sampling,
-                archiveTemplates,
-                templateLimits,
-                optionsLimits,
-                stateLimits,
-                eventTime,
-                dedup);
+        return with(d -> d.templateHold = hold);
     }
 
     public DecodeSettings withScopeMode(TemplateScopeMode mode) {
-        return new DecodeSettings(
-                templateHold,
-                maxHeldDatagrams,
-                mode,
-                sampling,
-                archiveTemplates,
-                templateLimits,
-                optionsLimits,
-                stateLimits,
-                eventTime,
-                dedup);
+        return with(d -> d.scopeMode = mode);
     }
 
     public DecodeSettings withSampling(SamplingPolicy policy) {
-        return new DecodeSettings(
-                templateHold,
-                maxHeldDatagrams,
-                scopeMode,
-                policy,
-                archiveTemplates,
-                templateLimits,
-                optionsLimits,
-                stateLimits,
-                eventTime,
-                dedup);
+        return with(d -> d.sampling = policy);
     }
 
     public DecodeSettings withLimits(TemplateLimits templates, OptionsLimits options) {
-        return new DecodeSettings(
-                templateHold,
-                maxHeldDatagrams,
-                scopeMode,
-                sampling,
-                archiveTemplates,
-                templates,
-                options,
-                stateLimits,
-                eventTime,
-                dedup);
+        return with(
+                d -> {
+                    d.templateLimits = templates;
+                    d.optionsLimits = options;
+                });
     }
 
     public DecodeSettings withStateLimits(DecodeStateLimits limits) {
-        return new DecodeSettings(
-                templateHold,
-                maxHeldDatagrams,
-                scopeMode,
-                sampling,
-                archiveTemplates,
-                templateLimits,
-                optionsLimits,
-                limits,
-                eventTime,
-                dedup);
+        return with(d -> d.stateLimits = limits);
     }
 
     public DecodeSettings withEventTime(EventTimeSettings e) {
-        return new DecodeSettings(
-                templateHold,
-                maxHeldDatagrams,
-                scopeMode,
-                sampling,
-                archiveTemplates,
-                templateLimits,
-                optionsLimits,
-                stateLimits,
-                e,
-                dedup);
+        return with(d -> d.eventTime = e);
     }
 
-    public DecodeSettings withDedup(DedupSettings d) {
-        return new DecodeSettings(
-                templateHold,
-                maxHeldDatagrams,
-                scopeMode,
-                sampling,
-                archiveTemplates,
-                templateLimits,
-                optionsLimits,
-                stateLimits,
-                eventTime,
-                d);
+    public DecodeSettings withDedup(DedupSettings settings) {
+        return with(d -> d.dedup = settings);
+    }
+
+    /** A copy with the values {@code change} sets, through the canonical constructor's checks. */
+    private DecodeSettings with(Consumer<Draft> change) {
+        Draft d = new Draft(this);
+        change.accept(d);
+        return d.build();
+    }
+
+    /** The values of a DecodeSettings while some change. */
+    private static final class Draft {
+        Duration templateHold;
+        int maxHeldDatagrams;
+        TemplateScopeMode scopeMode;
+        SamplingPolicy sampling;
+        boolean archiveTemplates;
+        TemplateLimits templateLimits;
+        OptionsLimits optionsLimits;
+        DecodeStateLimits stateLimits;
+        EventTimeSettings eventTime;
+        DedupSettings dedup;
+
+        Draft(DecodeSettings v) {
+            templateHold = v.templateHold;
+            maxHeldDatagrams = v.maxHeldDatagrams;
+            scopeMode = v.scopeMode;
+            sampling = v.sampling;
+            archiveTemplates = v.archiveTemplates;
+            templateLimits = v.templateLimits;
+            optionsLimits = v.optionsLimits;
+            stateLimits = v.stateLimits;
+            eventTime = v.eventTime;
+            dedup = v.dedup;
+        }
+
+        DecodeSettings build() {
+            return new DecodeSettings(
+                    templateHold,
+                    maxHeldDatagrams,
+                    scopeMode,
+                    sampling,
+                    archiveTemplates,
+                    templateLimits,
+                    optionsLimits,
+                    stateLimits,
+                    eventTime,
+                    dedup);
+        }
     }
 }

@@ -3,6 +3,7 @@ package io.flowhouse.jobs.config;
 
 import java.io.Serializable;
 import java.time.Duration;
+import java.util.function.Consumer;
 
 /**
  * Bounds and lifetimes of the decode step's keyed state and of what it writes on the side, so that
@@ -128,73 +129,85 @@ public record DecodeStateLimits(
     }
 
     public DecodeStateLimits withBytes(long perExporter, long total, long held) {
-        return new DecodeStateLimits(
-                perExporter,
-                total,
-                maxScopesPerExporter,
-                held,
-                templateLifetime,
-                exporterIdleTimeout,
-                archiveMaxRecordBytes,
-                statsScopeIdleTimeout,
-                statsMaxScopesPerExporter,
-                statsMaxSflowSources);
+        return with(
+                d -> {
+                    d.maxBytesPerExporter = perExporter;
+                    d.maxBytes = total;
+                    d.maxHeldBytes = held;
+                });
     }
 
     public DecodeStateLimits withScopes(int decodeScopes, int statsScopes) {
-        return new DecodeStateLimits(
-                maxBytesPerExporter,
-                maxBytes,
-                decodeScopes,
-                maxHeldBytes,
-                templateLifetime,
-                exporterIdleTimeout,
-                archiveMaxRecordBytes,
-                statsScopeIdleTimeout,
-                statsScopes,
-                statsMaxSflowSources);
+        return with(
+                d -> {
+                    d.maxScopesPerExporter = decodeScopes;
+                    d.statsMaxScopesPerExporter = statsScopes;
+                });
     }
 
     public DecodeStateLimits withTimes(
             Duration lifetime, Duration exporterIdle, Duration statsScopeIdle) {
-        return new DecodeStateLimits(
-                maxBytesPerExporter,
-                maxBytes,
-                maxScopesPerExporter,
-                maxHeldBytes,
-                lifetime,
-                exporterIdle,
-                archiveMaxRecordBytes,
-                statsScopeIdle,
-                statsMaxScopesPerExporter,
-                statsMaxSflowSources);
+        return with(
+                d -> {
+                    d.templateLifetime = lifetime;
+                    d.exporterIdleTimeout = exporterIdle;
+                    d.statsScopeIdleTimeout = statsScopeIdle;
+                });
     }
 
     public DecodeStateLimits withArchiveMaxRecordBytes(int bytes) {
-        return new DecodeStateLimits(
-                maxBytesPerExporter,
-                maxBytes,
-                maxScopesPerExporter,
-                maxHeldBytes,
-                templateLifetime,
-                exporterIdleTimeout,
-                bytes,
-                statsScopeIdleTimeout,
-                statsMaxScopesPerExporter,
-                statsMaxSflowSources);
+        return with(d -> d.archiveMaxRecordBytes = bytes);
     }
 
     public DecodeStateLimits withSflowSources(int sources) {
-        return new DecodeStateLimits(
-                maxBytesPerExporter,
-                maxBytes,
-                maxScopesPerExporter,
-                maxHeldBytes,
-                templateLifetime,
-                exporterIdleTimeout,
-                archiveMaxRecordBytes,
-                statsScopeIdleTimeout,
-                statsMaxScopesPerExporter,
-                sources);
+        return with(d -> d.statsMaxSflowSources = sources);
+    }
+
+    /** A copy with the values {@code change} sets, through the canonical constructor's checks. */
+    private DecodeStateLimits with(Consumer<Draft> change) {
+        Draft d = new Draft(this);
+        change.accept(d);
+        return d.build();
+    }
+
+    /** The values of a DecodeStateLimits while some change. */
+    private static final class Draft {
+        long maxBytesPerExporter;
+        long maxBytes;
+        int maxScopesPerExporter;
+        long maxHeldBytes;
+        Duration templateLifetime;
+        Duration exporterIdleTimeout;
+        int archiveMaxRecordBytes;
+        Duration statsScopeIdleTimeout;
+        int statsMaxScopesPerExporter;
+        int statsMaxSflowSources;
+
+        Draft(DecodeStateLimits v) {
+            maxBytesPerExporter = v.maxBytesPerExporter;
+            maxBytes = v.maxBytes;
+            maxScopesPerExporter = v.maxScopesPerExporter;
+            maxHeldBytes = v.maxHeldBytes;
+            templateLifetime = v.templateLifetime;
+            exporterIdleTimeout = v.exporterIdleTimeout;
+            archiveMaxRecordBytes = v.archiveMaxRecordBytes;
+            statsScopeIdleTimeout = v.statsScopeIdleTimeout;
+            statsMaxScopesPerExporter = v.statsMaxScopesPerExporter;
+            statsMaxSflowSources = v.statsMaxSflowSources;
+        }
+
+        DecodeStateLimits build() {
+            return new DecodeStateLimits(
+                    maxBytesPerExporter,
+                    maxBytes,
+                    maxScopesPerExporter,
+                    maxHeldBytes,
+                    templateLifetime,
+                    exporterIdleTimeout,
+                    archiveMaxRecordBytes,
+                    statsScopeIdleTimeout,
+                    statsMaxScopesPerExporter,
+                    statsMaxSflowSources);
+        }
     }
 }

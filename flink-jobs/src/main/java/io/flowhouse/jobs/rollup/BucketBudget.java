@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -32,7 +33,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * @param <T> the piece type: {@link RollupRow} ({@link #ofRows}) or {@link ContextRow} ({@link
  *     #ofContext})
  */
-public final class BucketBudget<T> extends AbstractStreamOperator<T>
+public final class BucketBudget<T extends Bucketed> extends AbstractStreamOperator<T>
         implements OneInputStreamOperator<T, T> {
 
     private static final long serialVersionUID = 1L;
@@ -40,42 +41,62 @@ public final class BucketBudget<T> extends AbstractStreamOperator<T>
     /** Default bound of distinct buckets per exporter, kind and window. */
     public static final int DEFAULT_MAX_BUCKETS = 10_000;
 
-    /** What the budget needs to know of a piece type. */
-    interface Buckets<T> extends Serializable {
-        /** Whether the piece passes untouched (bounded elsewhere). */
-        boolean exempt(T piece);
+    /** A function the operator keeps: serializable with it. */
+    interface Rule<A, B> extends Function<A, B>, Serializable {}
 
-        long windowStart(T piece);
-
-        int kind(T piece);
-
-        IpAddress exporter(T piece);
-
-        /** The key fields of the piece's bucket within its (window, kind, exporter). */
-        Object bucket(T piece);
-
-        /** The piece moved to its kind's bucket of zeros. */
-        T fold(T piece);
-
-        /** The name of the counter of folded pieces. */
-        String metric();
+    /**
+     * What a bucket of a piece type is.
+     *
+     * @param exempt whether a piece passes untouched (bounded elsewhere)
+     * @param bucket the key fields of the piece's bucket within its (window, kind, exporter)
+     * @param fold the piece moved to its kind's bucket of zeros
+     * @param metric the name of the counter of folded pieces
+     */
+    record Buckets<T>(
+            Rule<T, Boolean> exempt, Rule<T, Object> bucket, Rule<T, T> fold, String metric)
+            implements Serializable {
+        private static final long serialVersionUID = 1L;
     }
 
     /** One exporter's buckets of one kind in one window. */
     private record Scope(long windowStart, int kind, IpAddress exporter) {}
 
+    /** The plain rollups: interface, proto-port and AS-pair buckets; talkers pass. */
+    private static final Buckets<RollupRow> ROWS =
+            new Buckets<>(
+                    RollupTopology::isAddressSum,
+                    r ->
+                            new RowBucket(
+                                    r.iface(),
+                                    r.direction(),
+                                    r.protocol(),
+                                    r.port(),
+                                    r.srcAs(),
+                                    r.dstAs()),
+                    BucketBudget::fold,
+                    "rollup_buckets_folded_total");
+
+    /**
+     * The context rollups: every bucket counts. The bucket of zeros keeps the direction and the
+     * boundaries (three values each), so external/internal totals stay exact too.
+     */
+    private static final Buckets<ContextRow> CONTEXT =
+            new Buckets<>(
+                    r -> false,
+                    ContextRow::key,
+                    BucketBudget::fold,
+                    "rollup_context_buckets_folded_total");
+
     /** The plain rollups' pieces. */
     public static BucketBudget<RollupRow> ofRows(
             long resolutionMillis, long allowedLatenessMillis, int maxBuckets) {
-        return new BucketBudget<>(
-                resolutionMillis, allowedLatenessMillis, maxBuckets, new RowBuckets());
+        return new BucketBudget<>(resolutionMillis, allowedLatenessMillis, maxBuckets, ROWS);
     }
 
     /** The context rollups' pieces. */
     public static BucketBudget<ContextRow> ofContext(
             long resolutionMillis, long allowedLatenessMillis, int maxBuckets) {
-        return new BucketBudget<>(
-                resolutionMillis, allowedLatenessMillis, maxBuckets, new ContextBuckets());
+        return new BucketBudget<>(resolutionMillis, allowedLatenessMillis, maxBuckets, CONTEXT);
     }
 
     private final long resolutionMillis;
@@ -122,110 +143,25 @@ public final class BucketBudget<T> extends AbstractStreamOperator<T>
     @Override
     public void processElement(StreamRecord<T> element) {
         T r = element.getValue();
-        if (buckets.exempt(r)) {
+        if (buckets.exempt().apply(r)) {
             output.collect(element);
             return;
         }
         Set<Object> seen =
                 admitted.computeIfAbsent(
-                        new Scope(buckets.windowStart(r), buckets.kind(r), buckets.exporter(r)),
-                        k -> new HashSet<>());
-        Object b = buckets.bucket(r);
+                        new Scope(r.windowStart(), r.kind(), r.exporter()), k -> new HashSet<>());
+        Object b = buckets.bucket().apply(r);
         if (seen.contains(b) || (seen.size() < maxBuckets && seen.add(b))) {
             output.collect(element);
             return;
         }
         folded.inc();
-        output.collect(element.replace(buckets.fold(r)));
+        output.collect(element.replace(buckets.fold().apply(r)));
     }
 
-    /** The plain rollups: interface, proto-port and AS-pair buckets; talkers pass. */
-    private static final class RowBuckets implements Buckets<RollupRow> {
-        private static final long serialVersionUID = 1L;
-
-        /** The key fields of a bucket within its scope. */
-        private record Bucket(
-                long iface, int direction, int protocol, int port, long srcAs, long dstAs) {}
-
-        @Override
-        public boolean exempt(RollupRow r) {
-            return RollupTopology.isAddressSum(r);
-        }
-
-        @Override
-        public long windowStart(RollupRow r) {
-            return r.windowStart();
-        }
-
-        @Override
-        public int kind(RollupRow r) {
-            return r.kind();
-        }
-
-        @Override
-        public IpAddress exporter(RollupRow r) {
-            return r.exporter();
-        }
-
-        @Override
-        public Object bucket(RollupRow r) {
-            return new Bucket(
-                    r.iface(), r.direction(), r.protocol(), r.port(), r.srcAs(), r.dstAs());
-        }
-
-        @Override
-        public RollupRow fold(RollupRow r) {
-            return BucketBudget.fold(r);
-        }
-
-        @Override
-        public String metric() {
-            return "rollup_buckets_folded_total";
-        }
-    }
-
-    /**
-     * The context rollups: every bucket counts. The bucket of zeros keeps the direction and the
-     * boundaries (three values each), so external/internal totals stay exact too.
-     */
-    private static final class ContextBuckets implements Buckets<ContextRow> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public boolean exempt(ContextRow r) {
-            return false;
-        }
-
-        @Override
-        public long windowStart(ContextRow r) {
-            return r.windowStart();
-        }
-
-        @Override
-        public int kind(ContextRow r) {
-            return r.kind();
-        }
-
-        @Override
-        public IpAddress exporter(ContextRow r) {
-            return r.exporter();
-        }
-
-        @Override
-        public Object bucket(ContextRow r) {
-            return r.key();
-        }
-
-        @Override
-        public ContextRow fold(ContextRow r) {
-            return BucketBudget.fold(r);
-        }
-
-        @Override
-        public String metric() {
-            return "rollup_context_buckets_folded_total";
-        }
-    }
+    /** The key fields of a plain rollup's bucket within its scope. */
+    private record RowBucket(
+            long iface, int direction, int protocol, int port, long srcAs, long dstAs) {}
 
     /** A context piece moved to its kind's bucket of zeros (direction and boundaries kept). */
     static ContextRow fold(ContextRow r) {

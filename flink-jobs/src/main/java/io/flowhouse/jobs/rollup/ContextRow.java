@@ -45,7 +45,7 @@ public record ContextRow(
         long packets,
         long flows,
         long version)
-        implements Counted {
+        implements Counted, Bucketed {
 
     /** Exporter, interface, direction, the interface's name and boundary. */
     public static final int INTERFACE = 1;

@@ -53,7 +53,7 @@ public record RollupRow(
         long flows,
         long version,
         long bytesError)
-        implements Counted {
+        implements Counted, Bucketed {
 
     /** A row with exact counters ({@link #bytesError} 0): every kind but the top-N rows. */
     public RollupRow(

@@ -15,13 +15,24 @@ import java.util.List;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 
 /** Wires the production topology against the test's broker and ClickHouse. */
 final class PipelineHarness {
 
     private PipelineHarness() {}
+
+    /** The MiniCluster the pipeline ITCases run on: one TaskManager of two slots. */
+    static MiniClusterExtension miniCluster() {
+        return new MiniClusterExtension(
+                new MiniClusterResourceConfiguration.Builder()
+                        .setNumberTaskManagers(1)
+                        .setNumberSlotsPerTaskManager(2)
+                        .build());
+    }
 
     /** The test's settings; with a null ClickHouse, the default URL (sinks replaced, no server). */
     static PipelineSettings settings(

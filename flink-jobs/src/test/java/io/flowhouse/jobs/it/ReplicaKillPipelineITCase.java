@@ -3,9 +3,8 @@ package io.flowhouse.jobs.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.flowhouse.codec.envelope.RawDatagram;
-import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.jobs.config.PipelineSettings;
+import io.flowhouse.testkit.clickhouse.ClickHouseClusterExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.clickhouse.LocalClickHouseCluster;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
@@ -13,11 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,63 +29,20 @@ class ReplicaKillPipelineITCase {
     @RegisterExtension
     static final EmbeddedKafka KAFKA = EmbeddedKafka.builder().partitions(4).build();
 
+    @RegisterExtension static final MiniClusterExtension FLINK = PipelineHarness.miniCluster();
+
     @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
-
-    private static LocalClickHouseCluster cluster;
-
-    @BeforeAll
-    static void startCluster() {
-        cluster = LocalClickHouseCluster.launch(2);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    static final ClickHouseClusterExtension CLUSTER = ClickHouseClusterExtension.of(1, 2);
 
     @Test
-    @Timeout(value = 8, unit = TimeUnit.MINUTES)
+    @Timeout(value = 12, unit = TimeUnit.MINUTES)
     void aReplicaKilledWhileTheJobWritesCatchesUpToExactTables() throws Exception {
+        LocalClickHouseCluster cluster = CLUSTER.cluster();
         LocalClickHouse first = cluster.replica(0);
-        PipelineSettings s =
-                PipelineHarness.settings(
-                        KAFKA.bootstrapServers(),
-                        first,
-                        "replicas",
-                        "--kafka.stop",
-                        "latest",
-                        "--clickhouse.url",
-                        cluster.httpUrls(),
-                        "--clickhouse.cluster",
-                        LocalClickHouseCluster.CLUSTER,
-                        "--clickhouse.batch-size",
-                        "500");
-        List<RawDatagram> all = new ArrayList<>();
-        for (int i = 0; i < CaptureProducer.CAPTURES.size(); i++) {
-            all.addAll(
-                    CaptureProducer.datagrams(
-                            CaptureProducer.CAPTURES.get(i).file(),
-                            IpAddress.parse("192.0.2." + (10 + i)),
-                            40_000 + i));
-        }
-        KAFKA.createTopic(s.rawTopic(), 4);
-        CaptureProducer.produce(KAFKA.bootstrapServers(), s.rawTopic(), all);
-
-        JobClient job = PipelineHarness.environment(s, first).executeAsync("replica kill");
+        PipelineSettings s = ClusterPipeline.settings(KAFKA, cluster, "replicas");
+        ClusterPipeline.produceCaptures(KAFKA, s);
         String db = "flowhouse_replicas";
-        awaitRows(first, "SELECT count() > 0 FROM " + db + ".flows", "1");
-        first.kill();
-        Thread.sleep(5_000);
-        first.start();
-        job.getJobExecutionResult().get(6, TimeUnit.MINUTES);
+        ClusterPipeline.runKilling(s, cluster, first, db + ".flows", Duration.ofMinutes(6));
 
         long records = 0;
         for (CaptureProducer.Capture c : CaptureProducer.CAPTURES) {
@@ -126,21 +78,5 @@ class ReplicaKillPipelineITCase {
         }
         assertThat(perTable.get(1)).isEqualTo(perTable.get(0));
         assertThat(perTable.get(0)).hasSize(CaptureProducer.CAPTURES.size() + 2);
-    }
-
-    private static void awaitRows(LocalClickHouse replica, String sql, String want)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                if (replica.query(sql).equals(List.of(want))) {
-                    return;
-                }
-            } catch (RuntimeException e) {
-                // the table is not there yet
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("no rows in time: " + sql);
     }
 }

@@ -7,6 +7,7 @@ import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.sinks.clickhouse.ShardKeys;
+import io.flowhouse.testkit.clickhouse.ClickHouseClusterExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.clickhouse.LocalClickHouseCluster;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
@@ -14,11 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -37,54 +34,23 @@ class ShardKillPipelineITCase {
     @RegisterExtension
     static final EmbeddedKafka KAFKA = EmbeddedKafka.builder().partitions(4).build();
 
+    @RegisterExtension static final MiniClusterExtension FLINK = PipelineHarness.miniCluster();
+
     @RegisterExtension
-    static final MiniClusterExtension FLINK =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
-
-    private static LocalClickHouseCluster cluster;
-
-    @BeforeAll
-    static void startCluster() {
-        cluster = LocalClickHouseCluster.launch(2, 2);
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    static final ClickHouseClusterExtension CLUSTER = ClickHouseClusterExtension.of(2, 2);
 
     @Test
-    @Timeout(value = 10, unit = TimeUnit.MINUTES)
+    @Timeout(value = 14, unit = TimeUnit.MINUTES)
     void aReplicaOfOneShardKilledWhileTheJobWritesCatchesUpToExactTables() throws Exception {
-        LocalClickHouse first = cluster.replica(0);
-        PipelineSettings s =
-                PipelineHarness.settings(
-                        KAFKA.bootstrapServers(),
-                        first,
-                        "shards",
-                        "--kafka.stop",
-                        "latest",
-                        "--clickhouse.url",
-                        cluster.httpUrls(),
-                        "--clickhouse.cluster",
-                        LocalClickHouseCluster.CLUSTER,
-                        "--clickhouse.batch-size",
-                        "500");
-        List<RawDatagram> all = new ArrayList<>();
+        LocalClickHouseCluster cluster = CLUSTER.cluster();
+        PipelineSettings s = ClusterPipeline.settings(KAFKA, cluster, "shards");
         long[] recordsOnShard = new long[2];
         long records = 0;
         long packets = 0;
         long bytes = 0;
         for (int i = 0; i < CaptureProducer.CAPTURES.size(); i++) {
             CaptureProducer.Capture c = CaptureProducer.CAPTURES.get(i);
-            IpAddress exporter = IpAddress.parse("192.0.2." + (10 + i));
-            all.addAll(CaptureProducer.datagrams(c.file(), exporter, 40_000 + i));
+            IpAddress exporter = ClusterPipeline.exporter(i);
             recordsOnShard[ShardKeys.shard(ShardKeys.exporter(exporter), 2)] += c.records();
             records += c.records();
             packets += c.packets();
@@ -93,16 +59,9 @@ class ShardKillPipelineITCase {
         assertThat(recordsOnShard).as("both shards get exporters").doesNotContain(0L);
         // The first replica of the shard with more exporters.
         LocalClickHouse killed = cluster.server(recordsOnShard[0] >= recordsOnShard[1] ? 0 : 1, 0);
-        KAFKA.createTopic(s.rawTopic(), 4);
-        CaptureProducer.produce(KAFKA.bootstrapServers(), s.rawTopic(), all);
-
-        JobClient job = PipelineHarness.environment(s, first).executeAsync("shard replica kill");
+        List<RawDatagram> all = ClusterPipeline.produceCaptures(KAFKA, s);
         String db = "flowhouse_shards";
-        awaitRows(killed, "SELECT count() > 0 FROM " + db + ".flows_local", "1");
-        killed.kill();
-        Thread.sleep(5_000);
-        killed.start();
-        job.getJobExecutionResult().get(8, TimeUnit.MINUTES);
+        ClusterPipeline.runKilling(s, cluster, killed, db + ".flows_local", Duration.ofMinutes(8));
 
         List<String> tables = List.of("flows_local", "flows_1m_local", "exporter_stats_local");
         List<List<String>> perShard = new ArrayList<>();
@@ -179,21 +138,5 @@ class ShardKillPipelineITCase {
                                 + suffix
                                 + " FINAL"));
         return out;
-    }
-
-    private static void awaitRows(LocalClickHouse server, String sql, String want)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                if (server.query(sql).equals(List.of(want))) {
-                    return;
-                }
-            } catch (RuntimeException e) {
-                // the table is not there yet
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("no rows in time: " + sql);
     }
 }

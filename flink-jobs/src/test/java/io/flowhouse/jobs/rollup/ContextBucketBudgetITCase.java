@@ -13,13 +13,11 @@ import io.flowhouse.jobs.enrich.EnrichedFlow;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -29,7 +27,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * rest is summed in the kind's bucket of zeros (direction and boundaries kept), every kind's totals
  * stay exact, and an exporter within the bound keeps every bucket as it was.
  */
-@SuppressWarnings("try") // CloseableIterator.close() may throw InterruptedException
 class ContextBucketBudgetITCase {
 
     @RegisterExtension static final MiniClusterExtension FLINK = new MiniClusterExtension();
@@ -76,19 +73,7 @@ class ContextBucketBudgetITCase {
 
     @Test
     void anExporterOpensAtMostTheBoundPerKindAndTotalsStayExact() throws Exception {
-        RollupSettings s =
-                new RollupSettings(
-                        true,
-                        List.of(Duration.ofMinutes(1)),
-                        5,
-                        Duration.ZERO,
-                        Duration.ZERO,
-                        Duration.ZERO,
-                        Map.of(),
-                        PieceCombiner.DEFAULT_MAX_BUCKETS,
-                        4096,
-                        4,
-                        BOUND);
+        RollupSettings s = RollupStreams.settings(Duration.ZERO, BOUND, Duration.ofMinutes(1));
         List<EnrichedFlow> flows = new ArrayList<>();
         long hostileBytes = 0;
         for (int i = 0; i < HOSTILE_FLOWS; i++) {
@@ -108,11 +93,8 @@ class ContextBucketBudgetITCase {
                                 WatermarkStrategy.<EnrichedFlow>forMonotonousTimestamps()
                                         .withTimestampAssigner(
                                                 (e, t) -> e.flow().timeReceivedMillis()));
-        List<ContextRow> out = new ArrayList<>();
-        try (CloseableIterator<ContextRow> it =
-                ContextRollups.rows(in, Duration.ofMinutes(1), s).executeAndCollect("context")) {
-            it.forEachRemaining(out::add);
-        }
+        List<ContextRow> out =
+                RollupStreams.collect(ContextRollups.rows(in, Duration.ofMinutes(1), s), "context");
 
         for (int kind = ContextRow.INTERFACE; kind <= ContextRow.BOUNDARY_AS; kind++) {
             int k = kind;

@@ -7,14 +7,11 @@ import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.jobs.FlowTimestamps;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -51,15 +48,7 @@ class RollupLatenessITCase {
 
     @Test
     void lateWithinTheAllowanceUpdatesTheBucketAndLaterGoesToTheSideOutput() throws Exception {
-        RollupSettings s =
-                new RollupSettings(
-                        true,
-                        List.of(Duration.ofMinutes(1)),
-                        5,
-                        Duration.ZERO,
-                        Duration.ofMinutes(2),
-                        Duration.ZERO,
-                        Map.of());
+        RollupSettings s = RollupStreams.settings(Duration.ofMinutes(2), Duration.ofMinutes(1));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
         DataStream<FlowRecord> flows =
@@ -74,25 +63,7 @@ class RollupLatenessITCase {
                         .assignTimestampsAndWatermarks(
                                 FlowTimestamps.flows(Duration.ZERO, Duration.ZERO));
         RollupTopology.Streams st = RollupTopology.streams(flows, Duration.ofMinutes(1), s);
-        DataStream<RollupRow> marked =
-                st.late()
-                        .map(
-                                r ->
-                                        r.withCounters(
-                                                LATE_MARK,
-                                                r.windowStart(),
-                                                0,
-                                                r.bytes(),
-                                                r.packets(),
-                                                r.flows()))
-                        .returns(RollupRowTypeInfo.INSTANCE);
-        List<RollupRow> out = new ArrayList<>();
-        CloseableIterator<RollupRow> it = st.rows().union(marked).executeAndCollect("lateness");
-        try {
-            it.forEachRemaining(out::add);
-        } finally {
-            it.close();
-        }
+        List<RollupRow> out = RollupStreams.collect(st.rows().union(lateMarked(st)), "lateness");
         List<RollupRow> in =
                 out.stream()
                         .filter(r -> r.kind() == RollupKind.INTERFACE.code() && r.direction() == 0)
@@ -142,17 +113,11 @@ class RollupLatenessITCase {
     @Test
     void derivedResolutionsFollowTheFinestBucketsExactly() throws Exception {
         RollupSettings s =
-                new RollupSettings(
-                        true,
-                        List.of(
-                                Duration.ofMinutes(10),
-                                Duration.ofMinutes(1),
-                                Duration.ofMinutes(2)),
-                        5,
-                        Duration.ZERO,
+                RollupStreams.settings(
                         Duration.ofMinutes(2),
-                        Duration.ZERO,
-                        Map.of());
+                        Duration.ofMinutes(10),
+                        Duration.ofMinutes(1),
+                        Duration.ofMinutes(2));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         // One subtask: the watermark follows the order of the flows (as in the test above).
         env.setParallelism(1);
@@ -170,26 +135,7 @@ class RollupLatenessITCase {
         DataStream<RollupRow> all =
                 marked(st.get(0).rows(), 0)
                         .union(marked(st.get(1).rows(), 1), marked(st.get(2).rows(), 2));
-        DataStream<RollupRow> late =
-                st.get(1)
-                        .late()
-                        .map(
-                                r ->
-                                        r.withCounters(
-                                                LATE_MARK,
-                                                r.windowStart(),
-                                                0,
-                                                r.bytes(),
-                                                r.packets(),
-                                                r.flows()))
-                        .returns(RollupRowTypeInfo.INSTANCE);
-        List<RollupRow> out = new ArrayList<>();
-        CloseableIterator<RollupRow> it = all.union(late).executeAndCollect("derived");
-        try {
-            it.forEachRemaining(out::add);
-        } finally {
-            it.close();
-        }
+        List<RollupRow> out = RollupStreams.collect(all.union(lateMarked(st.get(1))), "derived");
         // Index 0 = 10 min, 1 = 1 min, 2 = 2 min (the order of the settings).
         assertThat(interfaceIn(out, 1))
                 .containsExactlyInAnyOrder(
@@ -230,6 +176,21 @@ class RollupLatenessITCase {
                 .containsExactly(org.assertj.core.groups.Tuple.tuple(T0, 160L, 3L));
     }
 
+    /** The pieces too late for their bucket, marked with kind {@link #LATE_MARK}. */
+    private static DataStream<RollupRow> lateMarked(RollupTopology.Streams st) {
+        return st.late()
+                .map(
+                        r ->
+                                r.withCounters(
+                                        LATE_MARK,
+                                        r.windowStart(),
+                                        0,
+                                        r.bytes(),
+                                        r.packets(),
+                                        r.flows()))
+                .returns(RollupRowTypeInfo.INSTANCE);
+    }
+
     private static List<org.assertj.core.groups.Tuple> interfaceIn(List<RollupRow> out, int index) {
         return out.stream()
                 .filter(
@@ -251,15 +212,7 @@ class RollupLatenessITCase {
      */
     @Test
     void aFutureDatedFlowMakesNoOtherFlowLate() throws Exception {
-        RollupSettings s =
-                new RollupSettings(
-                        true,
-                        List.of(Duration.ofMinutes(1)),
-                        5,
-                        Duration.ZERO,
-                        Duration.ZERO,
-                        Duration.ZERO,
-                        Map.of());
+        RollupSettings s = RollupStreams.settings(Duration.ZERO, Duration.ofMinutes(1));
         long year2100 = 4_102_444_800_000L;
         FlowRecord future =
                 flow(year2100, 1_000).toBuilder()
@@ -279,27 +232,7 @@ class RollupLatenessITCase {
                         .assignTimestampsAndWatermarks(
                                 FlowTimestamps.flows(Duration.ZERO, Duration.ZERO));
         RollupTopology.Streams st = RollupTopology.streams(flows, Duration.ofMinutes(1), s);
-        List<RollupRow> out = new ArrayList<>();
-        CloseableIterator<RollupRow> it =
-                st.rows()
-                        .union(
-                                st.late()
-                                        .map(
-                                                r ->
-                                                        r.withCounters(
-                                                                LATE_MARK,
-                                                                r.windowStart(),
-                                                                0,
-                                                                r.bytes(),
-                                                                r.packets(),
-                                                                r.flows()))
-                                        .returns(RollupRowTypeInfo.INSTANCE))
-                        .executeAndCollect("future");
-        try {
-            it.forEachRemaining(out::add);
-        } finally {
-            it.close();
-        }
+        List<RollupRow> out = RollupStreams.collect(st.rows().union(lateMarked(st)), "future");
         assertThat(out).noneMatch(r -> r.kind() == LATE_MARK);
         assertThat(
                         out.stream()

@@ -1,32 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.tables;
 
+import static io.flowhouse.testkit.clickhouse.ClickHouseClusterExtension.awaitAnswer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
-import io.flowhouse.jobs.rollup.RollupTables;
 import io.flowhouse.sinks.clickhouse.ClickHouseConnection;
 import io.flowhouse.sinks.clickhouse.ClickHouseMigrator;
-import io.flowhouse.sinks.clickhouse.ClickHouseSinkMetrics;
 import io.flowhouse.sinks.clickhouse.ClickHouseSinkOptions;
-import io.flowhouse.sinks.clickhouse.ClickHouseSinkWriter;
 import io.flowhouse.sinks.clickhouse.ClusterDdl;
 import io.flowhouse.sinks.clickhouse.Migration;
 import io.flowhouse.sinks.clickhouse.ServerCapabilities;
 import io.flowhouse.sinks.clickhouse.ShardKeys;
+import io.flowhouse.testkit.clickhouse.ClickHouseClusterExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.clickhouse.LocalClickHouseCluster;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The job's schema on two shards of two replicated servers each (Debian's ClickHouse 18.16 and
@@ -39,7 +35,8 @@ import org.junit.jupiter.api.Test;
  */
 class ShardedClickHouseITCase {
 
-    private static final Path STATES = Path.of("src/test/resources/clickhouse/states");
+    @RegisterExtension
+    static final ClickHouseClusterExtension CLUSTER = ClickHouseClusterExtension.of(2, 2);
 
     private static LocalClickHouseCluster cluster;
 
@@ -52,38 +49,18 @@ class ShardedClickHouseITCase {
     private static final List<String> STATS_EXPORTERS = List.of("192.0.2.4", "192.0.2.1");
 
     @BeforeAll
-    static void startCluster() throws Exception {
-        cluster = LocalClickHouseCluster.launch(2, 2);
+    static void migrate() throws Exception {
+        cluster = CLUSTER.cluster();
         long start = System.nanoTime();
-        try (ClickHouseConnection conn = new ClickHouseConnection(options(DB).build())) {
-            migrated = ClickHouseTestSupport.SCHEMA.migrator(conn, DB).migrate();
-            RollupTables.ensure(conn, DB, migrated.capabilities(), Duration.ofMinutes(1), 30);
-            RollupTables.ensure(conn, DB, migrated.capabilities(), Duration.ofHours(1), 30);
-        }
+        migrated = ClusterTables.migrate(cluster, DB);
         System.out.printf(
                 Locale.ROOT,
                 "sharded: all migrations and two rollup tables on 2 x 2 servers in %d ms%n",
                 (System.nanoTime() - start) / 1_000_000);
     }
 
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
     private static ClickHouseSinkOptions.Builder options(String db) {
-        return ClickHouseSinkOptions.builder()
-                .url(cluster.httpUrls())
-                .cluster(LocalClickHouseCluster.CLUSTER)
-                .database(db)
-                .batchMaxRows(2_000)
-                .connectTimeout(Duration.ofSeconds(2))
-                // An ON CLUSTER statement waits for all four servers: minutes on a loaded machine.
-                .socketTimeout(Duration.ofMinutes(5))
-                .initialBackoff(Duration.ofMillis(100))
-                .maxBackoff(Duration.ofSeconds(1));
+        return ClusterTables.options(cluster, db);
     }
 
     @Test
@@ -95,14 +72,14 @@ class ShardedClickHouseITCase {
                     .isEmpty();
         }
         ServerCapabilities caps = migrated.capabilities();
-        String golden = golden(caps, migrated.latestVersion());
+        String golden = ClusterTables.golden(caps, migrated.latestVersion());
         List<String> expectedTables = clusterTables(golden);
         for (LocalClickHouse server : cluster.replicas()) {
             assertThat(tables(server, DB, "flows_1m", "flows_1h"))
                     .as(server.httpUrl())
                     .containsExactlyElementsOf(expectedTables);
             // Readers see today's names with today's columns; the local tables have them too.
-            assertThat(columns(server, DB, false)).isEqualTo(columnsOf(golden));
+            assertThat(columns(server, DB, false)).isEqualTo(ClusterTables.columnsOf(golden));
             assertThat(columns(server, DB, true)).isEqualTo(localColumnsOf(golden));
             // The view reads the Distributed flows (whatever the writer test left there).
             assertThat(
@@ -146,9 +123,9 @@ class ShardedClickHouseITCase {
                     }
                     for (int shard = 0; shard < 2; shard++) {
                         // Distributed inserts are sent in the background on 18.16.
-                        awaitRows(
+                        awaitAnswer(
                                 cluster.server(shard, 0),
-                                "SELECT 1",
+                                Duration.ofSeconds(120),
                                 "SELECT count(), sum(datagrams) FROM "
                                         + db
                                         + ".exporter_stats_local",
@@ -195,23 +172,15 @@ class ShardedClickHouseITCase {
         String db = DB;
         ClickHouseSinkOptions o = options(db).build();
         LocalClickHouse killed = cluster.server(1, 0);
-        try (ClickHouseSinkWriter<FlowRecord> w = writer(o)) {
-            write(w, 0, 20_000);
-            w.flush(true);
-            killed.kill();
-            write(w, 20_000, 40_000); // shard 2's rows go to its second replica
-            w.flush(true);
-            killed.start();
-            write(w, 10_000, 30_000); // a replay: the same rows again, to the same shards
-            w.flush(true);
-        }
+        // Shard 2's rows go to its second replica; the replay to the same shards.
+        ClusterTables.writeAcrossAKill(o, killed, ShardedClickHouseITCase::flow);
         for (int shard = 0; shard < 2; shard++) {
             String want = rowsOn(shard, 0, 40_000) + "\t" + bytesOn(shard, 0, 40_000);
             assertThat(rowsOn(shard, 0, 40_000)).as("both shards hold rows").isPositive();
             String sql = "SELECT count(), sum(bytes) FROM " + db + ".flows_local FINAL";
             for (int replica = 0; replica < 2; replica++) {
                 LocalClickHouse server = cluster.server(shard, replica);
-                awaitRows(server, "SYSTEM SYNC REPLICA " + db + ".flows_local", sql, want);
+                awaitAnswer(server, Duration.ofSeconds(120), sql, want, db + ".flows_local");
             }
         }
         for (int shard = 0; shard < 2; shard++) {
@@ -256,64 +225,20 @@ class ShardedClickHouseITCase {
         return s;
     }
 
-    private static int shardOf(int i) {
+    private static int shardOf(long i) {
         return ShardKeys.shard(ShardKeys.exporter(flow(i).exporterAddress()), 2);
     }
 
     /** The support's flow {@code i} from one of 4 exporters, 192.0.2.1-4 (shards 2, 2, 2, 1). */
-    private static FlowRecord flow(int i) {
+    private static FlowRecord flow(long i) {
         return ClickHouseTestSupport.flow(i).toBuilder()
                 .exporterAddress(IpAddress.parse("192.0.2." + (1 + i % 4)))
                 .build();
     }
 
-    private static void awaitRows(LocalClickHouse server, String sync, String sql, String want)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        List<String> last = List.of();
-        while (System.nanoTime() < deadline) {
-            try {
-                server.query(sync);
-                last = server.query(sql);
-                if (last.equals(List.of(want))) {
-                    return;
-                }
-            } catch (RuntimeException e) {
-                last = List.of(String.valueOf(e.getMessage()));
-            }
-            Thread.sleep(500);
-        }
-        throw new AssertionError(server.httpUrl() + " did not catch up: " + last);
-    }
-
-    private static ClickHouseSinkWriter<FlowRecord> writer(ClickHouseSinkOptions o)
-            throws Exception {
-        return ClickHouseSinkWriter.open(
-                o,
-                new FlowRowEncoder(),
-                ClickHouseTestSupport.SCHEMA,
-                null,
-                new ClickHouseSinkMetrics(),
-                0);
-    }
-
-    private static void write(ClickHouseSinkWriter<FlowRecord> w, int from, int to)
-            throws Exception {
-        for (int i = from; i < to; i++) {
-            w.write(flow(i), null);
-        }
-    }
-
     private static ClickHouseMigrator migrator(
             ClickHouseConnection conn, String db, List<Migration> ms) {
         return new ClickHouseMigrator(conn, db, JobSchema.ttls(30, 400), ms);
-    }
-
-    private static String golden(ServerCapabilities caps, int version) throws Exception {
-        return Files.readString(
-                STATES.resolve(caps.isModern() ? "modern" : "legacy")
-                        .resolve(String.format(Locale.ROOT, "V%03d.tsv", version)),
-                StandardCharsets.UTF_8);
     }
 
     /**
@@ -353,15 +278,10 @@ class ShardedClickHouseITCase {
                         + "') ORDER BY name");
     }
 
-    /** The golden's column section. */
-    private static String columnsOf(String snapshot) {
-        return snapshot.substring(snapshot.indexOf("# columns"));
-    }
-
     /** The golden's columns of the tables that get a local part, under their own names. */
     private static String localColumnsOf(String golden) {
         List<String> lines = new ArrayList<>();
-        for (String line : columnsOf(golden).split("\n")) {
+        for (String line : ClusterTables.columnsOf(golden).split("\n")) {
             String table = line.split("\t", -1)[0];
             if (line.startsWith("#")
                     || !(ClusterDdl.GLOBAL_TABLES.contains(table)

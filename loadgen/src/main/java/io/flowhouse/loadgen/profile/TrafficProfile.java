@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.loadgen.profile;
 
+import java.util.function.Consumer;
+
 /**
  * What the simulated network and its exporters look like: the content of the flows (talkers,
  * services, address families) and how the exporters behave (sampling, template refresh, sequence
@@ -79,127 +81,93 @@ public record TrafficProfile(
     }
 
     public TrafficProfile withIpv6Share(double v) {
-        return new TrafficProfile(
-                v,
-                clientHosts,
-                serverHosts,
-                talkerExponent,
-                serviceExponent,
-                activeTimeoutMillis,
-                maxExportDelayMillis,
-                samplingInterval,
-                templateRefreshDatagrams,
-                gapRatio,
-                malformedRatio,
-                maxDatagramBytes,
-                counterIntervalMillis);
+        return with(d -> d.ipv6Share = v);
     }
 
     public TrafficProfile withSamplingInterval(int v) {
-        return new TrafficProfile(
-                ipv6Share,
-                clientHosts,
-                serverHosts,
-                talkerExponent,
-                serviceExponent,
-                activeTimeoutMillis,
-                maxExportDelayMillis,
-                v,
-                templateRefreshDatagrams,
-                gapRatio,
-                malformedRatio,
-                maxDatagramBytes,
-                counterIntervalMillis);
+        return with(d -> d.samplingInterval = v);
     }
 
     public TrafficProfile withTemplateRefreshDatagrams(int v) {
-        return new TrafficProfile(
-                ipv6Share,
-                clientHosts,
-                serverHosts,
-                talkerExponent,
-                serviceExponent,
-                activeTimeoutMillis,
-                maxExportDelayMillis,
-                samplingInterval,
-                v,
-                gapRatio,
-                malformedRatio,
-                maxDatagramBytes,
-                counterIntervalMillis);
+        return with(d -> d.templateRefreshDatagrams = v);
     }
 
     public TrafficProfile withGapRatio(double v) {
-        return new TrafficProfile(
-                ipv6Share,
-                clientHosts,
-                serverHosts,
-                talkerExponent,
-                serviceExponent,
-                activeTimeoutMillis,
-                maxExportDelayMillis,
-                samplingInterval,
-                templateRefreshDatagrams,
-                v,
-                malformedRatio,
-                maxDatagramBytes,
-                counterIntervalMillis);
+        return with(d -> d.gapRatio = v);
     }
 
     public TrafficProfile withMalformedRatio(double v) {
-        return new TrafficProfile(
-                ipv6Share,
-                clientHosts,
-                serverHosts,
-                talkerExponent,
-                serviceExponent,
-                activeTimeoutMillis,
-                maxExportDelayMillis,
-                samplingInterval,
-                templateRefreshDatagrams,
-                gapRatio,
-                v,
-                maxDatagramBytes,
-                counterIntervalMillis);
+        return with(d -> d.malformedRatio = v);
     }
 
     public TrafficProfile withMaxDatagramBytes(int v) {
-        return new TrafficProfile(
-                ipv6Share,
-                clientHosts,
-                serverHosts,
-                talkerExponent,
-                serviceExponent,
-                activeTimeoutMillis,
-                maxExportDelayMillis,
-                samplingInterval,
-                templateRefreshDatagrams,
-                gapRatio,
-                malformedRatio,
-                v,
-                counterIntervalMillis);
+        return with(d -> d.maxDatagramBytes = v);
     }
 
     public TrafficProfile withCounterIntervalMillis(long v) {
-        return new TrafficProfile(
-                ipv6Share,
-                clientHosts,
-                serverHosts,
-                talkerExponent,
-                serviceExponent,
-                activeTimeoutMillis,
-                maxExportDelayMillis,
-                samplingInterval,
-                templateRefreshDatagrams,
-                gapRatio,
-                malformedRatio,
-                maxDatagramBytes,
-                v);
+        return with(d -> d.counterIntervalMillis = v);
     }
 
     private static void requireShare(String name, double v) {
         if (!(v >= 0.0 && v <= 1.0)) {
             throw new IllegalArgumentException(name + " " + v + " (expected: 0..1)");
+        }
+    }
+
+    /** A copy with the values {@code change} sets, through the canonical constructor's checks. */
+    private TrafficProfile with(Consumer<Draft> change) {
+        Draft d = new Draft(this);
+        change.accept(d);
+        return d.build();
+    }
+
+    /** The values of a TrafficProfile while some change. */
+    private static final class Draft {
+        double ipv6Share;
+        int clientHosts;
+        int serverHosts;
+        double talkerExponent;
+        double serviceExponent;
+        long activeTimeoutMillis;
+        long maxExportDelayMillis;
+        int samplingInterval;
+        int templateRefreshDatagrams;
+        double gapRatio;
+        double malformedRatio;
+        int maxDatagramBytes;
+        long counterIntervalMillis;
+
+        Draft(TrafficProfile v) {
+            ipv6Share = v.ipv6Share;
+            clientHosts = v.clientHosts;
+            serverHosts = v.serverHosts;
+            talkerExponent = v.talkerExponent;
+            serviceExponent = v.serviceExponent;
+            activeTimeoutMillis = v.activeTimeoutMillis;
+            maxExportDelayMillis = v.maxExportDelayMillis;
+            samplingInterval = v.samplingInterval;
+            templateRefreshDatagrams = v.templateRefreshDatagrams;
+            gapRatio = v.gapRatio;
+            malformedRatio = v.malformedRatio;
+            maxDatagramBytes = v.maxDatagramBytes;
+            counterIntervalMillis = v.counterIntervalMillis;
+        }
+
+        TrafficProfile build() {
+            return new TrafficProfile(
+                    ipv6Share,
+                    clientHosts,
+                    serverHosts,
+                    talkerExponent,
+                    serviceExponent,
+                    activeTimeoutMillis,
+                    maxExportDelayMillis,
+                    samplingInterval,
+                    templateRefreshDatagrams,
+                    gapRatio,
+                    malformedRatio,
+                    maxDatagramBytes,
+                    counterIntervalMillis);
         }
     }
 }

@@ -83,17 +83,13 @@ public record ClusterDdl(String cluster, boolean sharded) implements Serializabl
                             + "\\s+)([A-Za-z0-9_.`]+)",
                     Pattern.CASE_INSENSITIVE);
 
-    private static final Pattern CREATE_TABLE =
-            Pattern.compile("^\\s*CREATE\\s+TABLE\\s", Pattern.CASE_INSENSITIVE);
+    private static final Pattern CREATE_TABLE = statement("CREATE TABLE");
 
-    private static final Pattern ALTER_TABLE =
-            Pattern.compile("^\\s*ALTER\\s+TABLE\\s", Pattern.CASE_INSENSITIVE);
+    private static final Pattern ALTER_TABLE = statement("ALTER TABLE");
 
-    private static final Pattern DROP_TABLE =
-            Pattern.compile("^\\s*DROP\\s+TABLE\\s", Pattern.CASE_INSENSITIVE);
+    private static final Pattern DROP_TABLE = statement("DROP TABLE");
 
-    private static final Pattern INSERT =
-            Pattern.compile("^\\s*INSERT\\s+INTO\\s", Pattern.CASE_INSENSITIVE);
+    private static final Pattern INSERT = statement("INSERT INTO");
 
     private static final Pattern MODIFY_ORDER_BY =
             Pattern.compile("MODIFY\\s+ORDER\\s+BY", Pattern.CASE_INSENSITIVE);
@@ -102,8 +98,7 @@ public record ClusterDdl(String cluster, boolean sharded) implements Serializabl
     private static final Pattern MODIFY_ORDER_BY_CLAUSE =
             Pattern.compile(",\\s*MODIFY\\s+ORDER\\s+BY\\s*\\(.*\\)\\s*;?\\s*$", Pattern.DOTALL);
 
-    private static final Pattern RENAME =
-            Pattern.compile("^\\s*RENAME\\s+TABLE\\s", Pattern.CASE_INSENSITIVE);
+    private static final Pattern RENAME = statement("RENAME TABLE");
 
     /** A qualified name {@code db.table} (after FROM, INTO, TO, RENAME TABLE, a comma). */
     private static final Pattern QUALIFIED =
@@ -153,11 +148,7 @@ public record ClusterDdl(String cluster, boolean sharded) implements Serializabl
         if (object.find()) {
             String name = object.group(2);
             String rest = statement.substring(object.end());
-            return object.group(1)
-                    + name
-                    + " ON CLUSTER "
-                    + cluster
-                    + replicated(name, rest, "{shard}", "{replica}");
+            return onCluster(object.group(1), name, rest, "{shard}", "{replica}");
         }
         if (RENAME.matcher(statement).find()) {
             return statement.stripTrailing() + " ON CLUSTER " + cluster;
@@ -187,14 +178,12 @@ public record ClusterDdl(String cluster, boolean sharded) implements Serializabl
                 if (db != null && GLOBAL_TABLES.contains(table)) {
                     return List.of(
                             new Step(
-                                    head
-                                            + object.group(2)
-                                            + onCluster()
-                                            + replicated(
-                                                    db + "." + table,
-                                                    rest,
-                                                    "all",
-                                                    "{shard}_{replica}"),
+                                    onCluster(
+                                            head,
+                                            object.group(2),
+                                            rest,
+                                            "all",
+                                            "{shard}_{replica}"),
                                     Scope.ONCE));
                 }
                 if (!local || !ENGINE.matcher(rest).find()) {
@@ -203,10 +192,7 @@ public record ClusterDdl(String cluster, boolean sharded) implements Serializabl
                 String localName = db + "." + table + LOCAL_SUFFIX;
                 return List.of(
                         new Step(
-                                head
-                                        + localName
-                                        + onCluster()
-                                        + replicated(localName, rest, "{shard}", "{replica}"),
+                                onCluster(head, localName, rest, "{shard}", "{replica}"),
                                 Scope.ONCE),
                         new Step(
                                 head
@@ -277,6 +263,20 @@ public record ClusterDdl(String cluster, boolean sharded) implements Serializabl
 
     private String onCluster() {
         return " ON CLUSTER " + cluster;
+    }
+
+    /**
+     * {@code head name ON CLUSTER ... rest}, a MergeTree engine in {@code rest} made replicated
+     * under {@code /clickhouse/tables/<shard>/<name>} as {@code replica}.
+     */
+    private String onCluster(String head, String name, String rest, String shard, String replica) {
+        return head + name + onCluster() + replicated(name, rest, shard, replica);
+    }
+
+    /** A statement that starts with these words (any case, any white space between). */
+    private static Pattern statement(String words) {
+        return Pattern.compile(
+                "^\\s*" + words.replace(" ", "\\s+") + "\\s", Pattern.CASE_INSENSITIVE);
     }
 
     /** Every qualified non-global table name in its local form. */
