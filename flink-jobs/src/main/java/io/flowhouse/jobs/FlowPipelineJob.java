@@ -279,9 +279,10 @@ public final class FlowPipelineJob {
         DataStream<FlowRecord> flows =
                 s.ageing().sflowSamples() ? SflowSampleAgeing.apply(decoded, s.ageing()) : decoded;
         DataStream<EnrichedFlow> enriched = null;
-        if (sinks.enrichedFlows() != null) {
-            // The context travels beside the flow to the table and the rollups; the fan-out still
-            // takes the flow as decoded. Options data's interface names come from decode.
+        if (sinks.enriches()) {
+            // The context travels beside the flow to the table, the rollups and the decoded-flows
+            // topic; ZMQ and IPFIX take its AS numbers. Options data's interface names come from
+            // decode.
             enriched =
                     EnrichFlows.attach(
                                     flows,
@@ -289,9 +290,11 @@ public final class FlowPipelineJob {
                                     s.enrich())
                             .uid(UID_ENRICH)
                             .name("enrich");
-            enriched.sinkTo(sinks.enrichedFlows())
-                    .uid(UID_SINK_ENRICHED_FLOWS)
-                    .name("clickhouse flows (enriched)");
+            if (sinks.enrichedFlows() != null) {
+                enriched.sinkTo(sinks.enrichedFlows())
+                        .uid(UID_SINK_ENRICHED_FLOWS)
+                        .name("clickhouse flows (enriched)");
+            }
         } else if (sinks.flows() != null) {
             flows.sinkTo(sinks.flows()).uid(UID_SINK_FLOWS).name("clickhouse flows");
         }
@@ -377,7 +380,8 @@ public final class FlowPipelineJob {
     /**
      * The fan-out of the decoded flows: the ZMQ publisher (parallelism 1 in bind mode, because one
      * port is bound), the IPFIX re-export and the decoded-flows topic, each when set. With
-     * enrichment on, ZMQ and IPFIX send the AS numbers of the context ({@link WithContextAs}).
+     * enrichment on, ZMQ and IPFIX send the AS numbers of the context ({@link WithContextAs}) and
+     * the topic carries the whole context.
      */
     private static void fanOut(Decoded decoded, PipelineSinks sinks, PipelineSettings s) {
         DataStream<FlowRecord> flows = decoded.flows();
@@ -401,8 +405,15 @@ public final class FlowPipelineJob {
             String targets = s.fanOut().ipfix() == null ? "" : " " + s.fanOut().ipfix().targets();
             withAs.sinkTo(sinks.ipfix()).uid(UID_SINK_IPFIX).name("ipfix" + targets);
         }
-        if (sinks.flowsTopic() != null) {
-            String topic = s.flowsTopic() == null ? "" : " " + s.flowsTopic().topic();
+        String topic = s.flowsTopic() == null ? "" : " " + s.flowsTopic().topic();
+        if (sinks.enrichedFlowsTopic() != null && decoded.enriched() != null) {
+            // The same uid as without context: the sink's state (its transactions) is not typed by
+            // what it writes, so turning enrichment on keeps a savepoint's topic state.
+            decoded.enriched()
+                    .sinkTo(sinks.enrichedFlowsTopic())
+                    .uid(UID_SINK_FLOWS_TOPIC)
+                    .name("kafka" + topic + " (enriched)");
+        } else if (sinks.flowsTopic() != null) {
             flows.sinkTo(sinks.flowsTopic()).uid(UID_SINK_FLOWS_TOPIC).name("kafka" + topic);
         }
     }

@@ -51,7 +51,7 @@ import org.zeromq.ZMQ;
 class EnrichedFanOutITCase {
 
     /** Public resolvers and a documentation address (no AS), as source/destination pairs. */
-    private static final String[][] PAIRS = {
+    static final String[][] PAIRS = {
         {"8.8.8.8", "1.1.1.1"},
         {"9.9.9.9", "8.8.4.4"},
         {"1.0.0.1", "192.0.2.1"},
@@ -59,7 +59,7 @@ class EnrichedFanOutITCase {
     };
 
     /** The exporter's own AS for the last pair's source: exporter-first keeps it. */
-    private static final long EXPORTER_AS = 64_500;
+    static final long EXPORTER_AS = 64_500;
 
     @RegisterExtension
     static final EmbeddedKafka KAFKA = EmbeddedKafka.builder().partitions(2).build();
@@ -163,9 +163,19 @@ class EnrichedFanOutITCase {
         assertThat(nfdumpAs(dir, nfdumpBin)).as("nfcapd's AS numbers").isEqualTo(want);
     }
 
-    /** One IPFIX message from 192.0.2.60: a data template with 16/17 and a flow per pair. */
-    private static RawDatagram datagram() throws Exception {
-        int[] fields = {8, 4, 12, 4, 7, 2, 11, 2, 4, 1, 1, 8, 2, 8, 152, 8, 153, 8, 16, 4, 17, 4};
+    /** The ingress and egress ifIndex of every flow of {@link #datagram()}. */
+    static final int IN_IF = 537;
+
+    static final int OUT_IF = 2;
+
+    /**
+     * One IPFIX message from 192.0.2.60: a data template with 16/17 and 10/14 and a flow per pair
+     * ({@link #PAIRS}), in {@link #IN_IF}, out {@link #OUT_IF}.
+     */
+    static RawDatagram datagram() throws Exception {
+        int[] fields = {
+            8, 4, 12, 4, 7, 2, 11, 2, 4, 1, 1, 8, 2, 8, 152, 8, 153, 8, 16, 4, 17, 4, 10, 4, 14, 4
+        };
         ByteBuffer t = ByteBuffer.allocate(8 + 2 * fields.length);
         t.putShort((short) 2).putShort((short) t.capacity());
         t.putShort((short) 400).putShort((short) (fields.length / 2));
@@ -173,7 +183,7 @@ class EnrichedFanOutITCase {
             t.putShort((short) f);
         }
         long now = System.currentTimeMillis();
-        int record = 4 + 4 + 2 + 2 + 1 + 8 + 8 + 8 + 8 + 4 + 4;
+        int record = 4 + 4 + 2 + 2 + 1 + 8 + 8 + 8 + 8 + 4 + 4 + 4 + 4;
         ByteBuffer d = ByteBuffer.allocate(4 + record * PAIRS.length);
         d.putShort((short) 400).putShort((short) d.capacity());
         for (int i = 0; i < PAIRS.length; i++) {
@@ -182,6 +192,7 @@ class EnrichedFanOutITCase {
             d.putShort((short) (50_000 + i)).putShort((short) 53).put((byte) 17);
             d.putLong(100 + i).putLong(1).putLong(now - 1_000).putLong(now);
             d.putInt(i == PAIRS.length - 1 ? (int) EXPORTER_AS : 0).putInt(0);
+            d.putInt(IN_IF).putInt(OUT_IF);
         }
         ByteBuffer m = ByteBuffer.allocate(16 + t.capacity() + d.capacity());
         m.putShort((short) 10).putShort((short) m.capacity()).putInt((int) (now / 1000));
