@@ -23,6 +23,7 @@ import io.flowhouse.jobs.rollup.ContextRollups;
 import io.flowhouse.jobs.rollup.RollupTopology;
 import io.flowhouse.jobs.stats.AggregateExporterStats;
 import io.flowhouse.jobs.stats.ExporterStats;
+import io.flowhouse.sinks.ipfix.IpfixExporterSink;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.api.common.RuntimeExecutionMode;
@@ -380,13 +381,19 @@ public final class FlowPipelineJob {
     /**
      * The fan-out of the decoded flows: the ZMQ publisher (parallelism 1 in bind mode, because one
      * port is bound), the IPFIX re-export and the decoded-flows topic, each when set. With
-     * enrichment on, ZMQ and IPFIX send the AS numbers of the context ({@link WithContextAs}) and
-     * the topic carries the whole context.
+     * enrichment on, ZMQ sends the AS numbers of the context ({@link WithContextAs}), the IPFIX
+     * re-export those and the interface names, and the topic the whole context.
      */
     private static void fanOut(Decoded decoded, PipelineSinks sinks, PipelineSettings s) {
         DataStream<FlowRecord> flows = decoded.flows();
         DataStream<FlowRecord> withAs = flows;
-        if (decoded.enriched() != null && (sinks.zmq() != null || sinks.ipfix() != null)) {
+        // The production IPFIX re-export takes the whole context (AS numbers, interface names).
+        IpfixExporterSink<EnrichedFlow> ipfixWithContext =
+                decoded.enriched() != null && sinks.ipfix() instanceof IpfixExporterSink<?> x
+                        ? x.withInput(EnrichedFlow.FLOW_INPUT)
+                        : null;
+        boolean ipfixWithAs = sinks.ipfix() != null && ipfixWithContext == null;
+        if (decoded.enriched() != null && (sinks.zmq() != null || ipfixWithAs)) {
             withAs =
                     decoded.enriched()
                             .map(new WithContextAs(), TypeInformation.of(FlowRecord.class))
@@ -403,7 +410,14 @@ public final class FlowPipelineJob {
         }
         if (sinks.ipfix() != null) {
             String targets = s.fanOut().ipfix() == null ? "" : " " + s.fanOut().ipfix().targets();
-            withAs.sinkTo(sinks.ipfix()).uid(UID_SINK_IPFIX).name("ipfix" + targets);
+            if (ipfixWithContext != null) {
+                decoded.enriched()
+                        .sinkTo(ipfixWithContext)
+                        .uid(UID_SINK_IPFIX)
+                        .name("ipfix" + targets + " (enriched)");
+            } else {
+                withAs.sinkTo(sinks.ipfix()).uid(UID_SINK_IPFIX).name("ipfix" + targets);
+            }
         }
         String topic = s.flowsTopic() == null ? "" : " " + s.flowsTopic().topic();
         if (sinks.enrichedFlowsTopic() != null && decoded.enriched() != null) {

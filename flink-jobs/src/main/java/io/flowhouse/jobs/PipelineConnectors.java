@@ -133,7 +133,7 @@ public final class PipelineConnectors {
                 ch.flows(),
                 new RollupSinks(ch, rollup),
                 fanOut.zmq() == null ? null : new ZmqSink(fanOut.zmq()),
-                fanOut.ipfix() == null ? null : new IpfixExporterSink(fanOut.ipfix()),
+                fanOut.ipfix() == null ? null : IpfixExporterSink.of(fanOut.ipfix()),
                 enrich ? null : flowsTopicSink(s),
                 ch.interfaceCounters(),
                 enrich ? ch.enrichedFlows() : null,
@@ -150,7 +150,7 @@ public final class PipelineConnectors {
                 s.bootstrapServers(),
                 s.kafkaClientProperties(),
                 FlowsRowIds.INSTANCE,
-                EnrichedFlow.TOPIC_INPUT);
+                EnrichedFlow.FLOW_INPUT);
     }
 
     /** The decoded-flows topic, or null when it is off. */

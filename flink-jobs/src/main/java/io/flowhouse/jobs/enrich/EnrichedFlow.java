@@ -3,7 +3,7 @@ package io.flowhouse.jobs.enrich;
 
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.enrich.FlowContext;
-import io.flowhouse.sinks.kafka.FlowsTopicInput;
+import io.flowhouse.sinks.FlowInput;
 
 /**
  * A decoded flow and its context, side by side: {@link FlowRecord} stays what the exporter sent
@@ -12,10 +12,10 @@ import io.flowhouse.sinks.kafka.FlowsTopicInput;
  */
 public record EnrichedFlow(FlowRecord flow, FlowContext context) {
 
-    /** The decoded-flows topic's view of it: the flow and its context. */
-    public static final FlowsTopicInput<EnrichedFlow> TOPIC_INPUT = new TopicInput();
+    /** The view of the sinks that carry context: the flow and its context. */
+    public static final FlowInput<EnrichedFlow> FLOW_INPUT = new Input();
 
-    private static final class TopicInput implements FlowsTopicInput<EnrichedFlow> {
+    private static final class Input implements FlowInput<EnrichedFlow> {
         private static final long serialVersionUID = 1L;
 
         @Override

@@ -4,6 +4,7 @@ package io.flowhouse.sinks.kafka;
 import io.flowhouse.codec.envelope.ExporterPartitionKey;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.enrich.FlowContext;
+import io.flowhouse.sinks.FlowInput;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -20,7 +21,7 @@ public final class FlowsTopicSerializer<T> implements KafkaRecordSerializationSc
     private final String topic;
     private final FlowsTopicFormat format;
     private final FlowRowIds ids;
-    private final FlowsTopicInput<T> input;
+    private final FlowInput<T> input;
 
     /**
      * The sink writer's own (one thread serializes): protobuf-java's bytes, without its objects.
@@ -28,7 +29,7 @@ public final class FlowsTopicSerializer<T> implements KafkaRecordSerializationSc
     private transient FlowhouseFlowWriter writer;
 
     public FlowsTopicSerializer(
-            String topic, FlowsTopicFormat format, FlowRowIds ids, FlowsTopicInput<T> input) {
+            String topic, FlowsTopicFormat format, FlowRowIds ids, FlowInput<T> input) {
         this.topic = topic;
         this.format = format;
         this.ids = ids;
@@ -38,7 +39,7 @@ public final class FlowsTopicSerializer<T> implements KafkaRecordSerializationSc
     /** Decoded flows, without context. */
     public static FlowsTopicSerializer<FlowRecord> ofFlows(
             String topic, FlowsTopicFormat format, FlowRowIds ids) {
-        return new FlowsTopicSerializer<>(topic, format, ids, FlowsTopicInput.FLOWS);
+        return new FlowsTopicSerializer<>(topic, format, ids, FlowInput.FLOWS);
     }
 
     private FlowhouseFlowWriter writer() {

@@ -2,6 +2,7 @@
 package io.flowhouse.sinks.kafka;
 
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.sinks.FlowInput;
 import java.util.Properties;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
@@ -27,7 +28,7 @@ public final class FlowsTopicSink {
             String bootstrapServers,
             Properties clientProperties,
             FlowRowIds ids) {
-        return create(o, bootstrapServers, clientProperties, ids, FlowsTopicInput.FLOWS);
+        return create(o, bootstrapServers, clientProperties, ids, FlowInput.FLOWS);
     }
 
     /**
@@ -39,7 +40,7 @@ public final class FlowsTopicSink {
             String bootstrapServers,
             Properties clientProperties,
             FlowRowIds ids,
-            FlowsTopicInput<T> input) {
+            FlowInput<T> input) {
         KafkaSinkBuilder<T> b =
                 KafkaSink.<T>builder()
                         .setBootstrapServers(bootstrapServers)

@@ -14,6 +14,7 @@ import io.flowhouse.enrich.rules.Boundary;
 import io.flowhouse.enrich.rules.InterfaceContext;
 import io.flowhouse.schema.goflow2.FlowMessage;
 import io.flowhouse.schema.v1.Flow;
+import io.flowhouse.sinks.FlowInput;
 import java.io.ByteArrayInputStream;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
@@ -217,8 +218,8 @@ class FlowsTopicEncodersTest {
                         64_500,
                         Attributes.NONE,
                         Attributes.NONE);
-        FlowsTopicInput<Object[]> pair =
-                new FlowsTopicInput<>() {
+        FlowInput<Object[]> pair =
+                new FlowInput<>() {
                     @Override
                     public FlowRecord flow(Object[] e) {
                         return (FlowRecord) e[0];

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.flowhouse.sinks.kafka;
+package io.flowhouse.sinks;
 
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.enrich.FlowContext;
@@ -9,7 +9,7 @@ import java.io.Serializable;
  * What the decoded-flows topic takes from one element of its stream: the flow, and its context when
  * the job enriches (the job's own pair type stays the job's; the sinks never import it).
  */
-public interface FlowsTopicInput<T> extends Serializable {
+public interface FlowInput<T> extends Serializable {
 
     FlowRecord flow(T element);
 
@@ -17,8 +17,8 @@ public interface FlowsTopicInput<T> extends Serializable {
     FlowContext context(T element);
 
     /** Decoded flows, without context. */
-    FlowsTopicInput<FlowRecord> FLOWS =
-            new FlowsTopicInput<>() {
+    FlowInput<FlowRecord> FLOWS =
+            new FlowInput<>() {
                 private static final long serialVersionUID = 1L;
 
                 @Override
