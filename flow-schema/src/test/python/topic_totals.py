@@ -52,6 +52,19 @@ def address(b):
     return str(addr.ipv4_mapped or addr)
 
 
+# The context fields --context prints after the addresses and AS numbers, by their .proto names.
+CONTEXT_FIELDS = [
+    "exporter_name", "exporter_role", "exporter_site", "exporter_region", "exporter_tenant",
+    "in_if_name", "in_if_description", "in_if_speed", "in_if_boundary", "in_if_provider",
+    "in_if_connectivity",
+    "out_if_name", "out_if_description", "out_if_speed", "out_if_boundary", "out_if_provider",
+    "out_if_connectivity",
+    "src_country", "dst_country",
+    "src_net_name", "src_net_role", "src_net_site", "src_net_region", "src_net_tenant",
+    "dst_net_name", "dst_net_role", "dst_net_site", "dst_net_region", "dst_net_tenant",
+]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--bootstrap", required=True)
@@ -60,7 +73,12 @@ def main():
     ap.add_argument("--descriptor-set", required=True)
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--sflow", action="store_true", help="add the sFlow columns (flowhouse format)")
+    ap.add_argument("--context", action="store_true",
+                    help="one line per record with its context fields (flowhouse format)")
     args = ap.parse_args()
+    if args.context and args.format != "flowhouse":
+        sys.exit("--context reads the flowhouse format")
+    context_lines = []
 
     goflow2 = args.format == "goflow2"
     cls = message_class(
@@ -103,6 +121,10 @@ def main():
                     rid = (m.row_id, m.row_id_hi)
                 if (key.rsplit(":", 1)[0] if goflow2 else key) != sender:
                     sys.exit("record keyed %s carries exporter %s" % (key, sender))
+                if args.context:
+                    values = [address(m.src_addr), address(m.dst_addr), m.src_as, m.dst_as]
+                    values += [getattr(m, f) for f in CONTEXT_FIELDS]
+                    context_lines.append("\t".join(str(v) for v in values))
                 t = totals.setdefault(
                     key,
                     {"records": 0, "packets": 0, "bytes": 0, "ids": set(), "scaled_packets": 0,
@@ -125,6 +147,10 @@ def main():
                             agent + (m.sflow_source_id_class, m.sflow_source_id_index, m.sflow_sample_sequence)
                         )
     consumer.close()
+    if args.context:
+        for line in sorted(context_lines):
+            print(line)
+        return
     for k, t in sorted(totals.items()):
         distinct = "-" if goflow2 else len(t["ids"])
         if args.sflow and not goflow2:

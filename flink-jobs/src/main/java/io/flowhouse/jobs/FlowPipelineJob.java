@@ -24,6 +24,7 @@ import io.flowhouse.jobs.rollup.ContextRollups;
 import io.flowhouse.jobs.rollup.RollupTopology;
 import io.flowhouse.jobs.stats.AggregateExporterStats;
 import io.flowhouse.jobs.stats.ExporterStats;
+import io.flowhouse.sinks.ipfix.IpfixExporterSink;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.api.common.RuntimeExecutionMode;
@@ -266,7 +267,7 @@ public final class FlowPipelineJob {
             PipelineSources sources,
             PipelineSinks sinks,
             PipelineSettings s) {
-        EnrichSettings enrich = sinks.enrichedFlows() != null ? s.enrich() : null;
+        EnrichSettings enrich = sinks.enriches() ? s.enrich() : null;
         // Watermarks per partition from the receive time (FlowTimestamps), never a flow's time.
         DataStream<RawDatagram> datagrams =
                 env.fromSource(
@@ -295,8 +296,8 @@ public final class FlowPipelineJob {
         }
         DataStream<EnrichedFlow> enriched = null;
         if (enrich != null) {
-            // The context travels beside the flow to the table and the rollups; the fan-out still
-            // takes the flow as decoded. Decode enriches each flow itself, with the names of its
+            // The context travels beside the flow to the table, the rollups and the decoded-flows
+            // topic; ZMQ and IPFIX take its AS numbers (and IPFIX its interface names). Decode enriches each flow itself, with the names of its
             // own options data: decode, enrich and the sinks are one chain, nothing serialized.
             enriched = decoded.getSideOutput(DecodeOutputs.ENRICHED);
             if (aged != null) {
@@ -310,9 +311,11 @@ public final class FlowPipelineJob {
                                                 .uid(UID_ENRICH)
                                                 .name("enrich aged sflow samples"));
             }
-            enriched.sinkTo(sinks.enrichedFlows())
-                    .uid(UID_SINK_ENRICHED_FLOWS)
-                    .name("clickhouse flows (enriched)");
+            if (sinks.enrichedFlows() != null) {
+                enriched.sinkTo(sinks.enrichedFlows())
+                        .uid(UID_SINK_ENRICHED_FLOWS)
+                        .name("clickhouse flows (enriched)");
+            }
         } else if (sinks.flows() != null) {
             flows.sinkTo(sinks.flows()).uid(UID_SINK_FLOWS).name("clickhouse flows");
         }
@@ -398,12 +401,19 @@ public final class FlowPipelineJob {
     /**
      * The fan-out of the decoded flows: the ZMQ publisher (parallelism 1 in bind mode, because one
      * port is bound), the IPFIX re-export and the decoded-flows topic, each when set. With
-     * enrichment on, ZMQ and IPFIX send the AS numbers of the context ({@link WithContextAs}).
+     * enrichment on, ZMQ sends the AS numbers of the context ({@link WithContextAs}), the IPFIX
+     * re-export those and the interface names, and the topic the whole context.
      */
     private static void fanOut(Decoded decoded, PipelineSinks sinks, PipelineSettings s) {
         DataStream<FlowRecord> flows = decoded.flows();
         DataStream<FlowRecord> withAs = flows;
-        if (decoded.enriched() != null && (sinks.zmq() != null || sinks.ipfix() != null)) {
+        // The production IPFIX re-export takes the whole context (AS numbers, interface names).
+        IpfixExporterSink<EnrichedFlow> ipfixWithContext =
+                decoded.enriched() != null && sinks.ipfix() instanceof IpfixExporterSink<?> x
+                        ? x.withInput(EnrichedFlow.FLOW_INPUT)
+                        : null;
+        boolean ipfixWithAs = sinks.ipfix() != null && ipfixWithContext == null;
+        if (decoded.enriched() != null && (sinks.zmq() != null || ipfixWithAs)) {
             withAs =
                     decoded.enriched()
                             .map(new WithContextAs(), TypeInformation.of(FlowRecord.class))
@@ -420,10 +430,24 @@ public final class FlowPipelineJob {
         }
         if (sinks.ipfix() != null) {
             String targets = s.fanOut().ipfix() == null ? "" : " " + s.fanOut().ipfix().targets();
-            withAs.sinkTo(sinks.ipfix()).uid(UID_SINK_IPFIX).name("ipfix" + targets);
+            if (ipfixWithContext != null) {
+                decoded.enriched()
+                        .sinkTo(ipfixWithContext)
+                        .uid(UID_SINK_IPFIX)
+                        .name("ipfix" + targets + " (enriched)");
+            } else {
+                withAs.sinkTo(sinks.ipfix()).uid(UID_SINK_IPFIX).name("ipfix" + targets);
+            }
         }
-        if (sinks.flowsTopic() != null) {
-            String topic = s.flowsTopic() == null ? "" : " " + s.flowsTopic().topic();
+        String topic = s.flowsTopic() == null ? "" : " " + s.flowsTopic().topic();
+        if (sinks.enrichedFlowsTopic() != null && decoded.enriched() != null) {
+            // The same uid as without context: the sink's state (its transactions) is not typed by
+            // what it writes, so turning enrichment on keeps a savepoint's topic state.
+            decoded.enriched()
+                    .sinkTo(sinks.enrichedFlowsTopic())
+                    .uid(UID_SINK_FLOWS_TOPIC)
+                    .name("kafka" + topic + " (enriched)");
+        } else if (sinks.flowsTopic() != null) {
             flows.sinkTo(sinks.flowsTopic()).uid(UID_SINK_FLOWS_TOPIC).name("kafka" + topic);
         }
     }

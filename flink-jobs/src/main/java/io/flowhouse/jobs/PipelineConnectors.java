@@ -8,6 +8,7 @@ import io.flowhouse.codec.packet.PacketSummary;
 import io.flowhouse.jobs.ageing.PacketFlowTopology;
 import io.flowhouse.jobs.config.FanOutSettings;
 import io.flowhouse.jobs.config.PipelineSettings;
+import io.flowhouse.jobs.enrich.EnrichedFlow;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.rollup.ContextRollups;
 import io.flowhouse.jobs.rollup.ContextRow;
@@ -123,6 +124,7 @@ public final class PipelineConnectors {
     public static PipelineSinks sinks(PipelineSettings s, JobTables ch) {
         RollupSettings rollup = s.rollup();
         FanOutSettings fanOut = s.fanOut();
+        boolean enrich = s.enrich().enabled();
         return new PipelineSinks(
                 ch.flows(),
                 ch.exporterStats(),
@@ -131,10 +133,24 @@ public final class PipelineConnectors {
                 ch.flows(),
                 new RollupSinks(ch, rollup),
                 fanOut.zmq() == null ? null : new ZmqSink(fanOut.zmq()),
-                fanOut.ipfix() == null ? null : new IpfixExporterSink(fanOut.ipfix()),
-                flowsTopicSink(s),
+                fanOut.ipfix() == null ? null : IpfixExporterSink.of(fanOut.ipfix()),
+                enrich ? null : flowsTopicSink(s),
                 ch.interfaceCounters(),
-                s.enrich().enabled() ? ch.enrichedFlows() : null);
+                enrich ? ch.enrichedFlows() : null,
+                enrich ? enrichedFlowsTopicSink(s) : null);
+    }
+
+    /** The decoded-flows topic with each flow's context, or null when it is off. */
+    public static KafkaSink<EnrichedFlow> enrichedFlowsTopicSink(PipelineSettings s) {
+        if (s.flowsTopic() == null) {
+            return null;
+        }
+        return FlowsTopicSink.create(
+                s.flowsTopic(),
+                s.bootstrapServers(),
+                s.kafkaClientProperties(),
+                FlowsRowIds.INSTANCE,
+                EnrichedFlow.FLOW_INPUT);
     }
 
     /** The decoded-flows topic, or null when it is off. */

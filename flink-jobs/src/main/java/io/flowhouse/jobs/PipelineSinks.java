@@ -29,6 +29,8 @@ import org.apache.flink.api.connector.sink2.Sink;
  * @param flowsTopic the decoded-flows Kafka topic
  * @param interfaceCounters sFlow counter samples' interface counters ({@code interface_counters})
  * @param enrichedFlows decoded flows with their context, instead of {@code flows} (null: off)
+ * @param enrichedFlowsTopic the decoded-flows topic with each flow's context, instead of {@code
+ *     flowsTopic} (null: off)
  */
 public record PipelineSinks(
         Sink<FlowRecord> flows,
@@ -41,7 +43,36 @@ public record PipelineSinks(
         Sink<FlowRecord> ipfix,
         Sink<FlowRecord> flowsTopic,
         Sink<InterfaceCounters> interfaceCounters,
-        Sink<EnrichedFlow> enrichedFlows) {
+        Sink<EnrichedFlow> enrichedFlows,
+        Sink<EnrichedFlow> enrichedFlowsTopic) {
+
+    /** Without the enriched topic: the decoded-flows topic, when set, takes flows as decoded. */
+    public PipelineSinks(
+            Sink<FlowRecord> flows,
+            Sink<ExporterStats> stats,
+            Sink<RejectedDatagram> rejected,
+            Sink<ArchivedTemplate> templates,
+            Sink<FlowRecord> packetFlows,
+            RollupTopology.SinkFactory rollups,
+            Sink<FlowRecord> zmq,
+            Sink<FlowRecord> ipfix,
+            Sink<FlowRecord> flowsTopic,
+            Sink<InterfaceCounters> interfaceCounters,
+            Sink<EnrichedFlow> enrichedFlows) {
+        this(
+                flows,
+                stats,
+                rejected,
+                templates,
+                packetFlows,
+                rollups,
+                zmq,
+                ipfix,
+                flowsTopic,
+                interfaceCounters,
+                enrichedFlows,
+                null);
+    }
 
     /** Without enriched flows: decoded flows go to {@code flows} as decoded. */
     public PipelineSinks(
@@ -138,6 +169,19 @@ public record PipelineSinks(
         return with(c -> c.enrichedFlows = s);
     }
 
+    /**
+     * The decoded-flows topic takes each flow with its context, through the enrich stage, into
+     * {@code s} (null: off; {@code flowsTopic} takes flows as decoded).
+     */
+    public PipelineSinks withEnrichedFlowsTopic(Sink<EnrichedFlow> s) {
+        return with(c -> c.enrichedFlowsTopic = s);
+    }
+
+    /** Whether the enrich stage runs: a sink takes its output. */
+    public boolean enriches() {
+        return enrichedFlows != null || enrichedFlowsTopic != null;
+    }
+
     /** How many fan-out sinks are on. */
     public int fanOutCount() {
         return (zmq == null ? 0 : 1) + (ipfix == null ? 0 : 1);
@@ -158,7 +202,8 @@ public record PipelineSinks(
                 c.ipfix,
                 c.flowsTopic,
                 c.interfaceCounters,
-                c.enrichedFlows);
+                c.enrichedFlows,
+                c.enrichedFlowsTopic);
     }
 
     /** The components, mutable while a copy is made. */
@@ -174,6 +219,7 @@ public record PipelineSinks(
         Sink<FlowRecord> flowsTopic;
         Sink<InterfaceCounters> interfaceCounters;
         Sink<EnrichedFlow> enrichedFlows;
+        Sink<EnrichedFlow> enrichedFlowsTopic;
 
         Copy(PipelineSinks s) {
             flows = s.flows;
@@ -187,6 +233,7 @@ public record PipelineSinks(
             flowsTopic = s.flowsTopic;
             interfaceCounters = s.interfaceCounters;
             enrichedFlows = s.enrichedFlows;
+            enrichedFlowsTopic = s.enrichedFlowsTopic;
         }
     }
 }

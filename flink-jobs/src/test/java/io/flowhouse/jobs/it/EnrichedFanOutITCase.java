@@ -12,12 +12,8 @@ import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.enrich.GeoTestData;
 import io.flowhouse.testkit.ServiceRequirement;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
-import java.net.DatagramSocket;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,10 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -36,9 +29,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.zeromq.SocketType;
-import org.zeromq.ZContext;
-import org.zeromq.ZMQ;
 
 /**
  * The fan-out with enrichment on: IPFIX flows between real public addresses, sent with no AS
@@ -51,7 +41,7 @@ import org.zeromq.ZMQ;
 class EnrichedFanOutITCase {
 
     /** Public resolvers and a documentation address (no AS), as source/destination pairs. */
-    private static final String[][] PAIRS = {
+    static final String[][] PAIRS = {
         {"8.8.8.8", "1.1.1.1"},
         {"9.9.9.9", "8.8.4.4"},
         {"1.0.0.1", "192.0.2.1"},
@@ -59,7 +49,7 @@ class EnrichedFanOutITCase {
     };
 
     /** The exporter's own AS for the last pair's source: exporter-first keeps it. */
-    private static final long EXPORTER_AS = 64_500;
+    static final long EXPORTER_AS = 64_500;
 
     @RegisterExtension
     static final EmbeddedKafka KAFKA = EmbeddedKafka.builder().partitions(2).build();
@@ -89,8 +79,8 @@ class EnrichedFanOutITCase {
         }
         assertThat(expected.get("8.8.8.8")).as("the database knows 8.8.8.8").isPositive();
 
-        int ipfixPort = freeUdpPort();
-        int zmqPort = FanOutITCase.freeTcpPort();
+        int ipfixPort = FanOutPeers.freeUdpPort();
+        int zmqPort = FanOutPeers.freeTcpPort();
         Config conf =
                 JobArgs.resolve(
                         Map.of(),
@@ -117,55 +107,55 @@ class EnrichedFanOutITCase {
         KAFKA.createTopic(s.rawTopic(), 2);
         CaptureProducer.produce(KAFKA.bootstrapServers(), s.rawTopic(), List.of(datagram()));
 
-        Files.createDirectories(dir.resolve("flows"));
-        Process nfcapd =
-                new ProcessBuilder(
-                                nfcapdBin.toString(),
-                                "-b",
-                                "127.0.0.1",
-                                "-p",
-                                Integer.toString(ipfixPort),
-                                "-w",
-                                dir.resolve("flows").toString(),
-                                "-t",
-                                "3600")
-                        .redirectErrorStream(true)
-                        .redirectOutput(dir.resolve("nfcapd.log").toFile())
-                        .start();
-        AsReader zmq = new AsReader("tcp://127.0.0.1:" + zmqPort);
-        Thread reader = new Thread(zmq, "zmq-sub");
+        FanOutPeers.Nfcapd nfcapd = new FanOutPeers.Nfcapd(nfcapdBin, dir, ipfixPort);
+        FanOutPeers.TlvSubscriber zmq = new FanOutPeers.TlvSubscriber("tcp://127.0.0.1:" + zmqPort);
         try {
-            awaitUdpBound(ipfixPort, nfcapd);
-            reader.start();
             PipelineSinks sinks =
                     PipelineHarness.withoutClickHouse(s).withEnrichedFlows(new DiscardingSink<>());
             PipelineHarness.environment(s, sinks).execute("enriched fan-out");
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (zmq.flows.size() < PAIRS.length && System.nanoTime() - deadline < 0) {
-                Thread.sleep(50);
-            }
+            zmq.awaitFlows(PAIRS.length, 30);
             Thread.sleep(500); // let nfcapd drain its socket before it is told to stop
         } finally {
-            zmq.stop = true;
-            reader.join(10_000);
-            nfcapd.destroy();
-            if (!nfcapd.waitFor(20, TimeUnit.SECONDS)) {
-                nfcapd.destroyForcibly();
-            }
+            zmq.stop();
+            nfcapd.stop();
         }
-        assertThat(zmq.failure.get()).isNull();
+        assertThat(zmq.failure()).isNull();
+        // nProbe ids: IPV4_SRC_ADDR 8, IPV4_DST_ADDR 12, SRC_AS 16, DST_AS 17.
+        Set<String> zmqAs = new TreeSet<>();
+        for (Map<Long, Long> f : zmq.flows) {
+            zmqAs.add(
+                    ip(f.getOrDefault(8L, 0L))
+                            + " "
+                            + ip(f.getOrDefault(12L, 0L))
+                            + " "
+                            + f.getOrDefault(16L, 0L)
+                            + " "
+                            + f.getOrDefault(17L, 0L));
+        }
+        Set<String> nfcapdAs =
+                nfdumpRows(nfcapd.nfdump(nfdumpBin, "-q", "-N", "-o", "fmt:%sa %da %sas %das"));
         Set<String> want = new TreeSet<>();
         for (int i = 0; i < PAIRS.length; i++) {
             long src = i == PAIRS.length - 1 ? EXPORTER_AS : expected.get(PAIRS[i][0]);
             want.add(PAIRS[i][0] + " " + PAIRS[i][1] + " " + src + " " + expected.get(PAIRS[i][1]));
         }
-        assertThat(new TreeSet<>(zmq.flows.keySet())).as("ZMQ SRC_AS/DST_AS").isEqualTo(want);
-        assertThat(nfdumpAs(dir, nfdumpBin)).as("nfcapd's AS numbers").isEqualTo(want);
+        assertThat(zmqAs).as("ZMQ SRC_AS/DST_AS").isEqualTo(want);
+        assertThat(nfcapdAs).as("nfcapd's AS numbers").isEqualTo(want);
     }
 
-    /** One IPFIX message from 192.0.2.60: a data template with 16/17 and a flow per pair. */
-    private static RawDatagram datagram() throws Exception {
-        int[] fields = {8, 4, 12, 4, 7, 2, 11, 2, 4, 1, 1, 8, 2, 8, 152, 8, 153, 8, 16, 4, 17, 4};
+    /** The ingress and egress ifIndex of every flow of {@link #datagram()}. */
+    static final int IN_IF = 537;
+
+    static final int OUT_IF = 2;
+
+    /**
+     * One IPFIX message from 192.0.2.60: a data template with 16/17 and 10/14 and a flow per pair
+     * ({@link #PAIRS}), in {@link #IN_IF}, out {@link #OUT_IF}.
+     */
+    static RawDatagram datagram() throws Exception {
+        int[] fields = {
+            8, 4, 12, 4, 7, 2, 11, 2, 4, 1, 1, 8, 2, 8, 152, 8, 153, 8, 16, 4, 17, 4, 10, 4, 14, 4
+        };
         ByteBuffer t = ByteBuffer.allocate(8 + 2 * fields.length);
         t.putShort((short) 2).putShort((short) t.capacity());
         t.putShort((short) 400).putShort((short) (fields.length / 2));
@@ -173,7 +163,7 @@ class EnrichedFanOutITCase {
             t.putShort((short) f);
         }
         long now = System.currentTimeMillis();
-        int record = 4 + 4 + 2 + 2 + 1 + 8 + 8 + 8 + 8 + 4 + 4;
+        int record = 4 + 4 + 2 + 2 + 1 + 8 + 8 + 8 + 8 + 4 + 4 + 4 + 4;
         ByteBuffer d = ByteBuffer.allocate(4 + record * PAIRS.length);
         d.putShort((short) 400).putShort((short) d.capacity());
         for (int i = 0; i < PAIRS.length; i++) {
@@ -182,6 +172,7 @@ class EnrichedFanOutITCase {
             d.putShort((short) (50_000 + i)).putShort((short) 53).put((byte) 17);
             d.putLong(100 + i).putLong(1).putLong(now - 1_000).putLong(now);
             d.putInt(i == PAIRS.length - 1 ? (int) EXPORTER_AS : 0).putInt(0);
+            d.putInt(IN_IF).putInt(OUT_IF);
         }
         ByteBuffer m = ByteBuffer.allocate(16 + t.capacity() + d.capacity());
         m.putShort((short) 10).putShort((short) m.capacity()).putInt((int) (now / 1000));
@@ -189,130 +180,13 @@ class EnrichedFanOutITCase {
         return RawDatagram.of(IpAddress.parse("192.0.2.60"), 42_000, now, "itcase", m.array());
     }
 
-    /**
-     * A plain SUB that reads, per TLV flow record, IPV4_SRC_ADDR (8), IPV4_DST_ADDR (12), SRC_AS
-     * (16) and DST_AS (17) into "src dst srcAs dstAs".
-     */
-    static final class AsReader implements Runnable {
-        final Map<String, Boolean> flows = new ConcurrentHashMap<>();
-        final AtomicReference<Throwable> failure = new AtomicReference<>();
-        volatile boolean stop;
-        private final String endpoint;
-
-        AsReader(String endpoint) {
-            this.endpoint = endpoint;
-        }
-
-        @Override
-        public void run() {
-            try (ZContext ctx = new ZContext()) {
-                ZMQ.Socket sub = ctx.createSocket(SocketType.SUB);
-                sub.setReceiveTimeOut(200);
-                sub.subscribe("flow".getBytes(StandardCharsets.US_ASCII));
-                sub.connect(endpoint);
-                while (!stop) {
-                    byte[] header = sub.recv();
-                    if (header == null) {
-                        continue;
-                    }
-                    byte[] payload = sub.hasReceiveMore() ? sub.recv() : null;
-                    if (payload == null || header.length != 36) {
-                        throw new AssertionError("message without a v3 header and a payload");
-                    }
-                    read(payload);
-                }
-            } catch (Throwable t) {
-                failure.set(t);
-            }
-        }
-
-        private void read(byte[] b) throws Exception {
-            if (b.length < 2 || b[0] != 1 || b[1] != 1) {
-                throw new AssertionError("not an nDPI TLV v1 buffer");
-            }
-            int pos = 2;
-            long[] v = new long[18];
-            while (pos < b.length) {
-                int type = b[pos++] & 0xff;
-                if (type == 1) {
-                    flows.put(ip(v[8]) + " " + ip(v[12]) + " " + v[16] + " " + v[17], Boolean.TRUE);
-                    v = new long[18];
-                    continue;
-                }
-                long key;
-                switch (type >>> 4) {
-                    case 2 -> key = b[pos++] & 0xff;
-                    case 3 -> {
-                        key = uint(b, pos, 2);
-                        pos += 2;
-                    }
-                    case 4 -> {
-                        key = uint(b, pos, 4);
-                        pos += 4;
-                    }
-                    case 11 -> {
-                        pos += 2 + (int) uint(b, pos, 2);
-                        key = -1;
-                    }
-                    default -> throw new AssertionError("key type " + (type >>> 4));
-                }
-                int width =
-                        switch (type & 0x0f) {
-                            case 2, 6 -> 1;
-                            case 3, 7 -> 2;
-                            case 4, 8, 10 -> 4;
-                            case 5, 9 -> 8;
-                            case 11 -> -1;
-                            default -> throw new AssertionError("value type " + (type & 0x0f));
-                        };
-                if (width < 0) {
-                    pos += 2 + (int) uint(b, pos, 2);
-                    continue;
-                }
-                long value = uint(b, pos, width);
-                pos += width;
-                if (key == 8 || key == 12 || key == 16 || key == 17) {
-                    v[(int) key] = value;
-                }
-            }
-        }
-
-        private static String ip(long v) throws Exception {
-            byte[] a = {(byte) (v >>> 24), (byte) (v >>> 16), (byte) (v >>> 8), (byte) v};
-            return InetAddress.getByAddress(a).getHostAddress();
-        }
-
-        private static long uint(byte[] b, int at, int width) {
-            long v = 0;
-            for (int i = 0; i < width; i++) {
-                v = v << 8 | (b[at + i] & 0xffL);
-            }
-            return v;
-        }
+    private static String ip(long v) throws Exception {
+        byte[] a = {(byte) (v >>> 24), (byte) (v >>> 16), (byte) (v >>> 8), (byte) v};
+        return InetAddress.getByAddress(a).getHostAddress();
     }
 
-    /** "src dst srcAs dstAs" of every flow nfcapd stored, as {@code nfdump -o fmt:} prints them. */
-    private static Set<String> nfdumpAs(Path dir, Path nfdump) throws Exception {
-        Path file;
-        try (Stream<Path> files = Files.list(dir.resolve("flows"))) {
-            file =
-                    files.filter(p -> p.getFileName().toString().startsWith("nfcapd.2"))
-                            .findFirst()
-                            .orElseThrow(() -> new AssertionError("nfcapd wrote no file"));
-        }
-        Process p =
-                new ProcessBuilder(
-                                nfdump.toString(),
-                                "-q",
-                                "-N",
-                                "-r",
-                                file.toString(),
-                                "-o",
-                                "fmt:%sa %da %sas %das")
-                        .redirectError(ProcessBuilder.Redirect.DISCARD)
-                        .start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    /** "src dst srcAs dstAs" of every row {@code nfdump -o fmt:} printed. */
+    private static Set<String> nfdumpRows(String out) {
         Set<String> rows = new TreeSet<>();
         for (String line : out.split("\n")) {
             List<String> f = new ArrayList<>(List.of(line.trim().split("\\s+")));
@@ -321,27 +195,5 @@ class EnrichedFanOutITCase {
             }
         }
         return rows;
-    }
-
-    private static int freeUdpPort() throws Exception {
-        try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0))) {
-            return s.getLocalPort();
-        }
-    }
-
-    /** Polls /proc/net/udp until nfcapd has bound the port (at most 10 s). */
-    private static void awaitUdpBound(int port, Process p) throws Exception {
-        String hex = String.format(java.util.Locale.ROOT, ":%04X ", port);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() - deadline < 0) {
-            if (!p.isAlive()) {
-                throw new AssertionError("nfcapd exited with " + p.exitValue());
-            }
-            if (Files.readString(Path.of("/proc/net/udp")).contains(hex)) {
-                return;
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("nfcapd did not bind UDP port " + port);
     }
 }

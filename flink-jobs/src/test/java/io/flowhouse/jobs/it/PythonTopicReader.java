@@ -71,8 +71,43 @@ final class PythonTopicReader {
         return byExporter;
     }
 
+    /**
+     * The reader's {@code --context} lines (flowhouse format), one per record, each a map from the
+     * {@code .proto} field name to its value as Python prints it: {@code src_addr}, {@code
+     * dst_addr}, {@code src_as}, {@code dst_as} and the context fields (the script's {@code
+     * CONTEXT_FIELDS}, given here in the same order).
+     */
+    static List<Map<String, String>> readContext(
+            String bootstrap, String topic, Path tmp, List<String> contextFields) throws Exception {
+        List<String> names = new ArrayList<>(List.of("src_addr", "dst_addr", "src_as", "dst_as"));
+        names.addAll(contextFields);
+        List<Map<String, String>> records = new ArrayList<>();
+        for (String line : rawLines(bootstrap, topic, "flowhouse", tmp, "--context")) {
+            String[] f = line.split("\t", -1);
+            assertThat(f).as("line of topic_totals.py --context: " + line).hasSize(names.size());
+            Map<String, String> r = new TreeMap<>();
+            for (int i = 0; i < f.length; i++) {
+                r.put(names.get(i), f[i]);
+            }
+            records.add(r);
+        }
+        return records;
+    }
+
     private static List<String[]> lines(
             String bootstrap, String topic, String format, Path tmp, int columns, String... extra)
+            throws Exception {
+        List<String[]> lines = new ArrayList<>();
+        for (String line : rawLines(bootstrap, topic, format, tmp, extra)) {
+            String[] f = line.strip().split(" ");
+            assertThat(f).as("line of topic_totals.py: " + line).hasSize(columns);
+            lines.add(f);
+        }
+        return lines;
+    }
+
+    private static List<String> rawLines(
+            String bootstrap, String topic, String format, Path tmp, String... extra)
             throws Exception {
         Path protoc =
                 ServiceRequirement.requireExecutable("protoc", "apt-get install protobuf-compiler");
@@ -102,13 +137,7 @@ final class PythonTopicReader {
                         descriptors.toString()),
                 out,
                 extra);
-        List<String[]> lines = new ArrayList<>();
-        for (String line : Files.readAllLines(out, StandardCharsets.UTF_8)) {
-            String[] f = line.strip().split(" ");
-            assertThat(f).as("line of topic_totals.py: " + line).hasSize(columns);
-            lines.add(f);
-        }
-        return lines;
+        return Files.readAllLines(out, StandardCharsets.UTF_8);
     }
 
     /** The venv's python, made (once per requirements.txt content) with python3 -m venv + pip. */

@@ -56,7 +56,7 @@ class StalledFanOutITCase {
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void peersThatStopReadingCostCountedDropsNeverTheJob() throws Exception {
         LocalClickHouse ch = CLICKHOUSE.local();
-        int zmqPort = FanOutITCase.freeTcpPort();
+        int zmqPort = FanOutPeers.freeTcpPort();
         List<RawDatagram> all = new ArrayList<>();
         long records = 0;
         for (int i = 0; i < CaptureProducer.CAPTURES.size(); i++) {
@@ -98,20 +98,14 @@ class StalledFanOutITCase {
             stalled.setReceiveBufferSize(4096);
             stalled.subscribe(new byte[0]);
             stalled.connect("tcp://127.0.0.1:" + zmqPort);
-            FanOutITCase.ZmqCounter reading =
-                    new FanOutITCase.ZmqCounter("tcp://127.0.0.1:" + zmqPort);
-            Thread reader = new Thread(reading, "zmq-reading-sub");
-            reader.start();
+            FanOutPeers.TlvSubscriber reading =
+                    new FanOutPeers.TlvSubscriber("tcp://127.0.0.1:" + zmqPort);
             long start = System.nanoTime();
             try {
                 PipelineHarness.environment(s, ch).execute("stalled fan-out");
             } finally {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (reading.flows.get() < records && System.nanoTime() - deadline < 0) {
-                    Thread.sleep(50);
-                }
-                reading.stop = true;
-                reader.join(10_000);
+                reading.awaitFlows(records, 30);
+                reading.stop();
             }
             double seconds = (System.nanoTime() - start) / 1e9;
 
@@ -122,8 +116,8 @@ class StalledFanOutITCase {
             assertThat(Long.parseLong(rows.get(0).get(0)))
                     .as("rows in ClickHouse")
                     .isEqualTo(records);
-            assertThat(reading.failure.get()).isNull();
-            assertThat(reading.flows.get())
+            assertThat(reading.failure()).isNull();
+            assertThat(reading.flows.size())
                     .as("flows at the reading subscriber")
                     .isEqualTo(records);
 
@@ -159,7 +153,7 @@ class StalledFanOutITCase {
                             + " %d restarts%n",
                     records,
                     seconds,
-                    reading.flows.get(),
+                    reading.flows.size(),
                     ipfixSent,
                     ipfixDropped,
                     writeTimeouts,

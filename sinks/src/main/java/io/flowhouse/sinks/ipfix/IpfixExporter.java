@@ -6,11 +6,15 @@ import io.flowhouse.codec.ipfix.IpfixDecoder;
 import io.flowhouse.codec.ipfix.IpfixEncoder;
 import io.flowhouse.codec.template.FieldSpecifier;
 import io.flowhouse.codec.template.Template;
+import io.flowhouse.enrich.FlowContext;
+import io.flowhouse.enrich.rules.InterfaceContext;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,7 +30,11 @@ import org.slf4j.LoggerFactory;
  * IpfixEncoder}: IPv4 and IPv6 flows in their own templates (256, 257), the sampling rate in an
  * options template ({@link #SAMPLING_OPTIONS}, 258, scope selectorId = the rate) with one options
  * record per rate and domain, per observation domain templates and sequence numbers (data records,
- * §3.1), messages up to {@link IpfixExporterOptions#maxMessageBytes()}.
+ * §3.1), messages up to {@link IpfixExporterOptions#maxMessageBytes()}. With a flow's context, its
+ * AS numbers are the context's, and its interfaces' names and descriptions go out as nProbe sends
+ * them: an options template ({@link #INTERFACE_OPTIONS}, 259, scope ingressInterface) and one
+ * options record per interface and domain, ahead of the first flow that names it and again after
+ * every template refresh.
  *
  * <p>Template management (§8): over UDP the templates go out in the first message of a domain and
  * again when {@link IpfixExporterOptions#templateRefreshInterval()} has passed or {@link
@@ -68,6 +76,36 @@ public final class IpfixExporter implements AutoCloseable {
                             FieldSpecifier.of(305, 4),
                             FieldSpecifier.of(306, 4)),
                     1);
+
+    /** The interface options template's id: after the flow (256, 257) and sampling (258) ones. */
+    static final int INTERFACE_OPTIONS_ID = 259;
+
+    /**
+     * Interface names (RFC 5102 / IANA): scope ingressInterface (10), interfaceName (82) and
+     * interfaceDescription (83), both variable length. ingressInterface as the scope is what nProbe
+     * sends and what nfdump and Wireshark read as "this ifIndex is called".
+     */
+    static final Template INTERFACE_OPTIONS =
+            new Template(
+                    INTERFACE_OPTIONS_ID,
+                    List.of(
+                            FieldSpecifier.of(10, 4),
+                            FieldSpecifier.of(82, FieldSpecifier.VARIABLE_LENGTH),
+                            FieldSpecifier.of(83, FieldSpecifier.VARIABLE_LENGTH)),
+                    1);
+
+    /**
+     * A name or description is cut to this many UTF-8 bytes (at a character boundary): one record
+     * must fit a UDP message beside the flows (SNMP's ifName and ifAlias are at most 255 and 64
+     * characters anyway).
+     */
+    static final int MAX_NAME_BYTES = 128;
+
+    /**
+     * Interfaces remembered as announced per domain; one forgotten is announced again with its next
+     * flow, so many interfaces cost bytes on the wire, never memory.
+     */
+    static final int REMEMBERED_INTERFACES = 4096;
 
     /** selectorId u64 + packet interval + packet space (u32 each). */
     private static final int OPTIONS_RECORD_LENGTH = 16;
@@ -136,12 +174,75 @@ public final class IpfixExporter implements AutoCloseable {
                     }
                 };
 
+        /**
+         * Interface names and descriptions as announced, by ifIndex; cleared with the templates.
+         */
+        final Map<Long, InterfaceName> announcedInterfaces =
+                new LinkedHashMap<>(16, 0.75f, true) {
+                    @Override
+                    protected boolean removeEldestEntry(Map.Entry<Long, InterfaceName> eldest) {
+                        return size() > REMEMBERED_INTERFACES;
+                    }
+                };
+
         /** The rate of the previous record, announced in this message or before (0: none). */
         long lastRate;
 
         Domain(long id, int size) {
             this.id = id;
             this.buffer = ByteBuffer.allocate(size);
+        }
+    }
+
+    /** An interface's name and description as sent: UTF-8, cut to {@link #MAX_NAME_BYTES}. */
+    record InterfaceName(byte[] name, byte[] description) {
+
+        static InterfaceName of(InterfaceContext i) {
+            return new InterfaceName(cut(i.name()), cut(i.description()));
+        }
+
+        boolean isEmpty() {
+            return name.length == 0 && description.length == 0;
+        }
+
+        /** The options record's length: ifIndex, then two variable-length fields. */
+        int recordLength() {
+            return 4 + varLength(name) + varLength(description);
+        }
+
+        private static int varLength(byte[] b) {
+            return (b.length < 255 ? 1 : 3) + b.length;
+        }
+
+        static byte[] cut(String s) {
+            byte[] b = s.getBytes(StandardCharsets.UTF_8);
+            if (b.length <= MAX_NAME_BYTES) {
+                return b;
+            }
+            int end = MAX_NAME_BYTES;
+            while (end > 0 && (b[end] & 0xc0) == 0x80) {
+                end--; // not inside a character
+            }
+            return Arrays.copyOf(b, end);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof InterfaceName n
+                    && Arrays.equals(name, n.name)
+                    && Arrays.equals(description, n.description);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * Arrays.hashCode(name) + Arrays.hashCode(description);
+        }
+
+        @Override
+        public String toString() {
+            return new String(name, StandardCharsets.UTF_8)
+                    + " / "
+                    + new String(description, StandardCharsets.UTF_8);
         }
     }
 
@@ -228,6 +329,15 @@ public final class IpfixExporter implements AutoCloseable {
      * @throws IOException only if the exporter is closed
      */
     public synchronized void export(FlowRecord flow) throws IOException {
+        export(flow, null);
+    }
+
+    /**
+     * As {@link #export(FlowRecord)}, with the flow's context (null: none): its AS numbers replace
+     * the flow's, and the names of its interfaces are announced in the flow's domain first where
+     * they are new there.
+     */
+    public synchronized void export(FlowRecord flow, FlowContext context) throws IOException {
         if (closed) {
             throw new IOException("ipfix exporter to " + target + " is closed");
         }
@@ -236,15 +346,33 @@ public final class IpfixExporter implements AutoCloseable {
                 options.observationDomainId() >= 0
                         ? options.observationDomainId()
                         : flow.observationDomainId();
+        InterfaceName in = null;
+        InterfaceName out = null;
+        if (context != null) {
+            if (flow.srcAs() != context.srcAs() || flow.dstAs() != context.dstAs()) {
+                flow = flow.toBuilder().srcAs(context.srcAs()).dstAs(context.dstAs()).build();
+            }
+            in = named(flow.inputInterface(), context.in());
+            out = named(flow.outputInterface(), context.out());
+        }
         boolean biflow = flow.reverseBytes() != 0 || flow.reversePackets() != 0;
         if (biflow && options.biflowMode() == IpfixExporterOptions.BiflowMode.SPLIT) {
             if (flow.bytes() != 0 || flow.packets() != 0) {
-                write(domain, forwardOf(flow));
+                write(domain, forwardOf(flow), in, out);
             }
-            write(domain, reverseOf(flow));
+            write(domain, reverseOf(flow), out, in);
         } else {
-            write(domain, flow);
+            write(domain, flow, in, out);
         }
+    }
+
+    /** The interface's name to announce, or null: no ifIndex, or nothing known of it. */
+    private static InterfaceName named(long ifIndex, InterfaceContext i) {
+        if (ifIndex == 0 || (i.name().isEmpty() && i.description().isEmpty())) {
+            return null;
+        }
+        InterfaceName n = InterfaceName.of(i);
+        return n.isEmpty() ? null : n;
     }
 
     /** The forward half of a biflow: the same record without reverse counters. */
@@ -277,7 +405,11 @@ public final class IpfixExporter implements AutoCloseable {
                 .build();
     }
 
-    private void write(long domainId, FlowRecord r) {
+    /**
+     * Writes one record, the sampling rate's options record first where it is new, and the names of
+     * its interfaces ({@code in}, {@code out}: null when none) where they are new.
+     */
+    private void write(long domainId, FlowRecord r, InterfaceName in, InterfaceName out) {
         if (!connectedFor()) {
             recordsDropped++;
             return;
@@ -289,13 +421,27 @@ public final class IpfixExporter implements AutoCloseable {
         }
         Template t = IpfixEncoder.templateFor(r);
         long rate = Math.max(1L, r.samplingRate());
+        InterfaceName newIn = news(d, r.inputInterface(), in);
+        InterfaceName newOut =
+                r.outputInterface() == r.inputInterface()
+                        ? null
+                        : news(d, r.outputInterface(), out);
+        int names = nameBytes(d, newIn, newOut);
         if (d.message != null
-                && d.message.length() + need(d, t, rate) > options.maxMessageBytes()) {
+                && d.message.length() + need(d, t, rate) + names > options.maxMessageBytes()) {
             sendDomain(d);
         }
         if (d.message == null) {
             open(d, System.nanoTime());
+            // The templates may have gone out again: every name is new once more.
+            newIn = news(d, r.inputInterface(), in);
+            newOut =
+                    r.outputInterface() == r.inputInterface()
+                            ? null
+                            : news(d, r.outputInterface(), out);
         }
+        announce(d, r.inputInterface(), newIn);
+        announce(d, r.outputInterface(), newOut);
         if (rate != d.lastRate && d.announcedRates.get(rate) == null) {
             d.message
                     .data(IpfixEncoder.SAMPLING_OPTIONS_TEMPLATE_ID)
@@ -311,6 +457,39 @@ public final class IpfixExporter implements AutoCloseable {
         d.currentSet = t.templateId();
         IpfixEncoder.writeFlow(d.message, t, r);
         d.records++;
+    }
+
+    /** {@code n} when the domain has not announced it for this ifIndex, else null. */
+    private static InterfaceName news(Domain d, long ifIndex, InterfaceName n) {
+        if (n == null || n.equals(d.announcedInterfaces.get(ifIndex))) {
+            return null;
+        }
+        return n;
+    }
+
+    /** Bytes the names' options records add: a set header and their records. */
+    private static int nameBytes(Domain d, InterfaceName in, InterfaceName out) {
+        if (in == null && out == null) {
+            return 0;
+        }
+        return IpfixDecoder.SET_HEADER_SIZE
+                + (in == null ? 0 : in.recordLength())
+                + (out == null ? 0 : out.recordLength())
+                + IpfixDecoder.SET_HEADER_SIZE;
+    }
+
+    private static void announce(Domain d, long ifIndex, InterfaceName n) {
+        if (n == null) {
+            return;
+        }
+        d.message
+                .data(INTERFACE_OPTIONS_ID)
+                .u32(ifIndex)
+                .varBytes(n.name())
+                .varBytes(n.description())
+                .endRecord();
+        d.currentSet = INTERFACE_OPTIONS_ID;
+        d.announcedInterfaces.put(ifIndex, n);
     }
 
     /**
@@ -405,13 +584,18 @@ public final class IpfixExporter implements AutoCloseable {
         d.records = 0;
         d.openedNanos = now;
         if (templatesDue(d, now)) {
-            d.message.template(V4).template(V6).template(SAMPLING_OPTIONS);
+            d.message
+                    .template(V4)
+                    .template(V6)
+                    .template(SAMPLING_OPTIONS)
+                    .template(INTERFACE_OPTIONS);
             d.templatesSent = true;
             d.templateSession = session;
             d.lastTemplatesNanos = now;
             d.messagesSinceTemplates = 0;
             // A collector that lost the templates lost the options data with them.
             d.announcedRates.clear();
+            d.announcedInterfaces.clear();
             d.lastRate = 0;
             templateSends++;
         }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.sinks.ipfix;
 
-import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.sinks.FlowInput;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,7 +18,7 @@ import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
  * send_errors}, {@code reconnects}, {@code write_timeouts}, {@code domains}, {@code
  * domains_evicted}, {@code queue_depth}, {@code queue_dropped} (flows).
  */
-final class IpfixExporterSinkWriter implements SinkWriter<FlowRecord> {
+final class IpfixExporterSinkWriter<T> implements SinkWriter<T> {
 
     /** A checkpoint waits at most this long for the senders, then goes on (at-most-once). */
     private static final Duration FLUSH_WAIT = Duration.ofSeconds(2);
@@ -26,13 +26,14 @@ final class IpfixExporterSinkWriter implements SinkWriter<FlowRecord> {
     /** At the end, queued flows get this long to go out before they are dropped and counted. */
     private static final Duration CLOSE_BUDGET = Duration.ofSeconds(10);
 
-    private final List<QueuedIpfixExporter> exporters = new ArrayList<>();
+    private final List<QueuedIpfixExporter<T>> exporters = new ArrayList<>();
 
-    IpfixExporterSinkWriter(IpfixExporterOptions options, SinkWriterMetricGroup metrics)
+    IpfixExporterSinkWriter(
+            IpfixExporterOptions options, FlowInput<T> input, SinkWriterMetricGroup metrics)
             throws IOException {
         try {
             for (IpfixExporterOptions.Target t : options.targets()) {
-                QueuedIpfixExporter e = new QueuedIpfixExporter(t, options);
+                QueuedIpfixExporter<T> e = new QueuedIpfixExporter<>(t, options, input);
                 exporters.add(e);
                 MetricGroup g = metrics.addGroup("ipfix").addGroup("target", t.toString());
                 gauge(g, "records_sent", e, IpfixExporter.Metrics::recordsSent);
@@ -56,14 +57,14 @@ final class IpfixExporterSinkWriter implements SinkWriter<FlowRecord> {
     private static void gauge(
             MetricGroup g,
             String name,
-            QueuedIpfixExporter e,
+            QueuedIpfixExporter<?> e,
             ToLongFunction<IpfixExporter.Metrics> value) {
         g.gauge(name, () -> value.applyAsLong(e.metrics()));
     }
 
     @Override
-    public void write(FlowRecord element, Context context) {
-        for (QueuedIpfixExporter e : exporters) {
+    public void write(T element, Context context) {
+        for (QueuedIpfixExporter<T> e : exporters) {
             e.offer(element);
         }
     }
@@ -71,7 +72,7 @@ final class IpfixExporterSinkWriter implements SinkWriter<FlowRecord> {
     @Override
     public void flush(boolean endOfInput) throws InterruptedException {
         long deadline = System.nanoTime() + FLUSH_WAIT.toNanos();
-        for (QueuedIpfixExporter e : exporters) {
+        for (QueuedIpfixExporter<T> e : exporters) {
             e.flush(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
         }
     }
@@ -80,7 +81,7 @@ final class IpfixExporterSinkWriter implements SinkWriter<FlowRecord> {
     public void close() {
         exporters.forEach(QueuedIpfixExporter::startClosing);
         long deadline = System.nanoTime() + CLOSE_BUDGET.toNanos();
-        for (QueuedIpfixExporter e : exporters) {
+        for (QueuedIpfixExporter<T> e : exporters) {
             e.close(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
         }
     }

@@ -2,6 +2,7 @@
 package io.flowhouse.sinks.ipfix;
 
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.sinks.FlowInput;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -22,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * <p>Accounting: {@code offered = queued + queueDropped}; every queued flow ends up in the
  * exporter's {@code flowsIn} or, if the queue is abandoned at close, in {@code queueDropped}.
  */
-public final class QueuedIpfixExporter implements AutoCloseable {
+public final class QueuedIpfixExporter<T> implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(QueuedIpfixExporter.class);
 
@@ -39,7 +40,8 @@ public final class QueuedIpfixExporter implements AutoCloseable {
     public record QueueMetrics(long offered, long queueDropped, int queueDepth) {}
 
     private final IpfixExporter exporter;
-    private final ArrayBlockingQueue<FlowRecord> queue;
+    private final FlowInput<T> input;
+    private final ArrayBlockingQueue<T> queue;
     private final Thread thread;
     private final Object progress = new Object();
     private final AtomicLong offered = new AtomicLong();
@@ -52,9 +54,20 @@ public final class QueuedIpfixExporter implements AutoCloseable {
     private volatile long flushRequested;
     private volatile long flushed;
 
-    /** Opens the exporter to {@code target} and starts the sender thread. */
-    public QueuedIpfixExporter(IpfixExporterOptions.Target target, IpfixExporterOptions options)
+    /** Opens the exporter of decoded flows to {@code target} and starts the sender thread. */
+    public static QueuedIpfixExporter<FlowRecord> of(
+            IpfixExporterOptions.Target target, IpfixExporterOptions options) throws IOException {
+        return new QueuedIpfixExporter<>(target, options, FlowInput.FLOWS);
+    }
+
+    /**
+     * Opens the exporter to {@code target} and starts the sender thread; {@code input} takes each
+     * element apart into the flow and its context.
+     */
+    public QueuedIpfixExporter(
+            IpfixExporterOptions.Target target, IpfixExporterOptions options, FlowInput<T> input)
             throws IOException {
+        this.input = input;
         this.exporter = new IpfixExporter(target, options, InstantSource.system(), false);
         this.queue = new ArrayBlockingQueue<>(options.queueCapacity());
         this.thread = new Thread(this::run, "flowhouse-ipfix-" + target);
@@ -67,7 +80,7 @@ public final class QueuedIpfixExporter implements AutoCloseable {
     }
 
     /** Queues one flow, or drops and counts it when the queue is full; never waits. */
-    public boolean offer(FlowRecord flow) {
+    public boolean offer(T flow) {
         offered.incrementAndGet();
         if (closing || !queue.offer(flow)) {
             queueDropped.incrementAndGet();
@@ -153,22 +166,22 @@ public final class QueuedIpfixExporter implements AutoCloseable {
     }
 
     private void run() {
-        List<FlowRecord> chunk = new ArrayList<>(DRAIN_CHUNK);
+        List<T> chunk = new ArrayList<>(DRAIN_CHUNK);
         long nextTick = System.nanoTime() + TICK_NANOS;
         try {
             while (!abort) {
                 long wait = Math.max(0, nextTick - System.nanoTime());
-                FlowRecord first = wait > 0 ? queue.poll(wait, TimeUnit.NANOSECONDS) : queue.poll();
+                T first = wait > 0 ? queue.poll(wait, TimeUnit.NANOSECONDS) : queue.poll();
                 if (first != null) {
                     chunk.add(first);
                     queue.drainTo(chunk, DRAIN_CHUNK - 1);
                     int done = 0;
                     try {
-                        for (FlowRecord f : chunk) {
+                        for (T f : chunk) {
                             if (abort) {
                                 break;
                             }
-                            exporter.export(f);
+                            exporter.export(input.flow(f), input.context(f));
                             done++;
                             handled.incrementAndGet();
                         }

@@ -4,6 +4,10 @@ package io.flowhouse.sinks.kafka;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.flow.SflowFields;
+import io.flowhouse.enrich.FlowContext;
+import io.flowhouse.enrich.rules.Attributes;
+import io.flowhouse.enrich.rules.InterfaceContext;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -18,19 +22,34 @@ import java.util.Arrays;
  */
 public final class FlowhouseFlowWriter {
 
-    /** Larger than the largest Flow: 49 fields, at most 11 + 18 bytes each. */
-    private static final int MAX_BYTES = 1024;
+    /**
+     * Larger than the largest Flow without context (49 fields, at most 11 + 18 bytes each); the
+     * context's strings grow it when they need more.
+     */
+    private static final int INITIAL_BYTES = 1024;
+
+    /** The largest non-string field with its tag: a 2-byte tag and 16 bytes of address. */
+    private static final int MAX_FIXED_FIELD = 20;
 
     private static final int VARINT = 0;
     private static final int FIXED64 = 1;
     private static final int LENGTH_DELIMITED = 2;
 
-    private final byte[] buf = new byte[MAX_BYTES];
+    private byte[] buf = new byte[INITIAL_BYTES];
     private int pos;
 
     /** The flow's wire bytes, a new array of exactly their length. */
     public byte[] encode(FlowRecord r, FlowRowIds ids) {
+        return encode(r, ids, null);
+    }
+
+    /**
+     * The flow and its context ({@code src_as}/{@code dst_as} from the context, as the flows table
+     * stores them; null: the flow alone), a new array of exactly their length.
+     */
+    public byte[] encode(FlowRecord r, FlowRowIds ids, FlowContext c) {
         pos = 0;
+        // Everything but the context's strings fits the initial buffer; those check their room.
         fixed64(1, ids.low(r));
         fixed64(2, ids.high(r));
         address(3, r.exporterAddress());
@@ -61,8 +80,8 @@ public final class FlowhouseFlowWriter {
         varint64(28, r.samplingRate());
         uint32(29, (int) r.inputInterface());
         uint32(30, (int) r.outputInterface());
-        uint32(31, (int) r.srcAs());
-        uint32(32, (int) r.dstAs());
+        uint32(31, (int) (c == null ? r.srcAs() : c.srcAs()));
+        uint32(32, (int) (c == null ? r.dstAs() : c.dstAs()));
         uint32(33, r.vlanId());
         uint32(34, r.postVlanId());
         varint64(35, r.srcMac());
@@ -85,7 +104,61 @@ public final class FlowhouseFlowWriter {
             uint32(67, (int) x.samplePool());
             uint32(68, (int) x.drops());
         }
+        if (c != null) {
+            context(c);
+        }
         return Arrays.copyOf(buf, pos);
+    }
+
+    /** Fields 80 to 108, in number order. */
+    private void context(FlowContext c) {
+        attributes(80, c.exporter());
+        iface(85, c.in());
+        iface(91, c.out());
+        string(97, c.srcCountry());
+        string(98, c.dstCountry());
+        attributes(99, c.srcNetwork());
+        attributes(104, c.dstNetwork());
+    }
+
+    private void attributes(int first, Attributes a) {
+        string(first, a.name());
+        string(first + 1, a.role());
+        string(first + 2, a.site());
+        string(first + 3, a.region());
+        string(first + 4, a.tenant());
+    }
+
+    private void iface(int first, InterfaceContext i) {
+        string(first, i.name());
+        string(first + 1, i.description());
+        room(MAX_FIXED_FIELD);
+        varint64(first + 2, i.speedMbps());
+        string(first + 3, i.boundary().word());
+        string(first + 4, i.provider());
+        string(first + 5, i.connectivity());
+    }
+
+    /**
+     * UTF-8, as protobuf-java writes a string (an unpaired surrogate becomes '?' there too: it
+     * falls back to {@code String.getBytes(UTF_8)}).
+     */
+    private void string(int field, String s) {
+        if (s.isEmpty()) {
+            return;
+        }
+        byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+        room(MAX_FIXED_FIELD + utf8.length);
+        tag(field, LENGTH_DELIMITED);
+        rawVarint(utf8.length);
+        System.arraycopy(utf8, 0, buf, pos, utf8.length);
+        pos += utf8.length;
+    }
+
+    private void room(int bytes) {
+        if (pos + bytes > buf.length) {
+            buf = Arrays.copyOf(buf, Math.max(buf.length * 2, pos + bytes));
+        }
     }
 
     private void tag(int field, int wireType) {

@@ -2,6 +2,7 @@
 package io.flowhouse.sinks.kafka;
 
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.sinks.FlowInput;
 import java.util.Properties;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
@@ -27,11 +28,25 @@ public final class FlowsTopicSink {
             String bootstrapServers,
             Properties clientProperties,
             FlowRowIds ids) {
-        KafkaSinkBuilder<FlowRecord> b =
-                KafkaSink.<FlowRecord>builder()
+        return create(o, bootstrapServers, clientProperties, ids, FlowInput.FLOWS);
+    }
+
+    /**
+     * As {@link #create(FlowsTopicOptions, String, Properties, FlowRowIds)}, for a stream whose
+     * elements {@code input} takes apart into the flow and its context.
+     */
+    public static <T> KafkaSink<T> create(
+            FlowsTopicOptions o,
+            String bootstrapServers,
+            Properties clientProperties,
+            FlowRowIds ids,
+            FlowInput<T> input) {
+        KafkaSinkBuilder<T> b =
+                KafkaSink.<T>builder()
                         .setBootstrapServers(bootstrapServers)
                         .setDeliveryGuarantee(o.delivery().guarantee())
-                        .setRecordSerializer(new FlowsTopicSerializer(o.topic(), o.format(), ids))
+                        .setRecordSerializer(
+                                new FlowsTopicSerializer<>(o.topic(), o.format(), ids, input))
                         .setProperty("compression.type", o.compression())
                         .setProperty("batch.size", Long.toString(o.batchBytes()))
                         .setProperty("linger.ms", Long.toString(o.linger().toMillis()))

@@ -4,6 +4,7 @@ package io.flowhouse.sinks.kafka;
 import com.google.protobuf.ByteString;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.enrich.FlowContext;
 import io.flowhouse.schema.goflow2.FlowMessage;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -14,7 +15,9 @@ import java.io.UncheckedIOException;
  * format writes it (protodelim: a varint length, then the message), with goflow2's conventions:
  * times in nanoseconds, addresses as 4 bytes for IPv4 and 16 for IPv6, {@code etype} 0x0800 or
  * 0x86dd. Counters are as sent (goflow2 does not scale them either). What goflow2 has no field for
- * ({@code row_id}, biflow reverse counters, direction, end reason, export time) is left out.
+ * ({@code row_id}, biflow reverse counters, direction, end reason, export time) is left out. Of a
+ * flow's context, goflow2's schema has fields for the AS numbers only ({@code src_as}, {@code
+ * dst_as}): they carry the context's; names, countries and networks have no field there.
  */
 public final class Goflow2FlowEncoder {
 
@@ -68,9 +71,23 @@ public final class Goflow2FlowEncoder {
         return b.build();
     }
 
+    /** The flow with its context's AS numbers (null: the flow alone). */
+    public static FlowMessage toMessage(FlowRecord r, FlowContext c) {
+        FlowMessage m = toMessage(r);
+        if (c == null) {
+            return m;
+        }
+        return m.toBuilder().setSrcAs((int) c.srcAs()).setDstAs((int) c.dstAs()).build();
+    }
+
     /** The record value: the message, length-delimited. */
     public static byte[] encode(FlowRecord r) {
-        FlowMessage m = toMessage(r);
+        return encode(r, null);
+    }
+
+    /** The record value of the flow with its context (null: the flow alone). */
+    public static byte[] encode(FlowRecord r, FlowContext c) {
+        FlowMessage m = toMessage(r, c);
         ByteArrayOutputStream out = new ByteArrayOutputStream(m.getSerializedSize() + 5);
         try {
             m.writeDelimitedTo(out);

@@ -45,7 +45,7 @@ class IpfixExporterSinkITCase {
                             .build();
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setParallelism(1);
-            env.fromData(flows).sinkTo(new IpfixExporterSink(options)).name("ipfix");
+            env.fromData(flows).sinkTo(IpfixExporterSink.of(options)).name("ipfix");
             env.execute("ipfix sink test");
             List<List<UdpTap.Datagram>> conns =
                     tcp.awaitUntil(

@@ -34,7 +34,8 @@ class IpfixSilentCollectorITCase {
                             .reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(200))
                             .queueCapacity(2_000)
                             .build();
-            QueuedIpfixExporter exporter = new QueuedIpfixExporter(o.targets().get(0), o);
+            QueuedIpfixExporter<FlowRecord> exporter =
+                    QueuedIpfixExporter.of(o.targets().get(0), o);
             long offered = 0;
             long slowestOfferNanos = 0;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

@@ -6,6 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.flow.SflowFields;
+import io.flowhouse.enrich.FlowContext;
+import io.flowhouse.enrich.rules.Attributes;
+import io.flowhouse.enrich.rules.Boundary;
+import io.flowhouse.enrich.rules.InterfaceContext;
 import io.flowhouse.schema.v1.Flow;
 import io.flowhouse.sinks.testdata.CaptureFlows;
 import java.util.Random;
@@ -32,6 +36,132 @@ class FlowhouseFlowWriterTest {
     private void assertSameBytes(FlowRecord r) {
         byte[] reference = FlowhouseFlowEncoder.toFlow(r, IDS).toByteArray();
         assertThat(writer.encode(r, IDS)).as(r.toString()).isEqualTo(reference);
+    }
+
+    private void assertSameBytes(FlowRecord r, FlowContext c) {
+        byte[] reference = FlowhouseFlowEncoder.toFlow(r, IDS, c).toByteArray();
+        assertThat(writer.encode(r, IDS, c)).as(r + " " + c).isEqualTo(reference);
+    }
+
+    @Test
+    void everyFlowOfTheTestCapturesWithContext() throws Exception {
+        Random rnd = new Random(19);
+        int n = 0;
+        for (CaptureFlows.Capture c : CaptureFlows.ALL) {
+            for (FlowRecord r : CaptureFlows.decode(c)) {
+                FlowContext ctx = context(rnd);
+                assertSameBytes(r, ctx);
+                n++;
+            }
+        }
+        assertThat(n).isGreaterThan(20_000);
+    }
+
+    @Test
+    void aFullContextReadsBackFieldForField() throws Exception {
+        FlowContext c =
+                new FlowContext(
+                        new Attributes("edge1.fra", "edge", "fra1", "eu", "acme"),
+                        new InterfaceContext(
+                                "xe-0/0/1",
+                                "Transit: ACME [AS64500]",
+                                100_000,
+                                Boundary.EXTERNAL,
+                                "acme",
+                                "transit"),
+                        new InterfaceContext(
+                                "ae1.200",
+                                "cust: Gr\u00fcn GmbH",
+                                10_000,
+                                Boundary.INTERNAL,
+                                "",
+                                "pni"),
+                        "DE",
+                        "US",
+                        15_169,
+                        0xffff_fffeL,
+                        new Attributes("dc-fra", "server", "fra1", "eu", "t1"),
+                        new Attributes("customers", "customer", "", "", "t2"));
+        FlowRecord r = FlowRecord.builder().srcAs(7).dstAs(8).build();
+        assertSameBytes(r, c);
+        Flow f = Flow.parseFrom(writer.encode(r, IDS, c));
+        assertThat(f.getSrcAs()).isEqualTo(15_169); // the context's, not the exporter's 7
+        assertThat(f.getDstAs() & 0xffff_ffffL).isEqualTo(0xffff_fffeL);
+        assertThat(f.getExporterName()).isEqualTo("edge1.fra");
+        assertThat(f.getExporterTenant()).isEqualTo("acme");
+        assertThat(f.getInIfName()).isEqualTo("xe-0/0/1");
+        assertThat(f.getInIfSpeed()).isEqualTo(100_000);
+        assertThat(f.getInIfBoundary()).isEqualTo("external");
+        assertThat(f.getInIfConnectivity()).isEqualTo("transit");
+        assertThat(f.getOutIfDescription()).isEqualTo("cust: Gr\u00fcn GmbH");
+        assertThat(f.getOutIfBoundary()).isEqualTo("internal");
+        assertThat(f.getSrcCountry()).isEqualTo("DE");
+        assertThat(f.getDstCountry()).isEqualTo("US");
+        assertThat(f.getSrcNetName()).isEqualTo("dc-fra");
+        assertThat(f.getDstNetRole()).isEqualTo("customer");
+        assertThat(f.getDstNetSite()).isEmpty();
+    }
+
+    @Test
+    void longNamesGrowTheBufferAndUnpairedSurrogatesAreWrittenAsProtobufJavaDoes() {
+        String huge = "x".repeat(70_000);
+        String odd = "a\ud800b\udc00c\ud83d\ude00"; // two lone halves, then a real pair
+        FlowContext c =
+                new FlowContext(
+                        new Attributes(huge, odd, "", "", ""),
+                        new InterfaceContext(odd, huge, 0, Boundary.UNDEFINED, "", ""),
+                        InterfaceContext.UNKNOWN,
+                        "",
+                        "",
+                        0,
+                        0,
+                        Attributes.NONE,
+                        new Attributes("", "", "", "", huge));
+        assertSameBytes(FlowRecord.builder().build(), c);
+        // The buffer stays grown and still gives exact bytes for a small flow after it.
+        assertSameBytes(FlowRecord.builder().srcAs(1).build(), context(new Random(1)));
+    }
+
+    /** A context with each field empty or set, about equally often. */
+    static FlowContext context(Random rnd) {
+        return new FlowContext(
+                attributes(rnd),
+                iface(rnd),
+                iface(rnd),
+                word(rnd),
+                word(rnd),
+                rnd.nextBoolean() ? 0 : rnd.nextLong() & 0xffff_ffffL,
+                rnd.nextBoolean() ? 0 : rnd.nextLong() & 0xffff_ffffL,
+                attributes(rnd),
+                attributes(rnd));
+    }
+
+    private static Attributes attributes(Random rnd) {
+        return rnd.nextInt(4) == 0
+                ? Attributes.NONE
+                : new Attributes(word(rnd), word(rnd), word(rnd), word(rnd), word(rnd));
+    }
+
+    private static InterfaceContext iface(Random rnd) {
+        if (rnd.nextInt(4) == 0) {
+            return InterfaceContext.UNKNOWN;
+        }
+        return new InterfaceContext(
+                word(rnd),
+                word(rnd),
+                rnd.nextBoolean() ? 0 : value(rnd),
+                Boundary.values()[rnd.nextInt(3)],
+                word(rnd),
+                word(rnd));
+    }
+
+    private static String word(Random rnd) {
+        return switch (rnd.nextInt(4)) {
+            case 0 -> "";
+            case 1 -> "ge-0/0/" + rnd.nextInt(48);
+            case 2 -> "Stra\u00dfe \u6771\u4eac \ud83d\ude80 " + rnd.nextInt(1_000);
+            default -> "n".repeat(rnd.nextInt(300));
+        };
     }
 
     @Test
@@ -121,6 +251,7 @@ class FlowhouseFlowWriterTest {
                                 0));
             }
             assertSameBytes(b.build());
+            assertSameBytes(b.build(), context(rnd));
         }
     }
 

@@ -8,8 +8,13 @@ import com.google.protobuf.CodedInputStream;
 import io.flowhouse.codec.envelope.ExporterPartitionKey;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.enrich.FlowContext;
+import io.flowhouse.enrich.rules.Attributes;
+import io.flowhouse.enrich.rules.Boundary;
+import io.flowhouse.enrich.rules.InterfaceContext;
 import io.flowhouse.schema.goflow2.FlowMessage;
 import io.flowhouse.schema.v1.Flow;
+import io.flowhouse.sinks.FlowInput;
 import java.io.ByteArrayInputStream;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
@@ -185,7 +190,7 @@ class FlowsTopicEncodersTest {
     void recordsAreKeyedByExporterAndStampedWithTheReceiveTime() throws Exception {
         FlowRecord r = record().build();
         ProducerRecord<byte[], byte[]> rec =
-                new FlowsTopicSerializer("flows.decoded", FlowsTopicFormat.FLOWHOUSE, IDS)
+                FlowsTopicSerializer.ofFlows("flows.decoded", FlowsTopicFormat.FLOWHOUSE, IDS)
                         .serialize(r, null, null);
         assertThat(rec.topic()).isEqualTo("flows.decoded");
         assertThat(rec.partition()).isNull();
@@ -194,9 +199,57 @@ class FlowsTopicEncodersTest {
                 .isEqualTo(ExporterPartitionKey.encode(IpAddress.parse("192.0.2.7"), 40_001));
         assertThat(Flow.parseFrom(rec.value()).getRowId()).isEqualTo(0xfedc_ba98_7654_3210L);
         ProducerRecord<byte[], byte[]> g =
-                new FlowsTopicSerializer("t", FlowsTopicFormat.GOFLOW2, IDS)
+                FlowsTopicSerializer.ofFlows("t", FlowsTopicFormat.GOFLOW2, IDS)
                         .serialize(r, null, null);
         assertThat(g.value()).isEqualTo(Goflow2FlowEncoder.encode(r));
+    }
+
+    @Test
+    void aFlowWithContextCarriesItInBothFormatsWhereTheyHaveFields() throws Exception {
+        FlowRecord r = record().srcAs(0).dstAs(64_500).build();
+        FlowContext c =
+                new FlowContext(
+                        new Attributes("edge1", "", "", "", ""),
+                        new InterfaceContext("xe-0/0/1", "", 0, Boundary.EXTERNAL, "", ""),
+                        InterfaceContext.UNKNOWN,
+                        "DE",
+                        "",
+                        15_169,
+                        64_500,
+                        Attributes.NONE,
+                        Attributes.NONE);
+        FlowInput<Object[]> pair =
+                new FlowInput<>() {
+                    @Override
+                    public FlowRecord flow(Object[] e) {
+                        return (FlowRecord) e[0];
+                    }
+
+                    @Override
+                    public FlowContext context(Object[] e) {
+                        return (FlowContext) e[1];
+                    }
+                };
+        Flow f =
+                Flow.parseFrom(
+                        new FlowsTopicSerializer<>("t", FlowsTopicFormat.FLOWHOUSE, IDS, pair)
+                                .serialize(new Object[] {r, c}, null, null)
+                                .value());
+        assertThat(f.getSrcAs()).isEqualTo(15_169);
+        assertThat(f.getExporterName()).isEqualTo("edge1");
+        assertThat(f.getInIfName()).isEqualTo("xe-0/0/1");
+        assertThat(f.getInIfBoundary()).isEqualTo("external");
+        assertThat(f.getSrcCountry()).isEqualTo("DE");
+        // goflow2's FlowMessage has the AS numbers and nothing else of the context.
+        FlowMessage m =
+                FlowMessage.parseDelimitedFrom(
+                        new ByteArrayInputStream(
+                                new FlowsTopicSerializer<>("t", FlowsTopicFormat.GOFLOW2, IDS, pair)
+                                        .serialize(new Object[] {r, c}, null, null)
+                                        .value()));
+        assertThat(m.getSrcAs()).isEqualTo(15_169);
+        assertThat(m.getDstAs()).isEqualTo(64_500);
+        assertThat(m.toBuilder().setSrcAs(0).build()).isEqualTo(Goflow2FlowEncoder.toMessage(r));
     }
 
     @Test

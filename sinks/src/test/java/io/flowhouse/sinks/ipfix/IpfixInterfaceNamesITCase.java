@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.flowhouse.sinks.ipfix;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.codec.pcap.PcapWriter;
+import io.flowhouse.enrich.FlowContext;
+import io.flowhouse.enrich.rules.Attributes;
+import io.flowhouse.enrich.rules.Boundary;
+import io.flowhouse.enrich.rules.InterfaceContext;
+import io.flowhouse.testkit.ServiceRequirement;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Interface names to IPFIX collectors: flows of two observation domains go out with their context,
+ * and tshark (Wireshark's IPFIX dissector, code nobody here wrote) reads back, per domain, an
+ * options template with scope ingressInterface and interfaceName / interfaceDescription, and an
+ * options record naming every interface the flows used, again after each template refresh; an
+ * interface with no name is never announced; names too long for a record are cut at a character.
+ */
+class IpfixInterfaceNamesITCase {
+
+    @TempDir Path dir;
+
+    private static final int UNNAMED = 9;
+
+    /** Domain 1 and 2 name the same ifIndex differently, as two routers do. */
+    private static InterfaceContext iface(long domain, long ifIndex) {
+        if (ifIndex == UNNAMED) {
+            return InterfaceContext.UNKNOWN;
+        }
+        String description = ifIndex == 4 ? "a" + "ü".repeat(100) : "uplink " + ifIndex + " grün";
+        return new InterfaceContext(
+                "r" + domain + "-ge-0/0/" + ifIndex,
+                description,
+                10_000,
+                Boundary.EXTERNAL,
+                "",
+                "");
+    }
+
+    private static List<Object[]> flows() {
+        List<Object[]> out = new ArrayList<>();
+        long now = System.currentTimeMillis();
+        for (int i = 0; i < 600; i++) {
+            long domain = 1 + i % 2;
+            long in = 1 + i % 5;
+            long outIf = i % 7 == 0 ? UNNAMED : 1 + (i / 5) % 5;
+            FlowRecord f =
+                    FlowRecord.builder()
+                            .version(10)
+                            .exporterAddress(IpAddress.parse("192.0.2.1"))
+                            .observationDomainId(domain)
+                            .ipVersion(4)
+                            .srcAddr(IpAddress.ofIpv4(0x0a00_0000 + i))
+                            .dstAddr(IpAddress.ofIpv4(0x0a01_0000 + i))
+                            .srcPort(1024 + i)
+                            .dstPort(443)
+                            .protocol(6)
+                            .bytes(1000 + i)
+                            .packets(1 + i % 10)
+                            .flowStartMillis(now - 1000)
+                            .flowEndMillis(now)
+                            .inputInterface(in)
+                            .outputInterface(outIf)
+                            .build();
+            FlowContext c =
+                    new FlowContext(
+                            Attributes.NONE,
+                            iface(domain, in),
+                            iface(domain, outIf),
+                            "",
+                            "",
+                            64_500,
+                            15_169,
+                            Attributes.NONE,
+                            Attributes.NONE);
+            out.add(new Object[] {f, c});
+        }
+        return out;
+    }
+
+    @Test
+    void tsharkReadsTheNamesOfEveryInterfacePerDomain() throws Exception {
+        Path tshark = ServiceRequirement.requireExecutable("tshark", "apt-get install tshark");
+        List<Object[]> flows = flows();
+        Path pcap = dir.resolve("names.pcap");
+        try (UdpTap tap = new UdpTap()) {
+            IpfixExporterOptions o =
+                    IpfixExporterOptions.builder()
+                            .target("127.0.0.1:" + tap.port())
+                            .templateRefreshMessages(4)
+                            .build();
+            IpfixExporter.Metrics m;
+            try (IpfixExporter exporter = new IpfixExporter(o.targets().get(0), o)) {
+                for (Object[] f : flows) {
+                    exporter.export((FlowRecord) f[0], (FlowContext) f[1]);
+                }
+                exporter.flush();
+                m = exporter.metrics();
+            }
+            assertThat(m.recordsDropped()).isZero();
+            assertThat(m.recordsSent()).isEqualTo(flows.size());
+            long messages = m.messagesSent();
+            List<UdpTap.Datagram> got =
+                    tap.awaitUntil(d -> d.size() >= messages, Duration.ofSeconds(30));
+            try (PcapWriter w = PcapWriter.create(pcap, false)) {
+                for (UdpTap.Datagram d : got) {
+                    w.writeUdp(
+                            System.currentTimeMillis() * 1_000_000L,
+                            IpAddress.of(d.from().getAddress()),
+                            d.from().getPort(),
+                            IpAddress.parse("127.0.0.1"),
+                            4739,
+                            ByteBuffer.wrap(d.payload()));
+                }
+            }
+        }
+        String bad =
+                PeerCollectors.run(
+                        dir,
+                        120,
+                        List.of(
+                                tshark.toString(),
+                                "-n",
+                                "-r",
+                                pcap.toString(),
+                                "-Y",
+                                "_ws.malformed || _ws.expert.severity >= \"error\""));
+        bad =
+                bad.replace(
+                        "Running as user \"root\" and group \"root\". This could be dangerous.",
+                        "");
+        assertThat(bad).as("tshark malformed/error packets").isBlank();
+        String text =
+                PeerCollectors.run(
+                        dir,
+                        120,
+                        List.of(
+                                tshark.toString(),
+                                "-n",
+                                "-r",
+                                pcap.toString(),
+                                "-V",
+                                "-Y",
+                                "cflow"));
+        Announced a = Announced.parse(text);
+
+        Map<String, String> want = new TreeMap<>();
+        for (long domain = 1; domain <= 2; domain++) {
+            for (long ifIndex = 1; ifIndex <= 5; ifIndex++) {
+                InterfaceContext i = iface(domain, ifIndex);
+                String description =
+                        ifIndex == 4 ? "a" + "ü".repeat(63) : i.description(); // cut at 128 bytes
+                want.put(domain + "/" + ifIndex, i.name() + " | " + description);
+            }
+        }
+        // Every named interface of each domain, under its own domain's name; never the unnamed one.
+        assertThat(a.names).isEqualTo(want);
+        assertThat(a.conflicting).as("one name per domain and ifIndex").isEmpty();
+        // Re-sent after the template refreshes (every 4 messages): each name more than once.
+        assertThat(a.interfaceTemplates).containsOnlyKeys("1", "2");
+        assertThat(a.interfaceTemplates.values()).allSatisfy(n -> assertThat(n).isGreaterThan(1));
+        assertThat(a.count.keySet()).isEqualTo(want.keySet());
+        assertThat(a.count.values()).allSatisfy(n -> assertThat(n).isGreaterThan(1));
+    }
+
+    /** What tshark's verbose decode shows of the interface options (template 259). */
+    private static final class Announced {
+        final Map<String, String> names = new TreeMap<>();
+        final Map<String, Integer> count = new TreeMap<>();
+        final Set<String> conflicting = new TreeSet<>();
+        final Map<String, Integer> interfaceTemplates = new HashMap<>();
+
+        static Announced parse(String text) {
+            Announced a = new Announced();
+            String domain = null;
+            boolean inNames = false;
+            String ifIndex = null;
+            String name = null;
+            for (String raw : text.split("\n")) {
+                String line = raw.strip();
+                if (line.startsWith("Observation Domain Id: ")) {
+                    domain = line.substring("Observation Domain Id: ".length());
+                } else if (line.startsWith("FlowSet Id: ")) {
+                    inNames = line.equals("FlowSet Id: (Data) (259)");
+                } else if (line.startsWith("Options Template (Id = 259)")) {
+                    a.interfaceTemplates.merge(domain, 1, Integer::sum);
+                } else if (inNames && line.startsWith("InputInt: ")) {
+                    ifIndex = line.substring("InputInt: ".length());
+                } else if (inNames && line.startsWith("IfName: ")) {
+                    name = line.substring("IfName: ".length());
+                } else if (inNames && line.startsWith("IfDescr: ")) {
+                    String key = domain + "/" + ifIndex;
+                    String value = name + " | " + line.substring("IfDescr: ".length());
+                    String before = a.names.put(key, value);
+                    if (before != null && !before.equals(value)) {
+                        a.conflicting.add(key);
+                    }
+                    a.count.merge(key, 1, Integer::sum);
+                }
+            }
+            return a;
+        }
+    }
+}
