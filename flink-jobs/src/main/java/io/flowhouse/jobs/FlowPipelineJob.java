@@ -297,7 +297,8 @@ public final class FlowPipelineJob {
         DataStream<EnrichedFlow> enriched = null;
         if (enrich != null) {
             // The context travels beside the flow to the table, the rollups and the decoded-flows
-            // topic; ZMQ and IPFIX take its AS numbers (and IPFIX its interface names). Decode enriches each flow itself, with the names of its
+            // topic; ZMQ and IPFIX take its AS numbers (and IPFIX its interface names). Decode
+            // enriches each flow itself, with the names of its
             // own options data: decode, enrich and the sinks are one chain, nothing serialized.
             enriched = decoded.getSideOutput(DecodeOutputs.ENRICHED);
             if (aged != null) {
