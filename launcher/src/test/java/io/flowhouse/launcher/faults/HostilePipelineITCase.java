@@ -81,11 +81,12 @@ class HostilePipelineITCase {
      * Mutated datagrams a second ({@code -Dflowhouse.hostile.rate}, 5,000 by default): the long run
      * takes the highest rate the agent and the job keep up with on the machine.
      */
-    private static final int MUTATION_RATE = Integer.getInteger("flowhouse.hostile.rate", 5_000);
+    private static final int MUTATION_RATE =
+            Integer.parseInt(System.getProperty("flowhouse.hostile.rate", "5000"));
 
     /** The mutated row alone ({@code -Dflowhouse.hostile.only-mutated=true}): the long run. */
     private static final boolean ONLY_MUTATED =
-            Boolean.getBoolean("flowhouse.hostile.only-mutated");
+            Boolean.parseBoolean(System.getProperty("flowhouse.hostile.only-mutated", "false"));
 
     /** One mutated datagram in this many is an sFlow one (the rest NetFlow v5/v9 and IPFIX). */
     private static final int SFLOW_EVERY = 4;
