@@ -25,13 +25,22 @@ public final class CaptureMutator {
                     "ipfix-softflowd.pcap",
                     "ipfix-biflow-softflowd.pcap");
 
+    /** The sFlow v5 captures in {@code testdata/} (the pmacct one gzipped). */
+    public static final List<String> SFLOW_CAPTURES =
+            List.of("sflow-pmacct-rate1.pcap.gz", "sflow-ovs-rate10.pcap");
+
     private final List<byte[]> originals;
     private final SplittableRandom random;
     private long unchanged;
 
     public CaptureMutator(long seed) throws IOException {
+        this(seed, CAPTURES);
+    }
+
+    /** Mutations of the datagrams of {@code captures} (file names in {@code testdata/}). */
+    public CaptureMutator(long seed, List<String> captures) throws IOException {
         this.originals = new ArrayList<>();
-        for (String c : CAPTURES) {
+        for (String c : captures) {
             for (CaptureDatagrams.Datagram d : CaptureDatagrams.datagrams(c)) {
                 if (d.payload().length > 0) {
                     originals.add(d.payload());

@@ -27,14 +27,19 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -70,7 +75,26 @@ class HostilePipelineITCase {
      * How long a row may wait for the job to consume what the agent delivered: long enough for the
      * long run's backlog, a failure (not a hang) when the job falls behind for good.
      */
-    private static final Duration CATCH_UP = Duration.ofSeconds(Math.max(300, MUTATIONS / 1_000));
+    private static final Duration CATCH_UP = Duration.ofSeconds(Math.max(300, MUTATIONS / 200));
+
+    /**
+     * Mutated datagrams a second ({@code -Dflowhouse.hostile.rate}, 5,000 by default): the long run
+     * takes the highest rate the agent and the job keep up with on the machine.
+     */
+    private static final int MUTATION_RATE =
+            Integer.parseInt(System.getProperty("flowhouse.hostile.rate", "5000"));
+
+    /** The mutated row alone ({@code -Dflowhouse.hostile.only-mutated=true}): the long run. */
+    private static final boolean ONLY_MUTATED =
+            Boolean.parseBoolean(System.getProperty("flowhouse.hostile.only-mutated", "false"));
+
+    /** One mutated datagram in this many is an sFlow one (the rest NetFlow v5/v9 and IPFIX). */
+    private static final int SFLOW_EVERY = 4;
+
+    /** Mutated datagrams sent so far, for the progress lines of the long run. */
+    private static final AtomicLong MUTATIONS_SENT = new AtomicLong();
+
+    private static final Path PROGRESS = Path.of("target", "hostile-progress.txt");
 
     private static final int MUTATION_PORTS = 16;
     private static final int GOOD_RATE = 200;
@@ -107,6 +131,7 @@ class HostilePipelineITCase {
     void hostileExportersNeverRestartTheJobAndTheGoodExporterCountsExactly() throws Exception {
         LocalClickHouse ch = CLICKHOUSE.local();
         CaptureMutator mutator = new CaptureMutator(0x0ddba11L);
+        CaptureMutator sflow = new CaptureMutator(0x5f10L, CaptureMutator.SFLOW_CAPTURES);
         String zmqEndpoint = "tcp://127.0.0.1:" + FaultSupport.freeTcpPort();
         try (EmbeddedKafka kafka = EmbeddedKafka.builder().partitions(1).build().start();
                 Admin admin = kafka.createAdmin();
@@ -127,13 +152,14 @@ class HostilePipelineITCase {
             int udpPort = FaultSupport.freeUdpPort();
             int metricsPort = FaultSupport.freeTcpPort();
             InetSocketAddress target = new InetSocketAddress("127.0.0.1", udpPort);
-            Probe probe = new Probe(rest);
+            Probe probe = new Probe(rest, () -> behind());
             try (AgentProcess agent =
                     new AgentProcess(agentYaml(kafka, udpPort, metricsPort), log(), metricsPort)
                             .start()) {
                 long pid = agent.pid();
                 probe.start();
-                List<Attack> attacks = attacks(mutator, collector, zmq, zmqEndpoint, reading);
+                List<Attack> attacks =
+                        attacks(mutator, sflow, collector, zmq, zmqEndpoint, reading);
                 List<Row> rows = new ArrayList<>();
                 long sent = 0;
                 // Ten datagrams a second all through: the receive time moves on between rows and
@@ -174,17 +200,23 @@ class HostilePipelineITCase {
                 }
                 System.out.printf(
                         Locale.ROOT,
-                        "HOSTILE: %d rows, %d datagrams through the agent, %d mutated (%d of them"
-                                + " originals of %d captured datagrams), numRestarts %d, peak"
-                                + " heap %d MiB of %d MiB%n",
+                        "HOSTILE: %d rows, %d datagrams through the agent, %d mutated at %d/s (%d"
+                                + " of them originals of %d NetFlow/IPFIX datagrams, %d of %d"
+                                + " sFlow ones), numRestarts %d, peak heap %d MiB of %d MiB,"
+                                + " peak checkpoint %.1f MiB%n",
                         rows.size(),
                         sent,
                         MUTATIONS,
+                        MUTATION_RATE,
                         mutator.unchanged(),
                         mutator.originals(),
+                        sflow.unchanged(),
+                        sflow.originals(),
                         restarts,
                         probe.overallHeap() >> 20,
-                        Runtime.getRuntime().maxMemory() >> 20);
+                        Runtime.getRuntime().maxMemory() >> 20,
+                        probe.overallState() / 1048576.0);
+                drainedStopWritesTheHour(job, ch, rows, keep);
             } finally {
                 probe.stop();
                 try {
@@ -196,6 +228,112 @@ class HostilePipelineITCase {
                     printFailure(job);
                 }
             }
+        }
+    }
+
+    /**
+     * The hour closes only when the receive time passes its end (up to an hour away) or on the
+     * final watermark: the job is stopped with a drained savepoint, which sends it, so every 1-hour
+     * bucket is written before the job ends. Each good exporter's {@code flows_1h} should then add
+     * up to its rows in {@code flows FINAL}; it is printed and counted in the hostile table.
+     */
+    private void drainedStopWritesTheHour(
+            JobClient job, LocalClickHouse ch, List<Row> rows, GoodExporter keep) throws Exception {
+        assertThat(FaultSupport.awaitConsumed(admin, DB, "flows.raw", CATCH_UP))
+                .as("flows.raw records the job had not consumed before the drained stop")
+                .isZero();
+        long began = System.nanoTime();
+        String savepoint =
+                job.stopWithSavepoint(
+                                true,
+                                dir.resolve("savepoints").toUri().toString(),
+                                SavepointFormatType.CANONICAL)
+                        .get(5, TimeUnit.MINUTES);
+        JobStatus status = job.getJobStatus().get(30, TimeUnit.SECONDS);
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!status.isGloballyTerminalState() && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+            status = job.getJobStatus().get(30, TimeUnit.SECONDS);
+        }
+        assertThat(status)
+                .as("job state after the drained stop to " + savepoint)
+                .isEqualTo(JobStatus.FINISHED);
+        List<String> exporters = new ArrayList<>();
+        for (Row r : rows) {
+            exporters.add(r.good.address);
+        }
+        exporters.add(keep.address);
+        List<String> wrong = new ArrayList<>();
+        for (String address : exporters) {
+            String exporter = " IPv6NumToString(exporter) = '::ffff:" + address + "'";
+            List<String> raw =
+                    ch.queryRows(
+                                    "SELECT count(), sum(packets), sum(bytes) FROM "
+                                            + DB
+                                            + ".flows FINAL WHERE"
+                                            + exporter)
+                            .get(0);
+            String hour =
+                    "SELECT sum(flows), sum(packets), sum(bytes) FROM "
+                            + DB
+                            + ".flows_1h FINAL WHERE kind = 'interface' AND direction = 0 AND"
+                            + exporter;
+            awaitRow(ch, hour, raw, 30);
+            List<String> got = ch.queryRows(hour).get(0);
+            String line =
+                    String.format(
+                            Locale.ROOT,
+                            "flows_1h after the drained stop, %s: raw %s, flows_1h %s, by hour %s",
+                            address,
+                            raw,
+                            got,
+                            ch.queryRows(
+                                    "SELECT window_start, sum(flows), sum(packets) FROM "
+                                            + DB
+                                            + ".flows_1h FINAL WHERE kind = 'interface' AND"
+                                            + " direction = 0 AND"
+                                            + exporter
+                                            + " GROUP BY window_start ORDER BY window_start"));
+            System.out.println("HOSTILE " + line);
+            if (!got.equals(raw)) {
+                wrong.add(line);
+            }
+        }
+        String line =
+                String.format(
+                        Locale.ROOT,
+                        "flows_1h after a drained stop (%.0f s): %d good exporters, %d exact%n",
+                        (System.nanoTime() - began) / 1e9,
+                        exporters.size(),
+                        exporters.size() - wrong.size());
+        Files.writeString(
+                TABLE,
+                line,
+                StandardCharsets.UTF_8,
+                StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND);
+        System.out.print("HOSTILE " + line);
+        // Printed, not asserted: the hour still open at the drained stop came out missing
+        // (launcher/FAULTS.md, "Not covered yet"), as after TaskManagerKillITCase's.
+    }
+
+    /** How many records of the raw topic the job's consumer group has not committed; -1 unknown. */
+    private long behind() {
+        try {
+            TopicPartition tp = new TopicPartition("flows.raw", 0);
+            long end =
+                    admin.listOffsets(Map.of(tp, OffsetSpec.latest()))
+                            .partitionResult(tp)
+                            .get(10, TimeUnit.SECONDS)
+                            .offset();
+            OffsetAndMetadata done =
+                    admin.listConsumerGroupOffsets(DB)
+                            .partitionsToOffsetAndMetadata()
+                            .get(10, TimeUnit.SECONDS)
+                            .get(tp);
+            return end - (done == null ? 0 : done.offset());
+        } catch (Exception e) {
+            return -1;
         }
     }
 
@@ -232,6 +370,7 @@ class HostilePipelineITCase {
 
     private static List<Attack> attacks(
             CaptureMutator mutator,
+            CaptureMutator sflow,
             FanOutPeers.IpfixCollector collector,
             ZContext zmq,
             String zmqEndpoint,
@@ -330,9 +469,17 @@ class HostilePipelineITCase {
         if (MUTATIONS == 0) {
             return a;
         }
+        if (ONLY_MUTATED) {
+            a.clear();
+        }
         a.add(
                 new Attack(
-                        String.format(Locale.ROOT, "%,d mutated capture datagrams", MUTATIONS),
+                        String.format(
+                                Locale.ROOT,
+                                "%,d mutated capture datagrams (1 in %d sFlow), %,d/s",
+                                MUTATIONS,
+                                SFLOW_EVERY,
+                                MUTATION_RATE),
                         List.of(),
                         List.of(),
                         true,
@@ -340,10 +487,15 @@ class HostilePipelineITCase {
                             List<Paced> ports = new ArrayList<>();
                             try {
                                 for (int i = 0; i < MUTATION_PORTS; i++) {
-                                    ports.add(new Paced(t, 5_000 / MUTATION_PORTS));
+                                    ports.add(new Paced(t, MUTATION_RATE / MUTATION_PORTS));
                                 }
                                 for (long i = 0; i < MUTATIONS; i++) {
-                                    ports.get((int) (i % MUTATION_PORTS)).send(mutator.next());
+                                    ports.get((int) (i % MUTATION_PORTS))
+                                            .send(
+                                                    i % SFLOW_EVERY == SFLOW_EVERY - 1
+                                                            ? sflow.next()
+                                                            : mutator.next());
+                                    MUTATIONS_SENT.lazySet(i + 1);
                                 }
                             } finally {
                                 for (Paced p : ports) {
@@ -679,20 +831,24 @@ class HostilePipelineITCase {
     /** Until the agent delivered {@code records} (at least, while the keep-alive still sends). */
     private static void awaitAgent(AgentProcess agent, long records, boolean exact)
             throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        // The agent may run behind a long row's burst on a loaded machine: as long as the job.
+        long deadline = System.nanoTime() + CATCH_UP.toNanos();
         while (System.nanoTime() < deadline
                 && agent.metricSum("flowhouse_agent_kafka_records_total") < records) {
             Thread.sleep(200);
         }
         long delivered = agent.metricSum("flowhouse_agent_kafka_records_total");
+        String why =
+                String.format(
+                        Locale.ROOT,
+                        "every datagram reached Kafka (raw or rejected); agent socket drops %d,"
+                                + " dropped datagrams %d",
+                        agent.metricSum("flowhouse_agent_socket_drops_total"),
+                        agent.metricSum("flowhouse_agent_dropped_datagrams_total"));
         if (exact) {
-            assertThat(delivered)
-                    .as("every datagram reached Kafka (raw or rejected)")
-                    .isEqualTo(records);
+            assertThat(delivered).as(why).isEqualTo(records);
         } else {
-            assertThat(delivered)
-                    .as("every datagram reached Kafka (raw or rejected)")
-                    .isGreaterThanOrEqualTo(records);
+            assertThat(delivered).as(why).isGreaterThanOrEqualTo(records);
         }
     }
 
@@ -871,17 +1027,27 @@ class HostilePipelineITCase {
         }
     }
 
-    /** Samples the heap of this JVM (the job's local cluster and the broker) and checkpoints. */
+    /**
+     * Samples the heap of this JVM (the job's local cluster and the broker) and checkpoints; every
+     * minute it prints (and appends to {@link #PROGRESS}) that minute's peaks, the old generation
+     * after the last collection and how far the job is behind: the long run's plateau.
+     */
     private static final class Probe {
         private final FlinkRest rest;
+        private final java.util.function.LongSupplier behind;
         private final AtomicLong heap = new AtomicLong();
         private final AtomicLong state = new AtomicLong();
         private final AtomicLong overall = new AtomicLong();
+        private final AtomicLong overallState = new AtomicLong();
+        private final AtomicLong minuteHeap = new AtomicLong();
+        private final AtomicLong minuteState = new AtomicLong();
+        private final AtomicLong latestState = new AtomicLong();
         private volatile boolean running = true;
         private Thread thread;
 
-        Probe(FlinkRest rest) {
+        Probe(FlinkRest rest, java.util.function.LongSupplier behind) {
             this.rest = rest;
+            this.behind = behind;
         }
 
         void start() {
@@ -893,15 +1059,39 @@ class HostilePipelineITCase {
                                             ManagementFactory.getMemoryMXBean()
                                                     .getHeapMemoryUsage()
                                                     .getUsed();
+                                    long cp = rest.latestCheckpointBytes();
                                     heap.accumulateAndGet(used, Math::max);
                                     overall.accumulateAndGet(used, Math::max);
-                                    state.accumulateAndGet(rest.latestCheckpointBytes(), Math::max);
+                                    state.accumulateAndGet(cp, Math::max);
+                                    overallState.accumulateAndGet(cp, Math::max);
+                                    minuteHeap.accumulateAndGet(used, Math::max);
+                                    minuteState.accumulateAndGet(cp, Math::max);
+                                    latestState.set(cp);
                                     LockSupport.parkNanos(250_000_000L);
                                 }
                             },
                             "hostile-probe");
             thread.setDaemon(true);
             thread.start();
+            // Its own thread: a slow REST or admin answer must not hold back the samples.
+            Thread lines =
+                    new Thread(
+                            () -> {
+                                long began = System.nanoTime();
+                                while (running) {
+                                    LockSupport.parkNanos(60_000_000_000L);
+                                    if (running) {
+                                        progress(
+                                                began,
+                                                minuteHeap.getAndSet(0),
+                                                minuteState.getAndSet(0),
+                                                latestState.get());
+                                    }
+                                }
+                            },
+                            "hostile-progress");
+            lines.setDaemon(true);
+            lines.start();
         }
 
         void reset() {
@@ -919,6 +1109,70 @@ class HostilePipelineITCase {
 
         long overallHeap() {
             return overall.get();
+        }
+
+        long overallState() {
+            return overallState.get();
+        }
+
+        private void progress(long began, long minuteHeap, long minuteState, long cp) {
+            // The heap left after the last collection (young or full): what the heap holds.
+            java.util.Set<String> heapPools = new java.util.HashSet<>();
+            for (var pool : ManagementFactory.getMemoryPoolMXBeans()) {
+                if (pool.getType() == java.lang.management.MemoryType.HEAP) {
+                    heapPools.add(pool.getName());
+                }
+            }
+            long afterGc = 0;
+            long lastEnd = -1;
+            for (var gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+                if (gc instanceof com.sun.management.GarbageCollectorMXBean g
+                        && g.getLastGcInfo() != null
+                        && g.getLastGcInfo().getEndTime() > lastEnd) {
+                    lastEnd = g.getLastGcInfo().getEndTime();
+                    afterGc = 0;
+                    for (var e : g.getLastGcInfo().getMemoryUsageAfterGc().entrySet()) {
+                        if (heapPools.contains(e.getKey())) {
+                            afterGc += e.getValue().getUsed();
+                        }
+                    }
+                }
+            }
+            String line =
+                    String.format(
+                            Locale.ROOT,
+                            "HOSTILE PROGRESS %s +%d s: heap peak %d MiB this minute, after the"
+                                    + " last GC %d MiB; checkpoint peak %.1f MiB this minute,"
+                                    + " latest %.1f MiB, %d completed; mutated sent %,d; job"
+                                    + " behind %,d records; restarts %d; this JVM's cpu %.0f s;"
+                                    + " load %.1f%n",
+                            java.time.LocalTime.now(java.time.ZoneOffset.UTC).withNano(0),
+                            (System.nanoTime() - began) / 1_000_000_000L,
+                            minuteHeap >> 20,
+                            afterGc >> 20,
+                            minuteState / 1048576.0,
+                            cp / 1048576.0,
+                            rest.completedCheckpoints(),
+                            MUTATIONS_SENT.get(),
+                            behind.getAsLong(),
+                            rest.numRestarts(),
+                            ((com.sun.management.OperatingSystemMXBean)
+                                                    ManagementFactory.getOperatingSystemMXBean())
+                                            .getProcessCpuTime()
+                                    / 1e9,
+                            ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+            System.out.print(line);
+            try {
+                Files.createDirectories(PROGRESS.getParent());
+                Files.writeString(
+                        PROGRESS,
+                        line,
+                        StandardCharsets.UTF_8,
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.APPEND);
+            } catch (IOException e) {
+                // The line is printed anyway.
+            }
         }
 
         void stop() throws InterruptedException {
