@@ -62,11 +62,18 @@ class ExactlyOnceFaultsITCase {
         try (EmbeddedKafka kafka = EmbeddedKafka.builder().partitions(4).build().start()) {
             kafka.createTopic("flows.raw", 4);
             kafka.createTopic("flows.rejected", 1);
-            PipelineSettings s = settings(kafka.bootstrapServers(), ch);
+            PipelineSettings s = FaultSupport.jobSettings(kafka.bootstrapServers(), ch, DB);
             int udpPort = FaultSupport.freeUdpPort();
             int metricsPort = FaultSupport.freeTcpPort();
-            Path yaml = agentYaml(kafka.bootstrapServers(), udpPort, metricsPort);
-            JobClient job = environment(s, ch).executeAsync("exactly once faults");
+            Path yaml = FaultSupport.agentYaml(
+                            dir,
+                            "exactly-once-faults",
+                            "127.0.0.1:" + udpPort,
+                            kafka.bootstrapServers(),
+                            "127.0.0.1",
+                            metricsPort,
+                            "delivery-timeout-ms: 5000");
+            JobClient job = FaultSupport.restartingJob(s, ch).executeAsync("exactly once faults");
             long kills = 0;
             long began = System.nanoTime();
             try (AgentProcess agent =
@@ -241,30 +248,6 @@ class ExactlyOnceFaultsITCase {
         assertThat(ch.queryRows(talkers)).as("top talkers").isEqualTo(expected);
     }
 
-    private Path agentYaml(String bootstrap, int udpPort, int metricsPort) throws Exception {
-        Path yaml = dir.resolve("agent.yaml");
-        Files.writeString(
-                yaml,
-                String.join(
-                        "\n",
-                        "agent:",
-                        "  id: exactly-once-faults",
-                        "udp:",
-                        "  listen: ['127.0.0.1:" + udpPort + "']",
-                        "  sockets-per-listener: 1",
-                        "kafka:",
-                        "  bootstrap-servers: '" + bootstrap + "'",
-                        "  delivery-timeout-ms: 5000",
-                        "spool:",
-                        "  directory: '" + dir.resolve("spool") + "'",
-                        "metrics:",
-                        "  host: 127.0.0.1",
-                        "  port: " + metricsPort,
-                        ""),
-                StandardCharsets.UTF_8);
-        return yaml;
-    }
-
     /** What reached Kafka: distinct datagrams (by stamp) and their totals, and the duplicates. */
     record Expected(
             long datagrams,
@@ -362,38 +345,6 @@ class ExactlyOnceFaultsITCase {
             Thread.sleep(200);
         }
         assertThat(agent.metric("flowhouse_agent_spool_depth_records")).isZero();
-    }
-
-    private static PipelineSettings settings(String bootstrap, LocalClickHouse ch) {
-        String[] args = {
-            "--kafka.bootstrap-servers", bootstrap,
-            "--kafka.topic.raw", "flows.raw",
-            "--kafka.topic.rejected", "flows.rejected",
-            "--kafka.topic.templates", "flows.templates",
-            "--kafka.group-id", DB,
-            "--kafka.start", "earliest",
-            "--job.parallelism", "2",
-            "--job.checkpoint-interval", "1 s",
-            "--decode.idleness", "5 s",
-            // Windows close as soon as the receive time passes them (the test waits for them).
-            "--flowhouse.rollup.max-out-of-orderness", "0 s",
-            "--clickhouse.url", ch.httpUrl(),
-            "--clickhouse.database", DB,
-            "--clickhouse.user", ch.user(),
-            "--clickhouse.batch-size", "5000",
-            "--clickhouse.flush-interval", "500 ms",
-            "--clickhouse.max-retries", "30"
-        };
-        return PipelineSettings.from(JobArgs.resolve(Map.of(), args), Map.of());
-    }
-
-    private static StreamExecutionEnvironment environment(PipelineSettings s, LocalClickHouse ch)
-            throws Exception {
-        Configuration c = new Configuration();
-        c.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 40);
-        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(2));
-        return FaultSupport.productionJob(c, s, ch);
     }
 
     private static void awaitScalar(LocalClickHouse ch, String sql, long atLeast)

@@ -99,8 +99,8 @@ class TwoAgentsSwitchITCase {
                 kafka.createTopic("flows.raw", 4);
                 kafka.createTopic("flows.rejected", 1);
                 String agentBootstrap = net.gateway() + ":" + ports[0];
-                PipelineSettings s = settings(kafka.bootstrapServers(), ch);
-                JobClient job = environment(s, ch).executeAsync("two agents");
+                PipelineSettings s = FaultSupport.jobSettings(kafka.bootstrapServers(), ch, DB);
+                JobClient job = FaultSupport.restartingJob(s, ch).executeAsync("two agents");
                 AtomicBoolean sending = new AtomicBoolean(true);
                 try (AgentProcess agentA = agent(net, hostA, "agent-a", agentBootstrap).start();
                         AgentProcess agentB = agent(net, hostB, "agent-b", agentBootstrap).start();
@@ -273,27 +273,10 @@ class TwoAgentsSwitchITCase {
     private AgentProcess agent(NetNamespaces net, String host, String id, String bootstrap)
             throws Exception {
         Path home = dir.resolve(id);
-        Files.createDirectories(home);
-        Path yaml = home.resolve("agent.yaml");
         String address = net.hostAddress(host);
-        Files.writeString(
-                yaml,
-                String.join(
-                        "\n",
-                        "agent:",
-                        "  id: " + id,
-                        "udp:",
-                        "  listen: ['0.0.0.0:" + UDP_PORT + "']",
-                        "  sockets-per-listener: 1",
-                        "kafka:",
-                        "  bootstrap-servers: '" + bootstrap + "'",
-                        "spool:",
-                        "  directory: '" + home.resolve("spool") + "'",
-                        "metrics:",
-                        "  host: " + address,
-                        "  port: " + METRICS_PORT,
-                        ""),
-                StandardCharsets.UTF_8);
+        Path yaml =
+                FaultSupport.agentYaml(
+                        home, id, "0.0.0.0:" + UDP_PORT, bootstrap, address, METRICS_PORT);
         return new AgentProcess(
                 yaml, home.resolve("agent.log"), NetNamespaces.exec(host), address, METRICS_PORT);
     }
@@ -474,38 +457,6 @@ class TwoAgentsSwitchITCase {
                                         + ".exporter_stats FINAL"))
                 .as("records held for a template or rejected")
                 .isEqualTo("0");
-    }
-
-    private static PipelineSettings settings(String bootstrap, LocalClickHouse ch) {
-        String[] args = {
-            "--kafka.bootstrap-servers", bootstrap,
-            "--kafka.topic.raw", "flows.raw",
-            "--kafka.topic.rejected", "flows.rejected",
-            "--kafka.topic.templates", "flows.templates",
-            "--kafka.group-id", DB,
-            "--kafka.start", "earliest",
-            "--job.parallelism", "2",
-            "--job.checkpoint-interval", "1 s",
-            "--decode.idleness", "5 s",
-            // Windows close as soon as the receive time passes them (the test waits for them).
-            "--flowhouse.rollup.max-out-of-orderness", "0 s",
-            "--clickhouse.url", ch.httpUrl(),
-            "--clickhouse.database", DB,
-            "--clickhouse.user", ch.user(),
-            "--clickhouse.batch-size", "5000",
-            "--clickhouse.flush-interval", "500 ms",
-            "--clickhouse.max-retries", "30"
-        };
-        return PipelineSettings.from(JobArgs.resolve(Map.of(), args), Map.of());
-    }
-
-    private static org.apache.flink.streaming.api.environment.StreamExecutionEnvironment
-            environment(PipelineSettings s, LocalClickHouse ch) throws Exception {
-        Configuration c = new Configuration();
-        c.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 40);
-        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(2));
-        return FaultSupport.productionJob(c, s, ch);
     }
 
     private static void awaitRows(LocalClickHouse ch, String sql, List<List<String>> rows)
