@@ -167,6 +167,9 @@ class ExactlyOnceFaultsITCase {
                                 Long.toString(e.datagrams()),
                                 Long.toString(e.duplicates()),
                                 Long.toString(sender.restarts()));
+                // The traffic's hour closes only at its end on the receive clock: a drained stop.
+                FaultSupport.drainedStop(job, dir.resolve("savepoints"));
+                FaultSupport.assertHourExact(ch::queryRows, DB);
                 long lostUnexpected = e.sentAccepted() - e.datagrams();
                 FaultSupport.row(
                         "e2e 8 exporters: agent kill -9 x2 spooling/draining, re-sends",
@@ -176,7 +179,8 @@ class ExactlyOnceFaultsITCase {
                         lostUnexpected,
                         plain - e.flows(),
                         Duration.ofNanos(System.nanoTime() - began),
-                        "flows FINAL + pre-merge, flows_1m, exporter_stats; "
+                        "flows FINAL + pre-merge, flows_1m, exporter_stats, flows_1h after a"
+                                + " drained stop; "
                                 + e.duplicates()
                                 + " re-sent datagrams in Kafka, counted once; "
                                 + kills

@@ -165,6 +165,10 @@ class TwoAgentsSwitchITCase {
                     assertTablesExact(ch, sender, k, lastMinute);
                     assertThat(job.getJobStatus().get(10, TimeUnit.SECONDS).isTerminalState())
                             .isFalse();
+                    // The traffic's hour closes only at its end on the receive clock: a drained
+                    // stop, then flows_1h per exporter against the raw table.
+                    FaultSupport.drainedStop(job, dir.resolve("savepoints"));
+                    FaultSupport.assertHourExact(ch::queryRows, DB);
                 } finally {
                     sending.set(false);
                     if (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
@@ -255,7 +259,8 @@ class TwoAgentsSwitchITCase {
                 switched,
                 String.format(
                         Locale.ROOT,
-                        "flows FINAL, flows_1m, exporter_stats per exporter; lost ="
+                        "flows FINAL, flows_1m, exporter_stats, flows_1h (drained stop) per"
+                                + " exporter; lost ="
                                 + " host A NoPorts %d + in flight in agent A %d",
                         noPorts,
                         readNotAcked + queuedAtKill));
