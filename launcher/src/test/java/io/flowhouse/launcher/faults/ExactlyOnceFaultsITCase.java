@@ -6,14 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flowhouse.codec.envelope.DatagramStamp;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
-import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
 import io.flowhouse.testkit.kafka.TopicReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -21,10 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -65,7 +59,8 @@ class ExactlyOnceFaultsITCase {
             PipelineSettings s = FaultSupport.jobSettings(kafka.bootstrapServers(), ch, DB);
             int udpPort = FaultSupport.freeUdpPort();
             int metricsPort = FaultSupport.freeTcpPort();
-            Path yaml = FaultSupport.agentYaml(
+            Path yaml =
+                    FaultSupport.agentYaml(
                             dir,
                             "exactly-once-faults",
                             "127.0.0.1:" + udpPort,

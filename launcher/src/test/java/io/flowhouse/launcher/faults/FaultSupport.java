@@ -199,8 +199,8 @@ final class FaultSupport {
     }
 
     /**
-     * The production job with the restarts of the rows: 40 attempts 2 s apart (enough to ride out
-     * a ClickHouse or broker outage), then the job and the test fail.
+     * The production job with the restarts of the rows: 40 attempts 2 s apart (enough to ride out a
+     * ClickHouse or broker outage), then the job and the test fail.
      */
     static StreamExecutionEnvironment restartingJob(PipelineSettings s, LocalClickHouse ch)
             throws Exception {
@@ -212,10 +212,10 @@ final class FaultSupport {
     }
 
     /**
-     * The job settings of the MiniCluster rows: the default topic names, group {@code db}, from
-     * the earliest offsets, parallelism 2, checkpoints every second, partitions idle after 5 s,
-     * windows closed as soon as the receive time passes them, ClickHouse database {@code db};
-     * {@code extra} arguments after these (a later one wins).
+     * The job settings of the MiniCluster rows: the default topic names, group {@code db}, from the
+     * earliest offsets, parallelism 2, checkpoints every second, partitions idle after 5 s, windows
+     * closed as soon as the receive time passes them, ClickHouse database {@code db}; {@code extra}
+     * arguments after these (a later one wins).
      */
     static PipelineSettings jobSettings(
             String bootstrap, LocalClickHouse ch, String db, String... extra) {
@@ -299,7 +299,8 @@ final class FaultSupport {
                                 dir.toAbsolutePath().toUri().toString(),
                                 SavepointFormatType.CANONICAL)
                         .get(180, TimeUnit.SECONDS);
-        Assertions.assertThat(job.getJobStatus().get(60, TimeUnit.SECONDS).isGloballyTerminalState())
+        Assertions.assertThat(
+                        job.getJobStatus().get(60, TimeUnit.SECONDS).isGloballyTerminalState())
                 .as("job ended by the drained stop to " + savepoint)
                 .isTrue();
         return savepoint;
@@ -308,8 +309,8 @@ final class FaultSupport {
     /**
      * After a drained stop: {@code flows_1h} (interface rows, one direction) holds per exporter
      * exactly the flows, packets and bytes of {@code flows FINAL}, and a bucket for every hour in
-     * which a raw flow ends. Per exporter, not per hour: a flow's packets are split over the
-     * hours it spans, its count goes to the hour of its end.
+     * which a raw flow ends. Per exporter, not per hour: a flow's packets are split over the hours
+     * it spans, its count goes to the hour of its end.
      *
      * @param query the rows of a query (the row's ClickHouse)
      */
@@ -329,7 +330,9 @@ final class FaultSupport {
                 .as("flows_1h per exporter after the drained stop")
                 .isEqualTo(expected);
         String hours =
-                "SELECT DISTINCT toStartOfHour(flow_end) AS h FROM " + db + ".flows FINAL ORDER BY h";
+                "SELECT DISTINCT toStartOfHour(flow_end) AS h FROM "
+                        + db
+                        + ".flows FINAL ORDER BY h";
         String written =
                 "SELECT DISTINCT window_start AS h FROM "
                         + db
