@@ -164,10 +164,7 @@ class FlowsTopicTaskManagerKillITCase {
                 // The REST metrics are fetched every few seconds: wait for the restart to show.
                 awaitNumber(flink + "/jobs/" + jobId + "/metrics?get=numRestarts", 1);
                 long restarts = number(flink + "/jobs/" + jobId + "/metrics?get=numRestarts");
-                // The job writes ClickHouse too: its hour closes with a drained stop.
-                new ClusterProbe(config)
-                        .drainedStopThenHourExact(
-                                jobId, "flowhouse_topic_tmkill", state.resolve("savepoints"));
+                hourAfterDrainedStop(config, jobId, state);
                 System.out.printf(
                         java.util.Locale.ROOT,
                         "flows topic, TM kill: sent %d datagrams (%d before the kill), %d flows;"
@@ -202,6 +199,14 @@ class FlowsTopicTaskManagerKillITCase {
             }
             manager.stopAll();
         }
+    }
+
+    /** The job writes ClickHouse too: its hour closes with a drained stop. */
+    private static void hourAfterDrainedStop(ServicesConfig config, String jobId, Path state)
+            throws IOException, InterruptedException {
+        new ClusterProbe(config)
+                .drainedStopThenHourExact(
+                        jobId, "flowhouse_topic_tmkill", state.resolve("savepoints"));
     }
 
     private static String submit(FlinkRestClient rest, Path jar, ServicesConfig config)
