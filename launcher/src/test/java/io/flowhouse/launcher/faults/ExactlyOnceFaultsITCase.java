@@ -194,9 +194,7 @@ class ExactlyOnceFaultsITCase {
                         e.bytes(),
                         plain);
             } finally {
-                if (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
-                    job.cancel().get(60, TimeUnit.SECONDS);
-                }
+                FaultSupport.cancelIfRunning(job);
             }
         }
     }

@@ -306,6 +306,17 @@ final class FaultSupport {
         return savepoint;
     }
 
+    /** Cancels the job unless it ended: a drained stop ends it, and its local cluster with it. */
+    static void cancelIfRunning(JobClient job) throws Exception {
+        try {
+            if (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
+                job.cancel().get(60, TimeUnit.SECONDS);
+            }
+        } catch (IllegalStateException e) {
+            // The job's local cluster has shut down: nothing left to cancel.
+        }
+    }
+
     /**
      * After a drained stop: {@code flows_1h} (interface rows, one direction) holds per exporter
      * exactly the flows, packets and bytes of {@code flows FINAL}, and a bucket for every hour in

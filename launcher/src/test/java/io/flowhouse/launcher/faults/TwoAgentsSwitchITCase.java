@@ -166,9 +166,7 @@ class TwoAgentsSwitchITCase {
                     FaultSupport.assertHourExact(ch::queryRows, DB);
                 } finally {
                     sending.set(false);
-                    if (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
-                        job.cancel().get(60, TimeUnit.SECONDS);
-                    }
+                    FaultSupport.cancelIfRunning(job);
                 }
             }
         }
