@@ -21,6 +21,7 @@ import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.streaming.api.operators.BoundedMultiInput;
 import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -47,14 +48,24 @@ import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
  * and the raw input's own watermark goes on again once it passes what the wall clock reached. The
  * raw input's last watermark is kept in the checkpoint, so a stream that stays quiet after a
  * restore moves on too. Off (pure event time) for BATCH and bounded runs.
+ *
+ * <p>When the raw input ends (a drained stop, or the end of a bounded run), event time ends here
+ * too: the final watermark goes downstream, so every open window closes (the hour of the traffic
+ * included) before the writers flush. Flink's source task sends that final watermark itself, but
+ * drops it while its output is idle (FLINK-40499), which a quiet raw topic always is after {@code
+ * decode.idleness}: a drained stop then ended the job without the windows that only it closes.
  */
 public final class DecodeOperator
-        extends KeyedCoProcessOperator<ExporterKey, RawDatagram, ArchivedTemplate, FlowRecord> {
+        extends KeyedCoProcessOperator<ExporterKey, RawDatagram, ArchivedTemplate, FlowRecord>
+        implements BoundedMultiInput {
 
     private static final long serialVersionUID = 1L;
 
     /** Index of the template archive among the inputs (the second). */
     private static final int ARCHIVE_INPUT = 1;
+
+    /** The raw input's id in {@link #endInput} (1-based). */
+    private static final int RAW_INPUT_ID = 1;
 
     /** The raw input's last watermark (union: every subtask sees the same input watermark). */
     private static final ListStateDescriptor<Long> QUIET_WATERMARK =
@@ -65,6 +76,9 @@ public final class DecodeOperator
     private transient ListState<Long> quietState;
     private transient Counter wallClockAdvances;
     private transient boolean outputIdle;
+
+    /** The highest watermark sent downstream. */
+    private transient long forwarded;
 
     public DecodeOperator(DecodeSettings settings) {
         this(settings, Duration.ZERO);
@@ -115,6 +129,7 @@ public final class DecodeOperator
     @Override
     public void open() throws Exception {
         super.open();
+        forwarded = Long.MIN_VALUE;
         super.processWatermarkStatus(WatermarkStatus.IDLE, ARCHIVE_INPUT);
         DecodeRawFlowFunction function = (DecodeRawFlowFunction) getUserFunction();
         DecodeStateLedger ledger = function.ledger();
@@ -170,8 +185,25 @@ public final class DecodeOperator
                 || quiet.input(
                         mark.getTimestamp(),
                         getProcessingTimeService().getCurrentProcessingTime())) {
-            super.processWatermark(mark);
+            forward(mark.getTimestamp());
         }
+    }
+
+    @Override
+    public void endInput(int inputId) throws Exception {
+        if (inputId == RAW_INPUT_ID && forwarded != Long.MAX_VALUE) {
+            forward(Long.MAX_VALUE);
+        }
+    }
+
+    private void forward(long watermark) throws Exception {
+        if (outputIdle) {
+            // An idle output drops watermarks.
+            output.emitWatermarkStatus(WatermarkStatus.ACTIVE);
+            outputIdle = false;
+        }
+        forwarded = Math.max(forwarded, watermark);
+        super.processWatermark(new Watermark(watermark));
     }
 
     private void quietTick() throws Exception {
@@ -179,13 +211,8 @@ public final class DecodeOperator
         if (w == Long.MIN_VALUE) {
             return;
         }
-        if (outputIdle) {
-            // An idle output drops watermarks.
-            output.emitWatermarkStatus(WatermarkStatus.ACTIVE);
-            outputIdle = false;
-        }
         wallClockAdvances.inc();
-        super.processWatermark(new Watermark(w));
+        forward(w);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.flowhouse.launcher.faults;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.flowhouse.launcher.FlinkRestClient;
 import io.flowhouse.services.ServicesConfig;
 import io.flowhouse.services.clickhouse.ClickHousePassword;
 import java.io.IOException;
@@ -206,6 +207,25 @@ final class ClusterProbe {
         }
         throw new AssertionError(
                 "job " + jobId + ": decode counters below " + atLeast + " datagrams: " + last);
+    }
+
+    /**
+     * Stops the job with a drained savepoint into {@code savepoints} (the final watermark closes
+     * the traffic's hour, which the receive clock reaches only at its end), then {@code flows_1h}
+     * per exporter must add up to {@code flows FINAL} ({@link FaultSupport#assertHourExact}).
+     */
+    void drainedStopThenHourExact(String jobId, String database, Path savepoints)
+            throws IOException, InterruptedException {
+        FlinkRestClient rest = new FlinkRestClient(config.flinkRestUrl());
+        String savepoint =
+                rest.stopWithSavepoint(
+                        jobId, savepoints.toUri().toString(), Duration.ofSeconds(180), true);
+        String state = rest.awaitState(jobId, Duration.ofSeconds(60), "FINISHED");
+        if (!"FINISHED".equals(state)) {
+            throw new AssertionError(
+                    "job " + jobId + " " + state + " after the drained stop to " + savepoint);
+        }
+        FaultSupport.assertHourExact(this::queryRows, database);
     }
 
     String query(String sql) {

@@ -6,14 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flowhouse.codec.envelope.DatagramStamp;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
-import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
 import io.flowhouse.testkit.kafka.TopicReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -21,10 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -62,11 +56,19 @@ class ExactlyOnceFaultsITCase {
         try (EmbeddedKafka kafka = EmbeddedKafka.builder().partitions(4).build().start()) {
             kafka.createTopic("flows.raw", 4);
             kafka.createTopic("flows.rejected", 1);
-            PipelineSettings s = settings(kafka.bootstrapServers(), ch);
+            PipelineSettings s = FaultSupport.jobSettings(kafka.bootstrapServers(), ch, DB);
             int udpPort = FaultSupport.freeUdpPort();
             int metricsPort = FaultSupport.freeTcpPort();
-            Path yaml = agentYaml(kafka.bootstrapServers(), udpPort, metricsPort);
-            JobClient job = environment(s, ch).executeAsync("exactly once faults");
+            Path yaml =
+                    FaultSupport.agentYaml(
+                            dir,
+                            "exactly-once-faults",
+                            "127.0.0.1:" + udpPort,
+                            kafka.bootstrapServers(),
+                            "127.0.0.1",
+                            metricsPort,
+                            "delivery-timeout-ms: 5000");
+            JobClient job = FaultSupport.restartingJob(s, ch).executeAsync("exactly once faults");
             long kills = 0;
             long began = System.nanoTime();
             try (AgentProcess agent =
@@ -160,6 +162,9 @@ class ExactlyOnceFaultsITCase {
                                 Long.toString(e.datagrams()),
                                 Long.toString(e.duplicates()),
                                 Long.toString(sender.restarts()));
+                // The traffic's hour closes only at its end on the receive clock: a drained stop.
+                FaultSupport.drainedStop(job, dir.resolve("savepoints"));
+                FaultSupport.assertHourExact(ch::queryRows, DB);
                 long lostUnexpected = e.sentAccepted() - e.datagrams();
                 FaultSupport.row(
                         "e2e 8 exporters: agent kill -9 x2 spooling/draining, re-sends",
@@ -169,7 +174,8 @@ class ExactlyOnceFaultsITCase {
                         lostUnexpected,
                         plain - e.flows(),
                         Duration.ofNanos(System.nanoTime() - began),
-                        "flows FINAL + pre-merge, flows_1m, exporter_stats; "
+                        "flows FINAL + pre-merge, flows_1m, exporter_stats, flows_1h after a"
+                                + " drained stop; "
                                 + e.duplicates()
                                 + " re-sent datagrams in Kafka, counted once; "
                                 + kills
@@ -188,9 +194,7 @@ class ExactlyOnceFaultsITCase {
                         e.bytes(),
                         plain);
             } finally {
-                if (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
-                    job.cancel().get(60, TimeUnit.SECONDS);
-                }
+                FaultSupport.cancelIfRunning(job);
             }
         }
     }
@@ -239,30 +243,6 @@ class ExactlyOnceFaultsITCase {
         List<List<String>> expected = ch.queryRows(rawTalkers);
         awaitRows(ch, talkers, expected);
         assertThat(ch.queryRows(talkers)).as("top talkers").isEqualTo(expected);
-    }
-
-    private Path agentYaml(String bootstrap, int udpPort, int metricsPort) throws Exception {
-        Path yaml = dir.resolve("agent.yaml");
-        Files.writeString(
-                yaml,
-                String.join(
-                        "\n",
-                        "agent:",
-                        "  id: exactly-once-faults",
-                        "udp:",
-                        "  listen: ['127.0.0.1:" + udpPort + "']",
-                        "  sockets-per-listener: 1",
-                        "kafka:",
-                        "  bootstrap-servers: '" + bootstrap + "'",
-                        "  delivery-timeout-ms: 5000",
-                        "spool:",
-                        "  directory: '" + dir.resolve("spool") + "'",
-                        "metrics:",
-                        "  host: 127.0.0.1",
-                        "  port: " + metricsPort,
-                        ""),
-                StandardCharsets.UTF_8);
-        return yaml;
     }
 
     /** What reached Kafka: distinct datagrams (by stamp) and their totals, and the duplicates. */
@@ -362,38 +342,6 @@ class ExactlyOnceFaultsITCase {
             Thread.sleep(200);
         }
         assertThat(agent.metric("flowhouse_agent_spool_depth_records")).isZero();
-    }
-
-    private static PipelineSettings settings(String bootstrap, LocalClickHouse ch) {
-        String[] args = {
-            "--kafka.bootstrap-servers", bootstrap,
-            "--kafka.topic.raw", "flows.raw",
-            "--kafka.topic.rejected", "flows.rejected",
-            "--kafka.topic.templates", "flows.templates",
-            "--kafka.group-id", DB,
-            "--kafka.start", "earliest",
-            "--job.parallelism", "2",
-            "--job.checkpoint-interval", "1 s",
-            "--decode.idleness", "5 s",
-            // Windows close as soon as the receive time passes them (the test waits for them).
-            "--flowhouse.rollup.max-out-of-orderness", "0 s",
-            "--clickhouse.url", ch.httpUrl(),
-            "--clickhouse.database", DB,
-            "--clickhouse.user", ch.user(),
-            "--clickhouse.batch-size", "5000",
-            "--clickhouse.flush-interval", "500 ms",
-            "--clickhouse.max-retries", "30"
-        };
-        return PipelineSettings.from(JobArgs.resolve(Map.of(), args), Map.of());
-    }
-
-    private static StreamExecutionEnvironment environment(PipelineSettings s, LocalClickHouse ch)
-            throws Exception {
-        Configuration c = new Configuration();
-        c.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 40);
-        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(2));
-        return FaultSupport.productionJob(c, s, ch);
     }
 
     private static void awaitScalar(LocalClickHouse ch, String sql, long atLeast)

@@ -6,6 +6,7 @@ import io.flowhouse.codec.envelope.RawDatagramCodec;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
+import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
@@ -20,17 +21,24 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.assertj.core.api.Assertions;
 
 /** Datagrams with known totals, topic read-back and the fault table, for the fault suite. */
 final class FaultSupport {
@@ -188,6 +196,161 @@ final class FaultSupport {
         FlowPipelineJob.build(
                 env, PipelineConnectors.sources(s), PipelineConnectors.sinks(s, o), s);
         return env;
+    }
+
+    /**
+     * The production job with the restarts of the rows: 40 attempts 2 s apart (enough to ride out a
+     * ClickHouse or broker outage), then the job and the test fail.
+     */
+    static StreamExecutionEnvironment restartingJob(PipelineSettings s, LocalClickHouse ch)
+            throws Exception {
+        Configuration c = new Configuration();
+        c.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 40);
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(2));
+        return productionJob(c, s, ch);
+    }
+
+    /**
+     * The job settings of the MiniCluster rows: the default topic names, group {@code db}, from the
+     * earliest offsets, parallelism 2, checkpoints every second, partitions idle after 5 s, windows
+     * closed as soon as the receive time passes them, ClickHouse database {@code db}; {@code extra}
+     * arguments after these (a later one wins).
+     */
+    static PipelineSettings jobSettings(
+            String bootstrap, LocalClickHouse ch, String db, String... extra) {
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--kafka.bootstrap-servers", bootstrap,
+                                "--kafka.topic.raw", "flows.raw",
+                                "--kafka.topic.rejected", "flows.rejected",
+                                "--kafka.topic.templates", "flows.templates",
+                                "--kafka.group-id", db,
+                                "--kafka.start", "earliest",
+                                "--job.parallelism", "2",
+                                "--job.checkpoint-interval", "1 s",
+                                "--decode.idleness", "5 s",
+                                // Windows close as soon as the receive time passes them (the rows
+                                // wait for them).
+                                "--flowhouse.rollup.max-out-of-orderness", "0 s",
+                                "--clickhouse.url", ch.httpUrl(),
+                                "--clickhouse.database", db,
+                                "--clickhouse.user", ch.user(),
+                                "--clickhouse.batch-size", "5000",
+                                "--clickhouse.flush-interval", "500 ms",
+                                "--clickhouse.max-retries", "30"));
+        args.addAll(List.of(extra));
+        return PipelineSettings.from(
+                JobArgs.resolve(Map.of(), args.toArray(String[]::new)), Map.of());
+    }
+
+    /**
+     * An agent's configuration: one UDP listener, the broker, its spool in {@code home} and its
+     * metrics endpoint; {@code kafka} adds lines to the kafka section ({@code key: value}).
+     *
+     * @return the file written, {@code home/agent.yaml}
+     */
+    static Path agentYaml(
+            Path home,
+            String id,
+            String listen,
+            String bootstrap,
+            String metricsHost,
+            int metricsPort,
+            String... kafka)
+            throws IOException {
+        List<String> lines = new ArrayList<>();
+        lines.addAll(
+                List.of(
+                        "agent:",
+                        "  id: " + id,
+                        "udp:",
+                        "  listen: ['" + listen + "']",
+                        "  sockets-per-listener: 1",
+                        "kafka:",
+                        "  bootstrap-servers: '" + bootstrap + "'"));
+        for (String k : kafka) {
+            lines.add("  " + k);
+        }
+        lines.addAll(
+                List.of(
+                        "spool:",
+                        "  directory: '" + home.resolve("spool") + "'",
+                        "metrics:",
+                        "  host: " + metricsHost,
+                        "  port: " + metricsPort,
+                        ""));
+        Files.createDirectories(home);
+        Path yaml = home.resolve("agent.yaml");
+        Files.writeString(yaml, String.join("\n", lines), StandardCharsets.UTF_8);
+        return yaml;
+    }
+
+    /**
+     * Stops the job with a drained savepoint into {@code dir}: the final watermark closes every
+     * window (the hour of the traffic, up to an hour away on the receive clock) and the writers
+     * flush before the job ends.
+     */
+    static String drainedStop(JobClient job, Path dir) throws Exception {
+        String savepoint =
+                job.stopWithSavepoint(
+                                true,
+                                dir.toAbsolutePath().toUri().toString(),
+                                SavepointFormatType.CANONICAL)
+                        .get(180, TimeUnit.SECONDS);
+        Assertions.assertThat(
+                        job.getJobStatus().get(60, TimeUnit.SECONDS).isGloballyTerminalState())
+                .as("job ended by the drained stop to " + savepoint)
+                .isTrue();
+        return savepoint;
+    }
+
+    /** Cancels the job unless it ended: a drained stop ends it, and its local cluster with it. */
+    static void cancelIfRunning(JobClient job) throws Exception {
+        try {
+            if (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
+                job.cancel().get(60, TimeUnit.SECONDS);
+            }
+        } catch (IllegalStateException e) {
+            // The job's local cluster has shut down: nothing left to cancel.
+        }
+    }
+
+    /**
+     * After a drained stop: {@code flows_1h} (interface rows, one direction) holds per exporter
+     * exactly the flows, packets and bytes of {@code flows FINAL}, and a bucket for every hour in
+     * which a raw flow ends. Per exporter, not per hour: a flow's packets are split over the hours
+     * it spans, its count goes to the hour of its end.
+     *
+     * @param query the rows of a query (the row's ClickHouse)
+     */
+    static void assertHourExact(Function<String, List<List<String>>> query, String db) {
+        String raw =
+                "SELECT exporter, count(), sum(packets), sum(bytes) FROM "
+                        + db
+                        + ".flows FINAL GROUP BY exporter ORDER BY exporter";
+        String hour =
+                "SELECT exporter, sum(flows), sum(packets), sum(bytes) FROM "
+                        + db
+                        + ".flows_1h FINAL WHERE kind = 'interface' AND direction = 0"
+                        + " GROUP BY exporter ORDER BY exporter";
+        List<List<String>> expected = query.apply(raw);
+        Assertions.assertThat(expected).as("flows FINAL per exporter").isNotEmpty();
+        Assertions.assertThat(query.apply(hour))
+                .as("flows_1h per exporter after the drained stop")
+                .isEqualTo(expected);
+        String hours =
+                "SELECT DISTINCT toStartOfHour(flow_end) AS h FROM "
+                        + db
+                        + ".flows FINAL ORDER BY h";
+        String written =
+                "SELECT DISTINCT window_start AS h FROM "
+                        + db
+                        + ".flows_1h FINAL WHERE kind = 'interface' ORDER BY h";
+        Assertions.assertThat(query.apply(written))
+                .as("flows_1h hours")
+                .containsAll(query.apply(hours));
     }
 
     /**

@@ -164,6 +164,7 @@ class FlowsTopicTaskManagerKillITCase {
                 // The REST metrics are fetched every few seconds: wait for the restart to show.
                 awaitNumber(flink + "/jobs/" + jobId + "/metrics?get=numRestarts", 1);
                 long restarts = number(flink + "/jobs/" + jobId + "/metrics?get=numRestarts");
+                hourAfterDrainedStop(config, jobId, state);
                 System.out.printf(
                         java.util.Locale.ROOT,
                         "flows topic, TM kill: sent %d datagrams (%d before the kill), %d flows;"
@@ -184,7 +185,7 @@ class FlowsTopicTaskManagerKillITCase {
                         (sender.flows() - c.distinct()) / FLOWS_PER_DATAGRAM,
                         c.duplicates(),
                         exact,
-                        "flows.decoded read_committed, by row_id");
+                        "flows.decoded read_committed, by row_id; flows_1h after a drained stop");
             }
         } finally {
             if (jobId != null) {
@@ -198,6 +199,14 @@ class FlowsTopicTaskManagerKillITCase {
             }
             manager.stopAll();
         }
+    }
+
+    /** The job writes ClickHouse too: its hour closes with a drained stop. */
+    private static void hourAfterDrainedStop(ServicesConfig config, String jobId, Path state)
+            throws IOException, InterruptedException {
+        new ClusterProbe(config)
+                .drainedStopThenHourExact(
+                        jobId, "flowhouse_topic_tmkill", state.resolve("savepoints"));
     }
 
     private static String submit(FlinkRestClient rest, Path jar, ServicesConfig config)

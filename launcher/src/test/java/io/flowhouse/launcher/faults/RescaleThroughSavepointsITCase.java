@@ -148,6 +148,9 @@ class RescaleThroughSavepointsITCase {
                 assertThat(counters.getOrDefault("rejected_datagrams_total", 0L))
                         .as("datagrams rejected by the decoder")
                         .isZero();
+                // The hour of the traffic, its buckets restored and rescaled through every
+                // savepoint, closes with a drained stop after the last rescale.
+                probe.drainedStopThenHourExact(jobId, DATABASE, savepoints.resolve("final"));
 
                 System.out.printf(
                         Locale.ROOT,
@@ -173,7 +176,8 @@ class RescaleThroughSavepointsITCase {
                                 (long)
                                         (pauses.stream().mapToDouble(d -> d).max().orElse(0)
                                                 * 1000)),
-                        "flows FINAL + pre-merge, flows_1m, exporter_stats, flows.rejected, held 0");
+                        "flows FINAL + pre-merge, flows_1m, exporter_stats, flows.rejected, held 0;"
+                                + " flows_1h after a drained stop");
             }
         } finally {
             sending.set(false);

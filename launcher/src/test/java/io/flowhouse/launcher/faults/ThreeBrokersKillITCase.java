@@ -163,6 +163,7 @@ class ThreeBrokersKillITCase {
                 long plain = totals.plainRows();
                 long statsDatagrams = totals.statsDatagrams();
                 long restarts = probe.numRestarts(jobId);
+                probe.drainedStopThenHourExact(jobId, DATABASE, state.resolve("savepoints"));
 
                 System.out.printf(
                         Locale.ROOT,
@@ -188,7 +189,8 @@ class ThreeBrokersKillITCase {
                         sender.sent() - distinct,
                         duplicates,
                         inSync,
-                        "flows.raw each datagram, flows FINAL, flows_1m, exporter_stats;"
+                        "flows.raw each datagram, flows FINAL, flows_1m, exporter_stats, flows_1h"
+                                + " after a drained stop;"
                                 + " agent spooled 0; job restarts "
                                 + restarts);
             }

@@ -6,15 +6,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flowhouse.codec.envelope.DatagramStamp;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
-import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
 import io.flowhouse.testkit.kafka.TopicReader;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,8 +25,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
@@ -99,8 +94,8 @@ class TwoAgentsSwitchITCase {
                 kafka.createTopic("flows.raw", 4);
                 kafka.createTopic("flows.rejected", 1);
                 String agentBootstrap = net.gateway() + ":" + ports[0];
-                PipelineSettings s = settings(kafka.bootstrapServers(), ch);
-                JobClient job = environment(s, ch).executeAsync("two agents");
+                PipelineSettings s = FaultSupport.jobSettings(kafka.bootstrapServers(), ch, DB);
+                JobClient job = FaultSupport.restartingJob(s, ch).executeAsync("two agents");
                 AtomicBoolean sending = new AtomicBoolean(true);
                 try (AgentProcess agentA = agent(net, hostA, "agent-a", agentBootstrap).start();
                         AgentProcess agentB = agent(net, hostB, "agent-b", agentBootstrap).start();
@@ -165,11 +160,13 @@ class TwoAgentsSwitchITCase {
                     assertTablesExact(ch, sender, k, lastMinute);
                     assertThat(job.getJobStatus().get(10, TimeUnit.SECONDS).isTerminalState())
                             .isFalse();
+                    // The traffic's hour closes only at its end on the receive clock: a drained
+                    // stop, then flows_1h per exporter against the raw table.
+                    FaultSupport.drainedStop(job, dir.resolve("savepoints"));
+                    FaultSupport.assertHourExact(ch::queryRows, DB);
                 } finally {
                     sending.set(false);
-                    if (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
-                        job.cancel().get(60, TimeUnit.SECONDS);
-                    }
+                    FaultSupport.cancelIfRunning(job);
                 }
             }
         }
@@ -255,7 +252,8 @@ class TwoAgentsSwitchITCase {
                 switched,
                 String.format(
                         Locale.ROOT,
-                        "flows FINAL, flows_1m, exporter_stats per exporter; lost ="
+                        "flows FINAL, flows_1m, exporter_stats, flows_1h (drained stop) per"
+                                + " exporter; lost ="
                                 + " host A NoPorts %d + in flight in agent A %d",
                         noPorts,
                         readNotAcked + queuedAtKill));
@@ -273,27 +271,10 @@ class TwoAgentsSwitchITCase {
     private AgentProcess agent(NetNamespaces net, String host, String id, String bootstrap)
             throws Exception {
         Path home = dir.resolve(id);
-        Files.createDirectories(home);
-        Path yaml = home.resolve("agent.yaml");
         String address = net.hostAddress(host);
-        Files.writeString(
-                yaml,
-                String.join(
-                        "\n",
-                        "agent:",
-                        "  id: " + id,
-                        "udp:",
-                        "  listen: ['0.0.0.0:" + UDP_PORT + "']",
-                        "  sockets-per-listener: 1",
-                        "kafka:",
-                        "  bootstrap-servers: '" + bootstrap + "'",
-                        "spool:",
-                        "  directory: '" + home.resolve("spool") + "'",
-                        "metrics:",
-                        "  host: " + address,
-                        "  port: " + METRICS_PORT,
-                        ""),
-                StandardCharsets.UTF_8);
+        Path yaml =
+                FaultSupport.agentYaml(
+                        home, id, "0.0.0.0:" + UDP_PORT, bootstrap, address, METRICS_PORT);
         return new AgentProcess(
                 yaml, home.resolve("agent.log"), NetNamespaces.exec(host), address, METRICS_PORT);
     }
@@ -474,38 +455,6 @@ class TwoAgentsSwitchITCase {
                                         + ".exporter_stats FINAL"))
                 .as("records held for a template or rejected")
                 .isEqualTo("0");
-    }
-
-    private static PipelineSettings settings(String bootstrap, LocalClickHouse ch) {
-        String[] args = {
-            "--kafka.bootstrap-servers", bootstrap,
-            "--kafka.topic.raw", "flows.raw",
-            "--kafka.topic.rejected", "flows.rejected",
-            "--kafka.topic.templates", "flows.templates",
-            "--kafka.group-id", DB,
-            "--kafka.start", "earliest",
-            "--job.parallelism", "2",
-            "--job.checkpoint-interval", "1 s",
-            "--decode.idleness", "5 s",
-            // Windows close as soon as the receive time passes them (the test waits for them).
-            "--flowhouse.rollup.max-out-of-orderness", "0 s",
-            "--clickhouse.url", ch.httpUrl(),
-            "--clickhouse.database", DB,
-            "--clickhouse.user", ch.user(),
-            "--clickhouse.batch-size", "5000",
-            "--clickhouse.flush-interval", "500 ms",
-            "--clickhouse.max-retries", "30"
-        };
-        return PipelineSettings.from(JobArgs.resolve(Map.of(), args), Map.of());
-    }
-
-    private static org.apache.flink.streaming.api.environment.StreamExecutionEnvironment
-            environment(PipelineSettings s, LocalClickHouse ch) throws Exception {
-        Configuration c = new Configuration();
-        c.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 40);
-        c.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(2));
-        return FaultSupport.productionJob(c, s, ch);
     }
 
     private static void awaitRows(LocalClickHouse ch, String sql, List<List<String>> rows)

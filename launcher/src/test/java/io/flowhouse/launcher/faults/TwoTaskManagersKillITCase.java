@@ -158,6 +158,7 @@ class TwoTaskManagersKillITCase {
                 Duration exact = Duration.ofNanos(System.nanoTime() - killed);
                 long restarts = probe.numRestarts(jobId);
                 assertThat(restarts).as("numRestarts").isGreaterThanOrEqualTo(1);
+                probe.drainedStopThenHourExact(jobId, DATABASE, state.resolve("savepoints"));
 
                 System.out.printf(
                         Locale.ROOT,
@@ -181,7 +182,8 @@ class TwoTaskManagersKillITCase {
                         sender.sent() - statsDatagrams,
                         plain - sent[0],
                         recovery,
-                        "flows FINAL + pre-merge, flows_1m, exporter_stats; p=4 on 2x2 slots");
+                        "flows FINAL + pre-merge, flows_1m, exporter_stats, flows_1h after a drained"
+                                + " stop; p=4 on 2x2 slots");
             }
         } finally {
             sending.set(false);
