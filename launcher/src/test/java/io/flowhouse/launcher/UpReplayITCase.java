@@ -193,7 +193,6 @@ class UpReplayITCase {
         return n;
     }
 
-
     /** as_names after up: every AS of the ASN database, named as mmdblookup names it. */
     private static void upLoadedEveryAsNameOfTheAsnDatabase(Result up, Path asn) throws Exception {
         Map<Long, String> names = AsnDatabase.names(asn);

@@ -235,7 +235,8 @@ class HostilePipelineITCase {
      * The hour closes only when the receive time passes its end (up to an hour away) or on the
      * final watermark: the job is stopped with a drained savepoint, which sends it, so every 1-hour
      * bucket is written before the job ends. Each good exporter's {@code flows_1h} should then add
-     * up to its rows in {@code flows FINAL}; it is printed, counted in the hostile table and asserted.
+     * up to its rows in {@code flows FINAL}; it is printed, counted in the hostile table and
+     * asserted.
      */
     private void drainedStopWritesTheHour(
             JobClient job, LocalClickHouse ch, List<Row> rows, GoodExporter keep) throws Exception {
