@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.Source;
@@ -66,7 +65,11 @@ public final class PacketFlowTopology {
      */
     public static DataStream<FlowRecord> age(DataStream<PacketSummary> all, AgeingSettings s) {
         DataStream<PacketSummary> packets =
-                all.filter(new DropClockMarks()).uid(UID_DROP_MARKS).name("drop clock marks");
+                all.transform(
+                                "drop clock marks",
+                                TypeInformation.of(PacketSummary.class),
+                                new DropClockMarksOperator())
+                        .uid(UID_DROP_MARKS);
         ReadableConfig flink = packets.getExecutionEnvironment().getConfiguration();
         boolean bucketed = s.bucketedTable(flink);
         LOG.info(
@@ -118,16 +121,6 @@ public final class PacketFlowTopology {
         return mark != null && mark.kind() == PacketClockMark.Kind.END_OF_CAPTURE
                 ? ms + endOfCaptureHorizonMillis
                 : ms;
-    }
-
-    /** Lets packets through, not clock marks. */
-    static final class DropClockMarks implements FilterFunction<PacketSummary> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public boolean filter(PacketSummary p) {
-            return !PacketClockMark.isMark(p);
-        }
     }
 
     /**
