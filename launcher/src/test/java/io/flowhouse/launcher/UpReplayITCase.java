@@ -7,6 +7,7 @@ import io.flowhouse.codec.pcap.PcapReader;
 import io.flowhouse.codec.pcap.UdpDatagram;
 import io.flowhouse.codec.pcap.UdpDatagramExtractor;
 import io.flowhouse.enrich.geo.AsnDatabase;
+import io.flowhouse.jobs.enrich.GeoTestData;
 import io.flowhouse.services.FlowhouseHome;
 import io.flowhouse.services.LocalPorts;
 import io.flowhouse.services.ServicesConfig;
@@ -95,7 +96,7 @@ class UpReplayITCase {
     void sflowAndNetflowReplaysLandWithTheGroundTruth() throws Exception {
         // A rerun of this test (failsafe) starts from what the failed attempt left running.
         flowhouse("down");
-        Path asn = geoDir().resolve("asn.mmdb");
+        Path asn = GeoTestData.dir().resolve("asn.mmdb");
         int ipfixPort = LocalPorts.free(1, netflowPort, sflowPort)[0];
         int agentMetrics = LocalPorts.free(1, netflowPort, sflowPort, ipfixPort)[0];
         Result up =
@@ -205,8 +206,8 @@ class UpReplayITCase {
         int v6 = 0;
         for (AsnDatabase.AsnNetwork n : AsnDatabase.sampleNetworks(asn, SAMPLE, 11)) {
             String ip = n.cidr().substring(0, n.cidr().indexOf('/'));
-            String number = mmdblookup(asn, ip, "autonomous_system_number");
-            String name = mmdblookup(asn, ip, "autonomous_system_organization");
+            String number = GeoTestData.mmdblookup(asn, ip, "autonomous_system_number");
+            String name = GeoTestData.mmdblookup(asn, ip, "autonomous_system_organization");
             assertThat(number).as(n.cidr()).isEqualTo(Long.toString(n.asn()));
             assertThat(raw("SELECT name FROM as_names FINAL WHERE asn = " + number))
                     .as("AS" + number + " (" + n.cidr() + ")")
@@ -214,39 +215,6 @@ class UpReplayITCase {
             v6 += n.ipv4() ? 0 : 1;
         }
         assertThat(v6).as("IPv6 networks in the sample").isPositive();
-    }
-
-    /** The fetched open data (enrichment/scripts/fetch-geo-data.sh; run here when missing). */
-    private static Path geoDir() throws Exception {
-        Process p =
-                new ProcessBuilder(
-                                "bash",
-                                root.resolve("enrichment/scripts/fetch-geo-data.sh").toString())
-                        .redirectError(ProcessBuilder.Redirect.INHERIT)
-                        .start();
-        String dir = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        boolean ok = p.waitFor(20, TimeUnit.MINUTES) && p.exitValue() == 0;
-        ServiceRequirement.require(
-                ok, "geo data from enrichment/scripts/fetch-geo-data.sh (npm, python3-venv)");
-        return Path.of(dir);
-    }
-
-    private static String mmdblookup(Path file, String ip, String key) throws Exception {
-        Process p =
-                new ProcessBuilder("mmdblookup", "--file", file.toString(), "--ip", ip, key)
-                        .redirectErrorStream(true)
-                        .start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        p.waitFor(30, TimeUnit.SECONDS);
-        for (String line : out.split("\n")) {
-            String t = line.trim();
-            int type = t.lastIndexOf(" <");
-            if (type > 0) {
-                String v = t.substring(0, type);
-                return v.startsWith("\"") ? v.substring(1, v.length() - 1) : v;
-            }
-        }
-        return "";
     }
 
     private static String query(String sql) {
