@@ -12,11 +12,13 @@ import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -74,17 +76,7 @@ class RollupAfterQuietITCase {
     @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void aLastRoundAfterAQuietPartitionReachesTheRollups() throws Exception {
         LocalClickHouse ch = CLICKHOUSE.local();
-        PipelineSettings s =
-                PipelineHarness.settings(
-                        KAFKA.bootstrapServers(),
-                        ch,
-                        "quiet",
-                        "--job.parallelism",
-                        "1",
-                        "--decode.idleness",
-                        "2 s",
-                        "--flowhouse.rollup.max-out-of-orderness",
-                        "0 s");
+        PipelineSettings s = settings(ch, "quiet");
         KAFKA.createTopic(s.rawTopic(), 4);
         JobClient job = PipelineHarness.environment(s, ch).executeAsync("rollups after quiet");
         try {
@@ -108,29 +100,7 @@ class RollupAfterQuietITCase {
             assertThat(ch.queryRows(talkers(DB, "top_talker")))
                     .as("top talkers")
                     .isEqualTo(ch.queryRows(talkers(DB, "interface")));
-            // The hour closes when the receive time passes it; a drained stop sends the final
-            // watermark, so the 1-hour buckets are written and add up too.
-            job.stopWithSavepoint(
-                            true,
-                            java.nio.file.Files.createTempDirectory("quiet-savepoint")
-                                    .toUri()
-                                    .toString(),
-                            org.apache.flink.core.execution.SavepointFormatType.CANONICAL)
-                    .get(120, TimeUnit.SECONDS);
-            System.out.println(
-                    "quiet 1h: "
-                            + ch.queryRows(
-                                    "SELECT window_start, kind, sum(flows), sum(bytes) FROM "
-                                            + DB
-                                            + ".flows_1h FINAL GROUP BY window_start, kind"));
-            assertThat(
-                            ch.queryRows(
-                                    "SELECT sum(flows), sum(packets), sum(bytes) FROM "
-                                            + DB
-                                            + ".flows_1h FINAL WHERE kind = 'interface' AND"
-                                            + " direction = 0"))
-                    .as("flows_1h")
-                    .containsExactly(expected);
+            drainedStopThenHourExact(job, ch, DB, expected);
         } finally {
             if (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
                 job.cancel().get(30, TimeUnit.SECONDS);
@@ -142,17 +112,7 @@ class RollupAfterQuietITCase {
     @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void theHourIsWrittenByADrainedStopAfterARestore() throws Exception {
         LocalClickHouse ch = CLICKHOUSE.local();
-        PipelineSettings s =
-                PipelineHarness.settings(
-                        KAFKA.bootstrapServers(),
-                        ch,
-                        "quietkill",
-                        "--job.parallelism",
-                        "1",
-                        "--decode.idleness",
-                        "2 s",
-                        "--flowhouse.rollup.max-out-of-orderness",
-                        "0 s");
+        PipelineSettings s = settings(ch, "quietkill");
         KAFKA.createTopic(s.rawTopic(), 4);
         // The flows writer dies in the first round on its first attempt: the job restores from
         // its last checkpoint (the rollup windows, the derived hour) as after a TaskManager kill.
@@ -183,35 +143,57 @@ class RollupAfterQuietITCase {
                     .as("flows_1m")
                     .containsExactly(expected);
             // The stop comes once the raw partitions are idle, as a quiet stream's are: the
-            // source's
-            // own final watermark is then dropped (idle outputs drop watermarks), and only the
-            // decode step's end of input closes the hour.
+            // source's own final watermark is then dropped (idle outputs drop watermarks), and
+            // only the decode step's end of input closes the hour.
             Thread.sleep(6_000);
-            job.stopWithSavepoint(
-                            true,
-                            java.nio.file.Files.createTempDirectory("quiet-kill-savepoint")
-                                    .toUri()
-                                    .toString(),
-                            org.apache.flink.core.execution.SavepointFormatType.CANONICAL)
-                    .get(120, TimeUnit.SECONDS);
-            System.out.println(
-                    "restored 1h: "
-                            + ch.queryRows(
-                                    "SELECT window_start, kind, sum(flows), sum(bytes) FROM"
-                                            + " flowhouse_quietkill.flows_1h FINAL GROUP BY"
-                                            + " window_start, kind"));
-            assertThat(
-                            ch.queryRows(
-                                    "SELECT sum(flows), sum(packets), sum(bytes) FROM"
-                                            + " flowhouse_quietkill.flows_1h FINAL WHERE kind ="
-                                            + " 'interface' AND direction = 0"))
-                    .as("flows_1h")
-                    .containsExactly(expected);
+            drainedStopThenHourExact(job, ch, "flowhouse_quietkill", expected);
         } finally {
             if (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
                 job.cancel().get(30, TimeUnit.SECONDS);
             }
         }
+    }
+
+    /** Both tests' job: one subtask, raw partitions idle after 2 s, no rollup slack. */
+    private static PipelineSettings settings(LocalClickHouse ch, String name) {
+        return PipelineHarness.settings(
+                KAFKA.bootstrapServers(),
+                ch,
+                name,
+                "--job.parallelism",
+                "1",
+                "--decode.idleness",
+                "2 s",
+                "--flowhouse.rollup.max-out-of-orderness",
+                "0 s");
+    }
+
+    /**
+     * The hour closes when the receive time passes it; a drained stop sends the final watermark, so
+     * the 1-hour buckets are written and add up to the raw table too.
+     */
+    private static void drainedStopThenHourExact(
+            JobClient job, LocalClickHouse ch, String db, List<String> expected) throws Exception {
+        job.stopWithSavepoint(
+                        true,
+                        Files.createTempDirectory(db + "-savepoint").toUri().toString(),
+                        SavepointFormatType.CANONICAL)
+                .get(120, TimeUnit.SECONDS);
+        System.out.println(
+                db
+                        + " 1h: "
+                        + ch.queryRows(
+                                "SELECT window_start, kind, sum(flows), sum(bytes) FROM "
+                                        + db
+                                        + ".flows_1h FINAL GROUP BY window_start, kind"));
+        assertThat(
+                        ch.queryRows(
+                                "SELECT sum(flows), sum(packets), sum(bytes) FROM "
+                                        + db
+                                        + ".flows_1h FINAL WHERE kind = 'interface' AND"
+                                        + " direction = 0"))
+                .as("flows_1h")
+                .containsExactly(expected);
     }
 
     private static String talkers(String db, String kind) {
