@@ -43,6 +43,8 @@ final class DropClockMarksOperator extends AbstractStreamOperator<PacketSummary>
     public void processWatermark(Watermark mark) throws Exception {
         if (!ended) {
             super.processWatermark(mark);
+            // The source's own final watermark got through (its output was active): sent once.
+            ended = mark.getTimestamp() == Long.MAX_VALUE;
         }
     }
 

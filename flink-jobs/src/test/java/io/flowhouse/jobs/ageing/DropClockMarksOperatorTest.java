@@ -50,4 +50,16 @@ class DropClockMarksOperatorTest {
             assertThat(out.subList(idle, out.size())).contains(WatermarkStatus.ACTIVE);
         }
     }
+
+    @Test
+    void theFinalWatermarkGoesOutOnceWhenTheSourceSentIt() throws Exception {
+        try (OneInputStreamOperatorTestHarness<PacketSummary, PacketSummary> h =
+                new OneInputStreamOperatorTestHarness<>(new DropClockMarksOperator())) {
+            h.open();
+            h.processWatermark(Watermark.MAX_WATERMARK);
+            h.endInput();
+            assertThat(h.getOutput().stream().filter(Watermark.MAX_WATERMARK::equals).count())
+                    .isEqualTo(1);
+        }
+    }
 }
