@@ -220,9 +220,7 @@ class BadInputPipelineITCase {
                         Duration.ZERO,
                         "ClickHouse FINAL + flows.rejected, 0 restarts");
             } finally {
-                if (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
-                    job.cancel().get(60, TimeUnit.SECONDS);
-                }
+                FaultSupport.cancelIfRunning(job);
             }
         }
     }

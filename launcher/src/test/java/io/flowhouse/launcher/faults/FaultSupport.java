@@ -26,6 +26,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.flink.configuration.Configuration;
@@ -290,30 +291,43 @@ final class FaultSupport {
     /**
      * Stops the job with a drained savepoint into {@code dir}: the final watermark closes every
      * window (the hour of the traffic, up to an hour away on the receive clock) and the writers
-     * flush before the job ends.
+     * flush before the job ends. The job's end is read from its result, not its status: a local
+     * job's cluster shuts down with it, after which status requests throw.
      */
     static String drainedStop(JobClient job, Path dir) throws Exception {
+        return drainedStop(job, dir, Duration.ofSeconds(180));
+    }
+
+    /** {@link #drainedStop(JobClient, Path)} with the time the savepoint may take. */
+    static String drainedStop(JobClient job, Path dir, Duration savepointTimeout) throws Exception {
         String savepoint =
                 job.stopWithSavepoint(
                                 true,
                                 dir.toAbsolutePath().toUri().toString(),
                                 SavepointFormatType.CANONICAL)
-                        .get(180, TimeUnit.SECONDS);
-        Assertions.assertThat(
-                        job.getJobStatus().get(60, TimeUnit.SECONDS).isGloballyTerminalState())
+                        .get(savepointTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        // Completes only when the job has ended; throws unless it FINISHED.
+        Assertions.assertThat(job.getJobExecutionResult().get(60, TimeUnit.SECONDS))
                 .as("job ended by the drained stop to " + savepoint)
-                .isTrue();
+                .isNotNull();
         return savepoint;
     }
 
-    /** Cancels the job unless it ended: a drained stop ends it, and its local cluster with it. */
+    /**
+     * Cancels the job unless it ended. A local job's cluster shuts down with the job (a drained
+     * stop, a failure), so whether it ended is read from its result, which outlives the cluster.
+     */
     static void cancelIfRunning(JobClient job) throws Exception {
+        if (job == null || job.getJobExecutionResult().isDone()) {
+            return;
+        }
         try {
-            if (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
-                job.cancel().get(60, TimeUnit.SECONDS);
+            job.cancel().get(60, TimeUnit.SECONDS);
+        } catch (IllegalStateException | ExecutionException e) {
+            if (!job.getJobExecutionResult().isDone()) {
+                throw e;
             }
-        } catch (IllegalStateException e) {
-            // The job's local cluster has shut down: nothing left to cancel.
+            // It ended meanwhile: nothing left to cancel.
         }
     }
 

@@ -27,14 +27,12 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -219,14 +217,8 @@ class HostilePipelineITCase {
                 drainedStopWritesTheHour(job, ch, rows, keep);
             } finally {
                 probe.stop();
-                try {
-                    if (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
-                        job.cancel().get(60, TimeUnit.SECONDS);
-                    }
-                } catch (IllegalStateException | java.util.concurrent.ExecutionException e) {
-                    // The job failed and its local cluster is gone: print why.
-                    printFailure(job);
-                }
+                printFailure(job);
+                FaultSupport.cancelIfRunning(job);
             }
         }
     }
@@ -244,21 +236,7 @@ class HostilePipelineITCase {
                 .as("flows.raw records the job had not consumed before the drained stop")
                 .isZero();
         long began = System.nanoTime();
-        String savepoint =
-                job.stopWithSavepoint(
-                                true,
-                                dir.resolve("savepoints").toUri().toString(),
-                                SavepointFormatType.CANONICAL)
-                        .get(5, TimeUnit.MINUTES);
-        JobStatus status = job.getJobStatus().get(30, TimeUnit.SECONDS);
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!status.isGloballyTerminalState() && System.nanoTime() < deadline) {
-            Thread.sleep(500);
-            status = job.getJobStatus().get(30, TimeUnit.SECONDS);
-        }
-        assertThat(status)
-                .as("job state after the drained stop to " + savepoint)
-                .isEqualTo(JobStatus.FINISHED);
+        FaultSupport.drainedStop(job, dir.resolve("savepoints"), Duration.ofMinutes(5));
         List<String> exporters = new ArrayList<>();
         for (Row r : rows) {
             exporters.add(r.good.address);
@@ -340,7 +318,11 @@ class HostilePipelineITCase {
     }
 
     /** The failed job's cause chain, as its execution result holds it. */
+    /** If the job has ended with a failure (and its local cluster with it), prints why. */
     private static void printFailure(JobClient job) {
+        if (!job.getJobExecutionResult().isDone()) {
+            return;
+        }
         try {
             job.getJobExecutionResult().get(10, TimeUnit.SECONDS);
         } catch (Exception e) {

@@ -142,9 +142,7 @@ class PipelineFaultsITCase {
                         chRecovery,
                         "ClickHouse FINAL (" + (plain - stored) + " replayed rows pre-merge)");
             } finally {
-                if (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
-                    job.cancel().get(60, TimeUnit.SECONDS);
-                }
+                FaultSupport.cancelIfRunning(job);
             }
         }
     }
@@ -229,23 +227,9 @@ class PipelineFaultsITCase {
                         recovery,
                         "ClickHouse FINAL");
             } finally {
-                cancelIfRunning(second);
-                cancelIfRunning(first);
+                FaultSupport.cancelIfRunning(second);
+                FaultSupport.cancelIfRunning(first);
             }
-        }
-    }
-
-    /** Cancels a job still running; a stopped job's local cluster is already gone. */
-    private static void cancelIfRunning(JobClient job) throws Exception {
-        if (job == null) {
-            return;
-        }
-        try {
-            if (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
-                job.cancel().get(60, TimeUnit.SECONDS);
-            }
-        } catch (IllegalStateException | java.util.concurrent.ExecutionException e) {
-            // The per-job MiniCluster shut down with the job it ran.
         }
     }
 
