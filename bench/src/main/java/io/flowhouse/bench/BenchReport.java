@@ -105,7 +105,7 @@ final class BenchReport {
             return "no (none)";
         }
         return String.format(
-                Locale.ROOT, "%s %.0fs", v.withinLag() ? "yes" : "no", v.catchUpSeconds());
+                Locale.ROOT, "%s %.1fs", v.withinLag() ? "yes" : "no", v.catchUpSeconds());
     }
 
     static String lagColumn(StepResult st) {

@@ -229,7 +229,7 @@ final class DropFreeSearch {
                                 "--rate",
                                 Long.toString(Math.round(rate)),
                                 "--duration",
-                                settings.stepSeconds() + "s",
+                                seconds + "s",
                                 "--seed",
                                 "1",
                                 "--quiet"));

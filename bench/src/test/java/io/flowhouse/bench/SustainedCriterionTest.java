@@ -184,8 +184,8 @@ class SustainedCriterionTest {
         assertThat(text)
                 .contains("sustained")
                 .contains("lag p50/p99 s")
-                .contains("yes 6s")
-                .contains("no 26s")
+                .contains("yes 5.6s")
+                .contains("no 26.0s")
                 .contains("11.9/24.9")
                 .contains("highest drop-free flows/s")
                 .contains(">= 148,500");
