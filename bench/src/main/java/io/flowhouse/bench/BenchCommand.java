@@ -49,8 +49,10 @@ import picocli.CommandLine.Spec;
             "           Kafka vs sent, kernel socket drops, agent rejects/drops), CPU and",
             "           memory per process",
             "  e2e      ./flowhouse up, then loadgen -> agent -> Kafka -> Flink ->",
-            "           ClickHouse: drop-free search on rows (and exact packet/byte sums);",
-            "           JOB_ARGS after -- go to the job",
+            "           ClickHouse: drop-free search on rows (and exact packet/byte sums),",
+            "           each row visible within --max-lag of the step's end (sustained);",
+            "           --enrich on,off: both jobs on the same ladder; JOB_ARGS after --",
+            "           go to the job",
             "  kafka-out  ./flowhouse up --flows-topic (exactly once), then loadgen ->",
             "           agent -> Kafka -> Flink -> the decoded-flows topic: drop-free search",
             "           on committed records (read_committed; flows, packets, bytes exact per",
@@ -234,7 +236,6 @@ public final class BenchCommand implements Callable<Integer> {
             PrintStream out,
             PrintStream err)
             throws Exception {
-        long deadline = System.nanoTime() + cl.timeLimitSeconds() * 1_000_000_000L;
         List<Double> rates = cl.rates("5000,10000,20000,40000,80000,160000,320000");
         DropFreeSearch.Settings settings =
                 new DropFreeSearch.Settings(
@@ -250,48 +251,84 @@ public final class BenchCommand implements Callable<Integer> {
                 ServicesConfig.resolve(
                         home.root(), home.stateDir(), System.getenv(), Map.of(), true);
         int port = 4739;
+        List<Boolean> modes = cl.enrich();
+        double maxLag = cl.maxLagSeconds();
         boolean wasUp = LocalPorts.udpBound(port);
-        if (!wasUp) {
-            // The job starts at the end of flows.raw: the search counts each step's rows only, and
-            // a backlog left by an earlier run (offsets are committed on checkpoints, so a run
-            // whose TaskManager failed leaves one) would be processed first and skew every step.
-            // Job keys after -- go to the job, e.g. -- --job.checkpoint-interval "5 s".
-            List<String> up = new ArrayList<>(List.of("up", "--", "--kafka.start", "latest"));
-            up.addAll(jobArgs);
-            out.println("bench e2e: ./flowhouse " + String.join(" ", up) + " ...");
-            int code = flowhouse(home, up, out);
-            if (code != 0) {
-                err.println("bench e2e: ./flowhouse up failed (exit " + code + "); stopping again");
-                flowhouse(home, List.of("down"), out);
-                return code;
-            }
+        if (wasUp && cl.enrich != null) {
+            err.println(
+                    "bench e2e: --enrich starts the pipeline itself, but one is up already (UDP "
+                            + port
+                            + "); ./flowhouse down first");
+            return 2;
+        }
+        Path geo = Path.of(System.getProperty("user.home"), ".cache", "flowhouse", "geo");
+        List<String> enrichArgs =
+                List.of(
+                        "--enrich.geoip.country-database",
+                        geo.resolve("country.mmdb").toString(),
+                        "--enrich.geoip.asn-database",
+                        geo.resolve("asn.mmdb").toString());
+        if (modes.contains(Boolean.TRUE)
+                && !(Files.isRegularFile(geo.resolve("country.mmdb"))
+                        && Files.isRegularFile(geo.resolve("asn.mmdb")))) {
+            err.println(
+                    "bench e2e: --enrich on needs "
+                            + geo.resolve("country.mmdb")
+                            + " and asn.mmdb (./flowhouse demo or"
+                            + " enrichment/scripts/fetch-geo-data.sh fetches them)");
+            return 2;
         }
         List<SystemResult> systems = new ArrayList<>();
-        try {
-            ServicesManager manager = new ServicesManager(services);
-            Map<String, Long> pids = new LinkedHashMap<>();
-            agentPid(services).ifPresent(p -> pids.put("agent", p));
-            manager.pid(ServiceKind.KAFKA).ifPresent(p -> pids.put("kafka", p));
-            manager.pid(ServiceKind.FLINK_TASKMANAGER).ifPresent(p -> pids.put("flink-tm", p));
-            manager.pid(ServiceKind.FLINK_JOBMANAGER).ifPresent(p -> pids.put("flink-jm", p));
-            manager.pid(ServiceKind.CLICKHOUSE).ifPresent(p -> pids.put("clickhouse", p));
-            Map<String, Long> shared = new LinkedHashMap<>();
-            shared.put("loadgen", ProcessHandle.current().pid());
-            DropFreeSearch search = new DropFreeSearch(settings, out, shared);
-            search.warmUp();
-            PipelineCollector pipeline =
-                    new PipelineCollector(
-                            services.clickhouseUrl(),
-                            ClickHousePassword.headersFor(services.clickhousePasswordFile()),
-                            cl.database(),
-                            port,
-                            pids,
-                            9464);
-            systems.add(search.run(pipeline, deadline));
-        } finally {
+        for (boolean enriched : modes) {
+            // Each setting gets the whole time limit: the same ladder for each.
+            long deadline = System.nanoTime() + cl.timeLimitSeconds() * 1_000_000_000L;
             if (!wasUp) {
-                out.println("bench e2e: ./flowhouse down ...");
-                flowhouse(home, List.of("down"), out);
+                // The job starts at the end of flows.raw: the search counts each step's rows only,
+                // and a backlog left by an earlier run (offsets are committed on checkpoints, so a
+                // run whose TaskManager failed leaves one) would be processed first and skew every
+                // step. Job keys after -- go to the job, e.g. -- --job.checkpoint-interval "5 s".
+                List<String> up = new ArrayList<>(List.of("up", "--", "--kafka.start", "latest"));
+                up.addAll(jobArgs);
+                if (enriched) {
+                    up.addAll(enrichArgs);
+                }
+                out.println("bench e2e: ./flowhouse " + String.join(" ", up) + " ...");
+                int code = flowhouse(home, up, out);
+                if (code != 0) {
+                    err.println(
+                            "bench e2e: ./flowhouse up failed (exit " + code + "); stopping again");
+                    flowhouse(home, List.of("down"), out);
+                    return code;
+                }
+            }
+            try {
+                ServicesManager manager = new ServicesManager(services);
+                Map<String, Long> pids = new LinkedHashMap<>();
+                agentPid(services).ifPresent(p -> pids.put("agent", p));
+                manager.pid(ServiceKind.KAFKA).ifPresent(p -> pids.put("kafka", p));
+                manager.pid(ServiceKind.FLINK_TASKMANAGER).ifPresent(p -> pids.put("flink-tm", p));
+                manager.pid(ServiceKind.FLINK_JOBMANAGER).ifPresent(p -> pids.put("flink-jm", p));
+                manager.pid(ServiceKind.CLICKHOUSE).ifPresent(p -> pids.put("clickhouse", p));
+                Map<String, Long> shared = new LinkedHashMap<>();
+                shared.put("loadgen", ProcessHandle.current().pid());
+                DropFreeSearch search = new DropFreeSearch(settings, out, shared);
+                search.warmUp();
+                PipelineCollector pipeline =
+                        new PipelineCollector(
+                                services.clickhouseUrl(),
+                                ClickHousePassword.headersFor(services.clickhousePasswordFile()),
+                                cl.database(),
+                                port,
+                                pids,
+                                9464,
+                                enriched ? "flowhouse-pipeline+enrich" : "flowhouse-pipeline",
+                                maxLag);
+                systems.add(search.run(pipeline, deadline));
+            } finally {
+                if (!wasUp) {
+                    out.println("bench e2e: ./flowhouse down ...");
+                    flowhouse(home, List.of("down"), out);
+                }
             }
         }
         BenchReport.print(out, "e2e", systems);
@@ -299,16 +336,21 @@ public final class BenchCommand implements Callable<Integer> {
                 String.format(
                         Locale.ROOT,
                         "{\"protocol\": \"%s\", \"exporters\": %d, \"step_seconds\": %d,"
-                                + " \"replay_pool\": %d, \"bind\": \"%s\", \"rates\": %s}",
+                                + " \"replay_pool\": %d, \"bind\": \"%s\", \"rates\": %s,"
+                                + " \"max_lag_s\": %.2f, \"enrich\": \"%s\"}",
                         settings.protocol(),
                         settings.exporters(),
                         settings.stepSeconds(),
                         settings.replayPool(),
                         settings.bind() == null ? "127.0.0.1" : settings.bind(),
-                        rates);
+                        rates,
+                        maxLag,
+                        modes.stream()
+                                .map(on -> on ? "on" : "off")
+                                .collect(java.util.stream.Collectors.joining(",")));
         Path json = BenchReport.write(results, "e2e", runId, settingsJson, systems);
         out.println("bench: results in " + json + " (+ .csv, .png)");
-        return systems.get(0).steps().isEmpty() ? 1 : 0;
+        return systems.stream().anyMatch(x -> x.steps().isEmpty()) ? 1 : 0;
     }
 
     /**

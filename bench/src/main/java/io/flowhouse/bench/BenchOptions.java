@@ -130,6 +130,25 @@ final class BenchOptions {
                             + " ClickHouse and the rollups, as in production")
     boolean topicOnly;
 
+    @Option(
+            names = "--max-lag",
+            paramLabel = "SECONDS",
+            description =
+                    "e2e: a step is drop-free only if every row it sent is visible in ClickHouse"
+                            + " within this many seconds of the end of its load (default "
+                            + DEFAULT_MAX_LAG_SECONDS
+                            + "; accepts 5, 5s, 500ms)")
+    String maxLag;
+
+    @Option(
+            names = "--enrich",
+            paramLabel = "LIST",
+            description =
+                    "e2e: off, on, or both in the order given (on,off): one ./flowhouse up per"
+                            + " value, the same ladder each; on adds the country and ASN databases"
+                            + " of ~/.cache/flowhouse/geo (default off)")
+    String enrich;
+
     @Option(names = "--results-dir", paramLabel = "DIR", description = "default bench/results")
     Path resultsDir;
 
@@ -139,6 +158,13 @@ final class BenchOptions {
         new CommandLine(options).parseArgs(args);
         return options;
     }
+
+    /**
+     * The e2e lag bound. The job's ClickHouse sink sends a batch at least every 5 s
+     * (clickhouse.flush-interval), so a job that keeps up shows its last row up to about 6 s after
+     * the load; one that buffers a 30 s step at a third of the rate shows it about 20 s after.
+     */
+    static final double DEFAULT_MAX_LAG_SECONDS = 10;
 
     /** A mistake in the options: reported as a usage error. */
     static final class UsageError extends RuntimeException {
@@ -180,6 +206,50 @@ final class BenchOptions {
     /** 0: loadgen's default. */
     int maxDatagram() {
         return maxDatagram == null ? 0 : range("--max-datagram", maxDatagram, 0, 512, 65_507);
+    }
+
+    double maxLagSeconds() {
+        if (maxLag == null) {
+            return DEFAULT_MAX_LAG_SECONDS;
+        }
+        String v = maxLag.trim();
+        double scale = 1;
+        if (v.endsWith("ms")) {
+            v = v.substring(0, v.length() - 2);
+            scale = 0.001;
+        } else if (v.endsWith("s")) {
+            v = v.substring(0, v.length() - 1);
+        }
+        double seconds;
+        try {
+            seconds = Double.parseDouble(v.trim()) * scale;
+        } catch (NumberFormatException e) {
+            throw new UsageError("--max-lag: '" + maxLag + "' is not a duration (5, 5s, 500ms)");
+        }
+        if (!(seconds >= 0 && seconds <= 600)) {
+            throw new UsageError("--max-lag: " + maxLag + " (expected: 0..600 s)");
+        }
+        return seconds;
+    }
+
+    /** The e2e enrichment settings to run, in order: each "off" or "on", no repeats. */
+    List<Boolean> enrich() {
+        List<Boolean> out = new ArrayList<>();
+        for (String e : (enrich == null ? "off" : enrich).split(",")) {
+            Boolean on =
+                    switch (e.trim()) {
+                        case "on" -> Boolean.TRUE;
+                        case "off" -> Boolean.FALSE;
+                        default ->
+                                throw new UsageError(
+                                        "--enrich: '" + e.trim() + "' (expected: on, off, on,off)");
+                    };
+            if (out.contains(on)) {
+                throw new UsageError("--enrich: '" + e.trim() + "' given twice");
+            }
+            out.add(on);
+        }
+        return List.copyOf(out);
     }
 
     String bootstrapServers(String fallback) {

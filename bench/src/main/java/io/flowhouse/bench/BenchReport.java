@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Writes a stage's results: a table on the terminal, {@code <stage>-<run>.json} and {@code .csv}
@@ -25,7 +26,7 @@ final class BenchReport {
                 loadAverage());
         out.printf(
                 Locale.ROOT,
-                "%-16s %12s %12s %12s %12s %9s %9s %9s %-28s %-26s %s%n",
+                "%-16s %12s %12s %12s %12s %9s %9s %9s %-28s %-26s %-9s %-15s %s%n",
                 "system",
                 "offered/s",
                 "sent/s",
@@ -36,12 +37,15 @@ final class BenchReport {
                 "internal",
                 "cpu % (1 core = 100)",
                 "peak rss MiB",
+                "sustained",
+                "lag p50/p99 s",
                 "result");
         for (SystemResult s : systems) {
             for (StepResult st : s.steps()) {
                 out.printf(
                         Locale.ROOT,
-                        "%-16s %,12.0f %,12.0f %,12d %,12d %,9d %,9d %,9d %-28s %-26s %s%n",
+                        "%-16s %,12.0f %,12.0f %,12d %,12d %,9d %,9d %,9d %-28s %-26s %-9s %-15s"
+                                + " %s%n",
                         s.system(),
                         st.targetRate(),
                         st.achievedRate(),
@@ -52,15 +56,17 @@ final class BenchReport {
                         st.internalDropTotal(),
                         format(st.cpuPercent()),
                         formatLong(st.peakRssMb()),
+                        sustainedColumn(st),
+                        lagColumn(st),
                         st.clean() ? (st.rateHeld() ? "clean" : "clean (loadgen limit)") : "LOSS");
             }
         }
         out.println();
         out.printf(
                 Locale.ROOT,
-                "%-16s %22s %12s %12s  %s%n",
+                "%-16s %26s %12s %12s  %s%n",
                 "system",
-                "highest clean flows/s",
+                "highest drop-free flows/s",
                 "cpu %",
                 "rss MiB",
                 "note");
@@ -69,7 +75,7 @@ final class BenchReport {
             String sys = s.system();
             out.printf(
                     Locale.ROOT,
-                    "%-16s %22s %12s %12s  %s%n",
+                    "%-16s %26s %12s %12s  %s%n",
                     sys,
                     best == null
                             ? "none"
@@ -84,6 +90,34 @@ final class BenchReport {
                                             + " --rates value)"
                                     : "");
         }
+    }
+
+    /**
+     * "yes" / "no" (with the time the last row came after the load), "-" where the stage does not
+     * measure visibility.
+     */
+    static String sustainedColumn(StepResult st) {
+        Visibility v = st.visibility();
+        if (v == null) {
+            return "-";
+        }
+        if (Double.isInfinite(v.catchUpSeconds())) {
+            return "no (none)";
+        }
+        // Rounded up, so a "no" never shows the bound itself.
+        return String.format(
+                Locale.ROOT,
+                "%s %.1fs",
+                v.withinLag() ? "yes" : "no",
+                Math.ceil(v.catchUpSeconds() * 10) / 10);
+    }
+
+    static String lagColumn(StepResult st) {
+        Visibility v = st.visibility();
+        if (v == null || Double.isNaN(v.p50Seconds())) {
+            return "-";
+        }
+        return String.format(Locale.ROOT, "%.1f/%.1f", v.p50Seconds(), v.p99Seconds());
     }
 
     /** CPU of the system's own processes (not loadgen or Kafka). */
@@ -123,14 +157,15 @@ final class BenchReport {
                         "system,offered_flows_per_s,sent_flows_per_s,rate_held,sent_flows,"
                                 + "sent_datagrams,unit,expected,delivered,lost,loss_percent,"
                                 + "kernel_drops,internal_drops,cpu_percent,peak_rss_mib,seconds,"
-                                + "flows_per_cpu_second,clean\n");
+                                + "flows_per_cpu_second,clean,sustained,lag_p50_s,lag_p99_s,"
+                                + "last_row_after_load_s,max_lag_s,drop_free\n");
         for (SystemResult s : systems) {
             for (StepResult st : s.steps()) {
                 sb.append(
                         String.format(
                                 Locale.ROOT,
                                 "%s,%.0f,%.1f,%s,%d,%d,%s,%d,%d,%d,%.4f,%d,%d,\"%s\",\"%s\",%.2f,"
-                                        + "\"%s\",%s%n",
+                                        + "\"%s\",%s,%s,%s,%s,%s,%s,%s%n",
                                 st.system(),
                                 st.targetRate(),
                                 st.achievedRate(),
@@ -148,7 +183,13 @@ final class BenchReport {
                                 formatLong(st.peakRssMb()),
                                 st.seconds(),
                                 format(st.flowsPerCpuSecond()),
-                                st.clean()));
+                                st.clean(),
+                                st.sustained() == null ? "" : st.sustained(),
+                                number(st.visibility(), Visibility::p50Seconds),
+                                number(st.visibility(), Visibility::p99Seconds),
+                                number(st.visibility(), Visibility::catchUpSeconds),
+                                number(st.visibility(), Visibility::maxLagSeconds),
+                                st.dropFree()));
             }
         }
         return sb.toString();
@@ -178,8 +219,11 @@ final class BenchReport {
             sb.append(
                     String.format(
                             Locale.ROOT,
-                            "\"highest_clean_flows_per_s\": %.1f, \"loadgen_limited\": %s, ",
+                            "\"highest_clean_flows_per_s\": %.1f,"
+                                    + " \"highest_drop_free_flows_per_s\": %.1f,"
+                                    + " \"loadgen_limited\": %s, ",
                             s.highestCleanRate(),
+                            s.highestDropFreeRate(),
                             s.loadgenLimited()));
             sb.append("\"error\": ")
                     .append(s.error() == null ? "null" : quote(s.error()))
@@ -201,7 +245,10 @@ final class BenchReport {
                                         + " \"kernel_drops\": %d, \"internal_drops\": %s,"
                                         + " \"cpu_percent\": %s, \"peak_rss_mib\": %s,"
                                         + " \"seconds\": %.2f, \"clean\": %s,"
-                                        + " \"flows_per_cpu_second\": %s}",
+                                        + " \"flows_per_cpu_second\": %s, \"sustained\": %s,"
+                                        + " \"lag_p50_s\": %s, \"lag_p99_s\": %s,"
+                                        + " \"last_row_after_load_s\": %s, \"max_lag_s\": %s,"
+                                        + " \"drop_free\": %s}",
                                 st.targetRate(),
                                 st.achievedRate(),
                                 st.rateHeld(),
@@ -217,7 +264,13 @@ final class BenchReport {
                                 jsonMap(st.peakRssMb()),
                                 st.seconds(),
                                 st.clean(),
-                                jsonMap(st.flowsPerCpuSecond())));
+                                jsonMap(st.flowsPerCpuSecond()),
+                                st.sustained() == null ? "null" : st.sustained(),
+                                jsonNumber(st.visibility(), Visibility::p50Seconds),
+                                jsonNumber(st.visibility(), Visibility::p99Seconds),
+                                jsonNumber(st.visibility(), Visibility::catchUpSeconds),
+                                jsonNumber(st.visibility(), Visibility::maxLagSeconds),
+                                st.dropFree()));
             }
             sb.append("\n      ]}");
         }
@@ -240,6 +293,19 @@ final class BenchReport {
         } catch (IOException | RuntimeException e) {
             return -1;
         }
+    }
+
+    /** A visibility figure for the CSV: empty when not measured (or not finite). */
+    private static String number(Visibility v, ToDoubleFunction<Visibility> f) {
+        String n = jsonNumber(v, f);
+        return "null".equals(n) ? "" : n;
+    }
+
+    private static String jsonNumber(Visibility v, ToDoubleFunction<Visibility> f) {
+        if (v == null || !Double.isFinite(f.applyAsDouble(v))) {
+            return "null";
+        }
+        return String.format(Locale.ROOT, "%.2f", f.applyAsDouble(v));
     }
 
     private static String jsonMap(Map<String, ? extends Number> m) {

@@ -39,6 +39,14 @@ interface Collector {
     /** Units delivered during the step (ends per-step processes). */
     long finishStep() throws Exception;
 
+    /**
+     * When the rows of the step just finished became visible, for systems whose output is read by a
+     * query; null for the others (their steps are judged by the counts alone).
+     */
+    default Visibility visibility() {
+        return null;
+    }
+
     /** Counters of data the system itself dropped or rejected, cumulative, by reason. */
     Map<String, Long> internalDrops() throws Exception;
 

@@ -13,9 +13,11 @@ import java.util.Map;
 
 /**
  * Steps the offered rate up until a system loses anything anywhere (missing output, kernel socket
- * drops, its own drop/reject counters), then tries once between the last clean and the first lossy
- * rate ({@link RateLadder}). The load comes from loadgen in this JVM, over loopback UDP. Bounded: a
- * step takes its load time plus at most the drain time, and the search stops at its deadline.
+ * drops, its own drop/reject counters, or, where its output's visibility is measured, rows seen too
+ * long after the load ended: {@link StepResult#dropFree()}), then tries once between the last clean
+ * and the first lossy rate ({@link RateLadder}). The load comes from loadgen in this JVM, over
+ * loopback UDP. Bounded: a step takes its load time plus at most the drain time, and the search
+ * stops at its deadline.
  */
 final class DropFreeSearch {
 
@@ -99,7 +101,7 @@ final class DropFreeSearch {
             return RateLadder.Outcome.failed(e);
         }
         return new RateLadder(settings.rates(), stepBudgetNanos(), deadlineNanos)
-                .climb(rate -> step(c, rate), StepResult::clean);
+                .climb(rate -> step(c, rate), StepResult::dropFree);
     }
 
     /**
@@ -184,7 +186,8 @@ final class DropFreeSearch {
                         drops,
                         cpu,
                         rss,
-                        seconds);
+                        seconds,
+                        c.visibility());
         log.printf(
                 Locale.ROOT,
                 "bench: %-16s offered %,9.0f flows/s  sent %,10.0f/s%s  %s %,d of %,d  kernel drops"
@@ -198,7 +201,7 @@ final class DropFreeSearch {
                 expected,
                 kernel,
                 drops,
-                s.clean() ? "clean" : "LOSS",
+                s.clean() ? (s.dropFree() ? "clean" : "clean but NOT sustained") : "LOSS",
                 cpu.keySet().stream()
                         .map(
                                 n ->
@@ -226,7 +229,7 @@ final class DropFreeSearch {
                                 "--rate",
                                 Long.toString(Math.round(rate)),
                                 "--duration",
-                                settings.stepSeconds() + "s",
+                                seconds + "s",
                                 "--seed",
                                 "1",
                                 "--quiet"));

@@ -39,6 +39,10 @@ final class PipelineCollector implements Collector {
     private final int port;
     private final Map<String, Long> processes;
     private final int agentMetricsPort;
+    private final String name;
+    private final double maxLagSeconds;
+    private long loadEndMillis;
+    private Visibility visibility;
     private long stepStartSeconds;
     private String ports = "0";
     private long expectedPackets = -1;
@@ -54,18 +58,22 @@ final class PipelineCollector implements Collector {
             String database,
             int port,
             Map<String, Long> processes,
-            int agentMetricsPort) {
+            int agentMetricsPort,
+            String name,
+            double maxLagSeconds) {
         this.clickhouseUrl = clickhouseUrl;
         this.clickhouseAuth = Map.copyOf(clickhouseAuth);
         this.database = database;
         this.port = port;
         this.processes = Map.copyOf(processes);
         this.agentMetricsPort = agentMetricsPort;
+        this.name = name;
+        this.maxLagSeconds = maxLagSeconds;
     }
 
     @Override
     public String name() {
-        return "flowhouse-pipeline";
+        return name;
     }
 
     @Override
@@ -91,6 +99,8 @@ final class PipelineCollector implements Collector {
         expectedPackets = -1;
         expectedBytes = -1;
         targetRate = 0;
+        loadEndMillis = now;
+        visibility = null;
         if (latency != null) {
             latency.cancel();
         }
@@ -99,6 +109,7 @@ final class PipelineCollector implements Collector {
 
     @Override
     public void loadSent(RunSummary load) {
+        loadEndMillis = System.currentTimeMillis();
         StringJoiner j = new StringJoiner(",");
         for (ExporterTotals e : load.exporters()) {
             String src = e.source();
@@ -124,13 +135,24 @@ final class PipelineCollector implements Collector {
         if (latency != null) {
             VisibilityLatency.Result r = latency.finish();
             latency = null;
+            // No row seen at all: nothing was kept up with.
+            visibility =
+                    r == null
+                            ? new Visibility(
+                                    Double.NaN, Double.NaN, Double.POSITIVE_INFINITY, maxLagSeconds)
+                            : r.visibility(loadEndMillis, maxLagSeconds);
             if (r != null) {
                 String line =
                         String.format(
                                 Locale.ROOT,
-                                "latency datagram -> visible row at %,.0f flows/s: %s",
+                                "latency datagram -> visible row at %,.0f flows/s: %s; last row"
+                                        + " %.1f s after the load ended (%s)",
                                 targetRate,
-                                r.describe());
+                                r.describe(),
+                                visibility.catchUpSeconds(),
+                                visibility.withinLag()
+                                        ? "sustained"
+                                        : "NOT sustained: bound " + maxLagSeconds + " s");
                 latencies.add(line);
                 System.out.println("  " + line);
             }
@@ -173,6 +195,11 @@ final class PipelineCollector implements Collector {
     }
 
     @Override
+    public Visibility visibility() {
+        return visibility;
+    }
+
+    @Override
     public Map<String, Long> internalDrops() {
         Map<String, Long> out = new LinkedHashMap<>();
         out.put("sum_mismatch", sumMismatch);
@@ -211,6 +238,11 @@ final class PipelineCollector implements Collector {
                         + VisibilityLatency.POLL_MILLIS
                         + " ms; a row counts from the middle of its second to the middle of the"
                         + " poll interval in which it appeared (+-0.5 s per row)");
+        notes.add(
+                "sustained: every row of the step visible within "
+                        + maxLagSeconds
+                        + " s (--max-lag) of the end of its load; a step that is clean but not"
+                        + " sustained is not drop-free");
         notes.addAll(latencies);
         return notes;
     }

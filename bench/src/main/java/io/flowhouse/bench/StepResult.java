@@ -20,6 +20,8 @@ import java.util.Map;
  * @param cpuPercent CPU of each process over the step, percent of one core
  * @param peakRssMb peak resident memory of each process, MiB
  * @param seconds wall time of the step (load + drain)
+ * @param visibility when the step's rows became visible (e2e), or null where the stage does not
+ *     measure it
  */
 record StepResult(
         String system,
@@ -35,7 +37,42 @@ record StepResult(
         Map<String, Long> internalDrops,
         Map<String, Double> cpuPercent,
         Map<String, Long> peakRssMb,
-        double seconds) {
+        double seconds,
+        Visibility visibility) {
+
+    /** A step of a stage that does not measure visibility. */
+    StepResult(
+            String system,
+            double targetRate,
+            double achievedRate,
+            boolean rateHeld,
+            long sentFlows,
+            long sentDatagrams,
+            String unit,
+            long expected,
+            long delivered,
+            long kernelDrops,
+            Map<String, Long> internalDrops,
+            Map<String, Double> cpuPercent,
+            Map<String, Long> peakRssMb,
+            double seconds) {
+        this(
+                system,
+                targetRate,
+                achievedRate,
+                rateHeld,
+                sentFlows,
+                sentDatagrams,
+                unit,
+                expected,
+                delivered,
+                kernelDrops,
+                internalDrops,
+                cpuPercent,
+                peakRssMb,
+                seconds,
+                null);
+    }
 
     long lost() {
         return Math.max(0, expected - delivered);
@@ -68,5 +105,21 @@ record StepResult(
     /** No unit missing, no kernel drop, no internal drop. */
     boolean clean() {
         return lost() == 0 && delivered >= expected && kernelDrops == 0 && internalDropTotal() == 0;
+    }
+
+    /**
+     * Whether the system kept up with the offered rate: every row visible within the bound after
+     * the load ended. Null where the stage does not measure visibility.
+     */
+    Boolean sustained() {
+        return visibility == null ? null : visibility.withinLag();
+    }
+
+    /**
+     * What the search climbs on: clean, and sustained where the stage measures it. Only such a step
+     * is drop-free.
+     */
+    boolean dropFree() {
+        return clean() && !Boolean.FALSE.equals(sustained());
     }
 }

@@ -29,11 +29,20 @@ record SystemResult(
                 .orElse(0);
     }
 
-    /** The clean step with the highest rate, or null. */
+    /**
+     * The highest achieved rate of a drop-free step (clean, and sustained where the stage measures
+     * it); 0 when none was.
+     */
+    double highestDropFreeRate() {
+        StepResult best = bestStep();
+        return best == null ? 0 : best.achievedRate();
+    }
+
+    /** The drop-free step with the highest rate, or null. */
     StepResult bestStep() {
         StepResult best = null;
         for (StepResult s : steps) {
-            if (s.clean() && (best == null || s.achievedRate() > best.achievedRate())) {
+            if (s.dropFree() && (best == null || s.achievedRate() > best.achievedRate())) {
                 best = s;
             }
         }

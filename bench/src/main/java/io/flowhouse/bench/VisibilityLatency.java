@@ -33,8 +33,31 @@ final class VisibilityLatency {
         String run(String sql) throws Exception;
     }
 
-    /** Percentiles of one step. */
-    record Result(long rows, double p50Seconds, double p99Seconds, double maxSeconds) {
+    /**
+     * Percentiles of one step.
+     *
+     * @param lastVisibleMillis wall-clock time (ms) the last new rows became visible: the middle of
+     *     the poll interval in which they appeared
+     */
+    record Result(
+            long rows,
+            double p50Seconds,
+            double p99Seconds,
+            double maxSeconds,
+            long lastVisibleMillis) {
+
+        /**
+         * What the step's visibility says about keeping up: the last row's time after the load
+         * ended ({@code loadEndMillis}), against the bound.
+         */
+        Visibility visibility(long loadEndMillis, double maxLagSeconds) {
+            return new Visibility(
+                    p50Seconds,
+                    p99Seconds,
+                    Math.max(0, lastVisibleMillis - loadEndMillis) / 1000.0,
+                    maxLagSeconds);
+        }
+
         String describe() {
             return String.format(
                     Locale.ROOT,
@@ -54,6 +77,7 @@ final class VisibilityLatency {
     private volatile boolean stop;
     private long lastPollMillis;
     private long rows;
+    private long lastVisibleMillis;
     private Exception failure;
 
     /**
@@ -122,6 +146,7 @@ final class VisibilityLatency {
                     int bucket = (int) Math.min(BUCKETS - 1, latency / BUCKET_MILLIS);
                     histogram[bucket] += count - before;
                     rows += count - before;
+                    lastVisibleMillis = visibleAt;
                 }
             }
             lastPollMillis = now;
@@ -147,7 +172,7 @@ final class VisibilityLatency {
         if (rows == 0) {
             return null;
         }
-        return new Result(rows, quantile(0.50), quantile(0.99), quantile(1.0));
+        return new Result(rows, quantile(0.50), quantile(0.99), quantile(1.0), lastVisibleMillis);
     }
 
     /** The upper edge of the bucket that holds the q-quantile, in seconds. */

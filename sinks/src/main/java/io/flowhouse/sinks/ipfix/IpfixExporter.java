@@ -95,17 +95,26 @@ public final class IpfixExporter implements AutoCloseable {
                     1);
 
     /**
-     * A name or description is cut to this many UTF-8 bytes (at a character boundary): one record
-     * must fit a UDP message beside the flows (SNMP's ifName and ifAlias are at most 255 and 64
-     * characters anyway).
+     * The most a name or description may take so that a domain's first message (header, templates,
+     * a new rate's options record, two interfaces' names and one IPv6 flow) fits {@code
+     * maxMessageBytes}: each of the four fields takes its length byte and its bytes.
      */
-    static final int MAX_NAME_BYTES = 128;
-
-    /**
-     * Interfaces remembered as announced per domain; one forgotten is announced again with its next
-     * flow, so many interfaces cost bytes on the wire, never memory.
-     */
-    static final int REMEMBERED_INTERFACES = 4096;
+    static int fittingNameBytes(int maxMessageBytes) {
+        int fixed =
+                16 // message header
+                        + 2 * IpfixDecoder.SET_HEADER_SIZE // template and options template sets
+                        + IpfixEncoder.templateRecordLength(V4)
+                        + IpfixEncoder.templateRecordLength(V6)
+                        + IpfixEncoder.templateRecordLength(SAMPLING_OPTIONS)
+                        + IpfixEncoder.templateRecordLength(INTERFACE_OPTIONS)
+                        + 2 * IpfixDecoder.SET_HEADER_SIZE // names set, the set after it
+                        + 2 * 4 // the two ifIndex scopes
+                        + 4 // a length byte for each of the four strings
+                        + IpfixDecoder.SET_HEADER_SIZE
+                        + OPTIONS_RECORD_LENGTH
+                        + V6_LENGTH;
+        return Math.max(0, (maxMessageBytes - fixed) / 4);
+    }
 
     /** selectorId u64 + packet interval + packet space (u32 each). */
     private static final int OPTIONS_RECORD_LENGTH = 16;
@@ -135,6 +144,11 @@ public final class IpfixExporter implements AutoCloseable {
      * @param domainsEvicted domains forgotten to stay within {@link
      *     IpfixExporterOptions#maxDomains()}
      * @param connected whether the transport can send now
+     * @param interfaceNamesCut names and descriptions sent cut to {@link
+     *     IpfixExporterOptions#interfaceNameMaxBytes()} (one per field per options record)
+     * @param interfacesForgotten interfaces forgotten as announced past {@link
+     *     IpfixExporterOptions#maxInterfaces()} in a domain (their names go out again with their
+     *     next flow)
      */
     public record Metrics(
             long flowsIn,
@@ -148,7 +162,9 @@ public final class IpfixExporter implements AutoCloseable {
             long writeTimeouts,
             int domains,
             long domainsEvicted,
-            boolean connected) {}
+            boolean connected,
+            long interfaceNamesCut,
+            long interfacesForgotten) {}
 
     /** Per observation domain: the message being filled and the template state. */
     private static final class Domain {
@@ -177,28 +193,41 @@ public final class IpfixExporter implements AutoCloseable {
         /**
          * Interface names and descriptions as announced, by ifIndex; cleared with the templates.
          */
-        final Map<Long, InterfaceName> announcedInterfaces =
-                new LinkedHashMap<>(16, 0.75f, true) {
-                    @Override
-                    protected boolean removeEldestEntry(Map.Entry<Long, InterfaceName> eldest) {
-                        return size() > REMEMBERED_INTERFACES;
-                    }
-                };
+        final Map<Long, InterfaceName> announcedInterfaces;
 
         /** The rate of the previous record, announced in this message or before (0: none). */
         long lastRate;
 
-        Domain(long id, int size) {
+        Domain(long id, int size, int maxInterfaces, Runnable forgotten) {
             this.id = id;
             this.buffer = ByteBuffer.allocate(size);
+            this.announcedInterfaces =
+                    new LinkedHashMap<>(16, 0.75f, true) {
+                        @Override
+                        protected boolean removeEldestEntry(Map.Entry<Long, InterfaceName> eldest) {
+                            if (size() <= maxInterfaces) {
+                                return false;
+                            }
+                            forgotten.run();
+                            return true;
+                        }
+                    };
         }
     }
 
-    /** An interface's name and description as sent: UTF-8, cut to {@link #MAX_NAME_BYTES}. */
-    record InterfaceName(byte[] name, byte[] description) {
+    /**
+     * An interface's name and description as sent: UTF-8, cut to the configured bytes.
+     *
+     * @param cutFields how many of the two were cut (counted when announced)
+     */
+    record InterfaceName(byte[] name, byte[] description, int cutFields) {
 
-        static InterfaceName of(InterfaceContext i) {
-            return new InterfaceName(cut(i.name()), cut(i.description()));
+        static InterfaceName of(InterfaceContext i, int maxBytes) {
+            byte[] name = i.name().getBytes(StandardCharsets.UTF_8);
+            byte[] description = i.description().getBytes(StandardCharsets.UTF_8);
+            int cutFields =
+                    (name.length > maxBytes ? 1 : 0) + (description.length > maxBytes ? 1 : 0);
+            return new InterfaceName(cut(name, maxBytes), cut(description, maxBytes), cutFields);
         }
 
         boolean isEmpty() {
@@ -214,12 +243,11 @@ public final class IpfixExporter implements AutoCloseable {
             return (b.length < 255 ? 1 : 3) + b.length;
         }
 
-        static byte[] cut(String s) {
-            byte[] b = s.getBytes(StandardCharsets.UTF_8);
-            if (b.length <= MAX_NAME_BYTES) {
+        static byte[] cut(byte[] b, int maxBytes) {
+            if (b.length <= maxBytes) {
                 return b;
             }
-            int end = MAX_NAME_BYTES;
+            int end = maxBytes;
             while (end > 0 && (b[end] & 0xc0) == 0x80) {
                 end--; // not inside a character
             }
@@ -267,7 +295,13 @@ public final class IpfixExporter implements AutoCloseable {
     private volatile long templateSends;
     private volatile long sendErrors;
     private volatile long domainsEvicted;
+    private volatile long interfaceNamesCut;
+    private volatile long interfacesForgotten;
     private volatile int domainCount;
+
+    /** {@link IpfixExporterOptions#interfaceNameMaxBytes()}, less where it would not fit. */
+    private final int nameMaxBytes;
+
     private IOException lastError;
     private long nextSendNanos;
     private Domain lastDomain;
@@ -291,6 +325,18 @@ public final class IpfixExporter implements AutoCloseable {
         this.target = target;
         this.options = options;
         this.clock = clock;
+        int fitting = fittingNameBytes(options.maxMessageBytes());
+        this.nameMaxBytes = Math.min(options.interfaceNameMaxBytes(), fitting);
+        if (nameMaxBytes < options.interfaceNameMaxBytes()) {
+            LOG.warn(
+                    "ipfix export to {}: interface names cut to {} bytes, not {}: two interfaces'"
+                            + " names must fit a {}-byte message with a flow"
+                            + " (flowhouse.ipfix.interface-name-max-bytes, max-message-bytes)",
+                    target,
+                    nameMaxBytes,
+                    options.interfaceNameMaxBytes(),
+                    options.maxMessageBytes());
+        }
         this.transport = IpfixTransport.open(target, options);
         try {
             if (target.transport() == IpfixExporterOptions.Transport.TCP
@@ -367,11 +413,11 @@ public final class IpfixExporter implements AutoCloseable {
     }
 
     /** The interface's name to announce, or null: no ifIndex, or nothing known of it. */
-    private static InterfaceName named(long ifIndex, InterfaceContext i) {
+    private InterfaceName named(long ifIndex, InterfaceContext i) {
         if (ifIndex == 0 || (i.name().isEmpty() && i.description().isEmpty())) {
             return null;
         }
-        InterfaceName n = InterfaceName.of(i);
+        InterfaceName n = InterfaceName.of(i, nameMaxBytes);
         return n.isEmpty() ? null : n;
     }
 
@@ -478,10 +524,11 @@ public final class IpfixExporter implements AutoCloseable {
                 + IpfixDecoder.SET_HEADER_SIZE;
     }
 
-    private static void announce(Domain d, long ifIndex, InterfaceName n) {
+    private void announce(Domain d, long ifIndex, InterfaceName n) {
         if (n == null) {
             return;
         }
+        interfaceNamesCut += n.cutFields();
         d.message
                 .data(INTERFACE_OPTIONS_ID)
                 .u32(ifIndex)
@@ -521,7 +568,12 @@ public final class IpfixExporter implements AutoCloseable {
                         domainsEvicted);
             }
         }
-        d = new Domain(id, options.maxMessageBytes());
+        d =
+                new Domain(
+                        id,
+                        options.maxMessageBytes(),
+                        options.maxInterfaces(),
+                        () -> interfacesForgotten++);
         domains.put(id, d);
         domainCount = domains.size();
         return d;
@@ -716,7 +768,9 @@ public final class IpfixExporter implements AutoCloseable {
                 transport.writeTimeouts(),
                 domainCount,
                 domainsEvicted,
-                transport.connected());
+                transport.connected(),
+                interfaceNamesCut,
+                interfacesForgotten);
     }
 
     /**

@@ -119,6 +119,28 @@ public final class IpfixExporterKeys {
                                     + " domains_evicted; it starts again with templates and"
                                     + " sequence 0 if it comes back).");
 
+    public static final Key<Integer> MAX_INTERFACES =
+            Key.of("ipfix.max-interfaces", Types.integer(1, Integer.MAX_VALUE))
+                    .defaultValue(4_096)
+                    .doc(
+                            "Interfaces remembered as announced (their names in an options"
+                                    + " record) per observation domain and target; past it the"
+                                    + " least recently used is forgotten and its name goes out"
+                                    + " again with its next flow (counted in interfaces_forgotten):"
+                                    + " bytes on the wire, never memory.");
+
+    public static final Key<Integer> INTERFACE_NAME_MAX_BYTES =
+            Key.of(
+                            "ipfix.interface-name-max-bytes",
+                            Types.integer(0, IpfixExporterOptions.MAX_INTERFACE_NAME_BYTES))
+                    .defaultValue(128)
+                    .doc(
+                            "Interface names and descriptions are cut to this many UTF-8 bytes, at"
+                                    + " a character boundary (counted in interface_names_cut); 0"
+                                    + " sends no names. Less where two interfaces' names would not"
+                                    + " fit one max-message-bytes message beside a flow (logged at"
+                                    + " start).");
+
     public static final Key<Long> SEND_BUFFER_BYTES =
             Key.of("ipfix.send-buffer-bytes", Types.size(0, Integer.MAX_VALUE))
                     .defaultValue(4L << 20)
@@ -148,6 +170,8 @@ public final class IpfixExporterKeys {
                     TCP_WRITE_TIMEOUT,
                     QUEUE_CAPACITY,
                     MAX_DOMAINS,
+                    MAX_INTERFACES,
+                    INTERFACE_NAME_MAX_BYTES,
                     SEND_BUFFER_BYTES,
                     MAX_MESSAGES_PER_SECOND);
 
@@ -182,6 +206,8 @@ public final class IpfixExporterKeys {
                     .writeTimeout(c.get(TCP_WRITE_TIMEOUT))
                     .queueCapacity(c.get(QUEUE_CAPACITY))
                     .maxDomains(c.get(MAX_DOMAINS))
+                    .maxInterfaces(c.get(MAX_INTERFACES))
+                    .interfaceNameMaxBytes(c.get(INTERFACE_NAME_MAX_BYTES))
                     .build();
         } catch (IllegalArgumentException e) {
             throw new ConfigException("config " + e.getMessage(), e);

@@ -21,6 +21,12 @@ public final class IpfixExporterOptions implements Serializable {
     /** RFC 7011 §10.3.3: the limit when the path MTU is unknown. */
     public static final int MIN_MESSAGE_BYTES = 512;
 
+    /**
+     * Longest interface name or description the key allows: under 255 a field's length is one byte,
+     * and two names of each of two interfaces still fit a 1,400-byte message with a flow.
+     */
+    public static final int MAX_INTERFACE_NAME_BYTES = 254;
+
     /** The IPFIX header's 16-bit length. */
     public static final int MAX_MESSAGE_BYTES = 65_535;
 
@@ -112,6 +118,8 @@ public final class IpfixExporterOptions implements Serializable {
     private final Duration writeTimeout;
     private final int queueCapacity;
     private final int maxDomains;
+    private final int maxInterfaces;
+    private final int interfaceNameMaxBytes;
 
     private IpfixExporterOptions(Builder b) {
         this.targets = List.copyOf(b.targets);
@@ -128,6 +136,8 @@ public final class IpfixExporterOptions implements Serializable {
         this.writeTimeout = b.writeTimeout;
         this.queueCapacity = b.queueCapacity;
         this.maxDomains = b.maxDomains;
+        this.maxInterfaces = b.maxInterfaces;
+        this.interfaceNameMaxBytes = b.interfaceNameMaxBytes;
     }
 
     public static Builder builder() {
@@ -162,11 +172,26 @@ public final class IpfixExporterOptions implements Serializable {
         b.writeTimeout = writeTimeout;
         b.queueCapacity = queueCapacity;
         b.maxDomains = maxDomains;
+        b.maxInterfaces = maxInterfaces;
+        b.interfaceNameMaxBytes = interfaceNameMaxBytes;
         return b;
     }
 
     public List<Target> targets() {
         return targets;
+    }
+
+    /** Interfaces remembered as announced per observation domain ({@code ipfix.max-interfaces}). */
+    public int maxInterfaces() {
+        return maxInterfaces;
+    }
+
+    /**
+     * UTF-8 bytes of an interface name or description at most ({@code
+     * ipfix.interface-name-max-bytes}); 0 sends no names.
+     */
+    public int interfaceNameMaxBytes() {
+        return interfaceNameMaxBytes;
     }
 
     public int maxMessageBytes() {
@@ -258,6 +283,9 @@ public final class IpfixExporterOptions implements Serializable {
                 IpfixExporterKeys.TCP_RECONNECT_BACKOFF_MAX.defaultValue();
         private int sendBufferBytes = IpfixExporterKeys.SEND_BUFFER_BYTES.defaultValue().intValue();
         private int maxMessagesPerSecond = IpfixExporterKeys.MAX_MESSAGES_PER_SECOND.defaultValue();
+        private int maxInterfaces = IpfixExporterKeys.MAX_INTERFACES.defaultValue();
+        private int interfaceNameMaxBytes =
+                IpfixExporterKeys.INTERFACE_NAME_MAX_BYTES.defaultValue();
         private Duration writeTimeout = IpfixExporterKeys.TCP_WRITE_TIMEOUT.defaultValue();
         private int queueCapacity = IpfixExporterKeys.QUEUE_CAPACITY.defaultValue();
         private int maxDomains = IpfixExporterKeys.MAX_DOMAINS.defaultValue();
@@ -336,6 +364,16 @@ public final class IpfixExporterOptions implements Serializable {
             return this;
         }
 
+        public Builder maxInterfaces(int v) {
+            this.maxInterfaces = v;
+            return this;
+        }
+
+        public Builder interfaceNameMaxBytes(int v) {
+            this.interfaceNameMaxBytes = v;
+            return this;
+        }
+
         public Builder sendBufferBytes(int v) {
             this.sendBufferBytes = v;
             return this;
@@ -399,6 +437,12 @@ public final class IpfixExporterOptions implements Serializable {
                     queueCapacity,
                     "1.." + (1 << 24));
             check(maxDomains >= 1, "max-domains", maxDomains, ">= 1");
+            check(maxInterfaces >= 1, "max-interfaces", maxInterfaces, ">= 1");
+            check(
+                    interfaceNameMaxBytes >= 0 && interfaceNameMaxBytes <= MAX_INTERFACE_NAME_BYTES,
+                    "interface-name-max-bytes",
+                    interfaceNameMaxBytes,
+                    "0.." + MAX_INTERFACE_NAME_BYTES);
             return new IpfixExporterOptions(this);
         }
 

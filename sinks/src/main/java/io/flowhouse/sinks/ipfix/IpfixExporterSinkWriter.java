@@ -16,7 +16,8 @@ import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
  * and never waits for a collector. Metrics under {@code ipfix} with a {@code target} label: {@code
  * records_sent}, {@code records_dropped}, {@code messages_sent}, {@code bytes_sent}, {@code
  * send_errors}, {@code reconnects}, {@code write_timeouts}, {@code domains}, {@code
- * domains_evicted}, {@code queue_depth}, {@code queue_dropped} (flows).
+ * domains_evicted}, {@code interface_names_cut}, {@code interfaces_forgotten}, {@code queue_depth},
+ * {@code queue_dropped} (flows).
  */
 final class IpfixExporterSinkWriter<T> implements SinkWriter<T> {
 
@@ -45,6 +46,8 @@ final class IpfixExporterSinkWriter<T> implements SinkWriter<T> {
                 gauge(g, "write_timeouts", e, IpfixExporter.Metrics::writeTimeouts);
                 gauge(g, "domains", e, IpfixExporter.Metrics::domains);
                 gauge(g, "domains_evicted", e, IpfixExporter.Metrics::domainsEvicted);
+                gauge(g, "interface_names_cut", e, IpfixExporter.Metrics::interfaceNamesCut);
+                gauge(g, "interfaces_forgotten", e, IpfixExporter.Metrics::interfacesForgotten);
                 g.gauge("queue_depth", () -> e.queueMetrics().queueDepth());
                 g.gauge("queue_dropped", () -> e.queueMetrics().queueDropped());
             }

@@ -123,6 +123,31 @@ class IpfixExporterOptionsTest {
                 .hasMessageContaining("flowhouse.ipfix.linger");
     }
 
+    @Test
+    void interfaceNameBoundsAreKeys() {
+        IpfixExporterOptions defaults =
+                fromKeys(java.util.Map.of("flowhouse.ipfix.targets", "h:1"));
+        assertThat(defaults.maxInterfaces()).isEqualTo(4_096);
+        assertThat(defaults.interfaceNameMaxBytes()).isEqualTo(128);
+        IpfixExporterOptions o =
+                fromKeys(
+                        java.util.Map.of(
+                                "flowhouse.ipfix.targets", "h:1",
+                                "flowhouse.ipfix.max-interfaces", "16",
+                                "flowhouse.ipfix.interface-name-max-bytes", "0"));
+        assertThat(o.maxInterfaces()).isEqualTo(16);
+        assertThat(o.interfaceNameMaxBytes()).isZero();
+        assertThatThrownBy(
+                        () ->
+                                fromKeys(
+                                        java.util.Map.of(
+                                                "flowhouse.ipfix.targets", "h:1",
+                                                "flowhouse.ipfix.interface-name-max-bytes", "255")))
+                .hasMessageContaining("flowhouse.ipfix.interface-name-max-bytes");
+        assertThatThrownBy(() -> o.toBuilder().maxInterfaces(0).build())
+                .hasMessageContaining("flowhouse.ipfix.max-interfaces");
+    }
+
     /** The options of these {@code --KEY VALUE} flags, as the job's command line gives them. */
     private static IpfixExporterOptions fromKeys(java.util.Map<String, String> flags) {
         io.flowhouse.config.ConfigResolver r =
