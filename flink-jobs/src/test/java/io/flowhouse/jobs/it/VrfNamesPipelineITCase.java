@@ -147,14 +147,24 @@ class VrfNamesPipelineITCase {
                             Long.toString(f[2]),
                             tshark.getOrDefault(f[2], "")));
         }
-        assertThat(
-                        ch.queryRows(
+        List<List<String>> rows =
+                ch
+                        .queryRows(
                                 "SELECT src_ip, in_vrf_id, in_vrf_name, out_vrf_id, out_vrf_name"
                                         + " FROM flowhouse_vrf.flows_readable WHERE exporter_port"
                                         + " = "
                                         + PORT
-                                        + " ORDER BY src_ip"))
-                .containsExactlyElementsOf(want);
+                                        + " ORDER BY src_ip")
+                        .stream()
+                        .map(
+                                r -> {
+                                    // Servers print an IPv4 flow's address IPv4-mapped.
+                                    List<String> l = new ArrayList<>(r);
+                                    l.set(0, l.get(0).replaceFirst("^::ffff:", ""));
+                                    return l;
+                                })
+                        .toList();
+        assertThat(rows).containsExactlyElementsOf(want);
 
         List<Map<String, String>> got =
                 PythonTopicReader.readFields(
