@@ -27,10 +27,9 @@ import org.slf4j.LoggerFactory;
  * One subtask's enrichment: the configured files opened where it runs (reloaded when they change),
  * the SNMP poller of its TaskManager ({@link SharedSnmpDirectory}), told of each flow's exporter,
  * and the options-data interface and VRF names its host learned ({@link #learn}, {@link
- * #learnVrf}); lookups answer from
- * memory. Run by decode itself (the names are decode's own state: no second input, so decode,
- * enrich and the sinks stay one chain) and by {@link EnrichFlows} for flows that do not come from
- * decode.
+ * #learnVrf}); lookups answer from memory. Run by decode itself (the names are decode's own state:
+ * no second input, so decode, enrich and the sinks stay one chain) and by {@link EnrichFlows} for
+ * flows that do not come from decode.
  *
  * <p>The options-data names are held within {@code enrich.options.max-exporters} and {@code
  * enrich.options.max-interfaces}, the VRF names within {@code enrich.options.max-vrfs}; what a

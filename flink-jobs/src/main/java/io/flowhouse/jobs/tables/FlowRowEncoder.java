@@ -10,11 +10,10 @@ import java.util.List;
 
 /**
  * {@link FlowRecord} to a row of {@code flowhouse.flows} (migrations V001, V003, V006 and the VRF
- * ids of V011). Counters
- * are written as sent with the sampling rate beside them; {@code row_id} and {@code row_id_hi} are
- * {@link RowIds#of} and {@link RowIds#high}; {@code exported_flow_start} and {@code
- * exported_flow_end} are the exporter's times when the job moved the flow's into its event-time
- * window (else 0).
+ * ids of V011). Counters are written as sent with the sampling rate beside them; {@code row_id} and
+ * {@code row_id_hi} are {@link RowIds#of} and {@link RowIds#high}; {@code exported_flow_start} and
+ * {@code exported_flow_end} are the exporter's times when the job moved the flow's into its
+ * event-time window (else 0).
  */
 public final class FlowRowEncoder implements ClickHouseRowEncoder<FlowRecord> {
 

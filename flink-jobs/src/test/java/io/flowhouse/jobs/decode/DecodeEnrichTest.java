@@ -52,9 +52,7 @@ class DecodeEnrichTest {
     /** Options template 310: ingressVRFID (scope), VRFname, as Cisco exports its VRF table. */
     private static final Template VRF_NAMES =
             new Template(
-                    310,
-                    List.of(FieldSpecifier.of(234, 4), FieldSpecifier.of(236, 0xffff)),
-                    1);
+                    310, List.of(FieldSpecifier.of(234, 4), FieldSpecifier.of(236, 0xffff)), 1);
 
     /** Data template 320: addresses, bytes, packets, ingressVRFID, egressVRFID. */
     private static final Template VRF_FLOWS =

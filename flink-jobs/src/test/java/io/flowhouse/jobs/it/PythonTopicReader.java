@@ -79,13 +79,12 @@ final class PythonTopicReader {
      */
     static List<Map<String, String>> readContext(
             String bootstrap, String topic, Path tmp, List<String> contextFields) throws Exception {
-        return context(
-                contextFields, rawLines(bootstrap, topic, "flowhouse", tmp, "--context"));
+        return context(contextFields, rawLines(bootstrap, topic, "flowhouse", tmp, "--context"));
     }
 
     /**
-     * As {@link #readContext}, with the named {@code .proto} fields instead of the script's
-     * context fields.
+     * As {@link #readContext}, with the named {@code .proto} fields instead of the script's context
+     * fields.
      */
     static List<Map<String, String>> readFields(
             String bootstrap, String topic, Path tmp, List<String> fields) throws Exception {

@@ -33,8 +33,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * VRF ids and names through the production topology with enrichment on: an IPFIX exporter sends
- * its VRF table as options data ({@code VRFname} 236 scoped by {@code ingressVRFID} 234, as Cisco
+ * VRF ids and names through the production topology with enrichment on: an IPFIX exporter sends its
+ * VRF table as options data ({@code VRFname} 236 scoped by {@code ingressVRFID} 234, as Cisco
  * exports it) and flows with {@code ingressVRFID}/{@code egressVRFID} (234, 235), built with the
  * project's IPFIX encoder and read by tshark from a pcap of the same bytes. The {@code flows} rows
  * (through {@code flows_readable}) and the decoded-flows topic (read by the independent Python
@@ -55,9 +55,7 @@ class VrfNamesPipelineITCase {
     /** Options template 310: ingressVRFID (scope), VRFname (variable length). */
     private static final Template VRF_NAMES =
             new Template(
-                    310,
-                    List.of(FieldSpecifier.of(234, 4), FieldSpecifier.of(236, 0xffff)),
-                    1);
+                    310, List.of(FieldSpecifier.of(234, 4), FieldSpecifier.of(236, 0xffff)), 1);
 
     /** Data template 320: addresses, octets, packets, start/end ms, ingress and egress VRF id. */
     private static final Template FLOWS =

@@ -183,7 +183,8 @@ class MigrationsITCase {
             assertDocumentedQueriesWork(db, ClickHouseMigrator.detect(conn));
             // V006 adds duplicate_datagrams (V008 the sFlow sample columns, V010 exporter_name) to
             // the rows there are (0, '') and the queries still work; the job's encoder writes them.
-            assertThat(migrator(conn, db, all).migrate().applied()).containsExactly(6, 7, 8, 9, 10, 11);
+            assertThat(migrator(conn, db, all).migrate().applied())
+                    .containsExactly(6, 7, 8, 9, 10, 11);
             assertThat(statsFinal(db)).contains("2055\t1\t9\t5\t40", "2055\t1\t10\t6\t41");
             assertDocumentedQueriesWork(db, ClickHouseMigrator.detect(conn));
             writeStats(

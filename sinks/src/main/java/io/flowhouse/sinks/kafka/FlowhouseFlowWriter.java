@@ -118,7 +118,7 @@ public final class FlowhouseFlowWriter {
         return Arrays.copyOf(buf, pos);
     }
 
-    /** Fields 80 to 108, in number order. */
+    /** Fields 80 to 108 (the context), in number order. */
     private void context(FlowContext c) {
         attributes(80, c.exporter());
         iface(85, c.in());
