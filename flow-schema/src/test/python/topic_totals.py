@@ -75,7 +75,10 @@ def main():
     ap.add_argument("--sflow", action="store_true", help="add the sFlow columns (flowhouse format)")
     ap.add_argument("--context", action="store_true",
                     help="one line per record with its context fields (flowhouse format)")
+    ap.add_argument("--fields", help="comma-separated .proto field names --context prints instead"
+                    " of CONTEXT_FIELDS")
     args = ap.parse_args()
+    fields = args.fields.split(",") if args.fields else CONTEXT_FIELDS
     if args.context and args.format != "flowhouse":
         sys.exit("--context reads the flowhouse format")
     context_lines = []
@@ -123,7 +126,7 @@ def main():
                     sys.exit("record keyed %s carries exporter %s" % (key, sender))
                 if args.context:
                     values = [address(m.src_addr), address(m.dst_addr), m.src_as, m.dst_as]
-                    values += [getattr(m, f) for f in CONTEXT_FIELDS]
+                    values += [getattr(m, f) for f in fields]
                     context_lines.append("\t".join(str(v) for v in values))
                 t = totals.setdefault(
                     key,

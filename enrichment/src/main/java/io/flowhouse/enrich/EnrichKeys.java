@@ -81,6 +81,13 @@ public final class EnrichKeys {
                             "Interfaces kept per exporter from options data; past it a new"
                                     + " interface's names are dropped and counted.");
 
+    public static final Key<Integer> OPTIONS_MAX_VRFS =
+            Key.of("enrich.options.max-vrfs", Types.integer(1, 1_000_000))
+                    .defaultValue(4096)
+                    .doc(
+                            "VRF names (options data's VRFname by ingressVRFID) kept per exporter;"
+                                    + " past it a new VRF's name is dropped and counted.");
+
     public static final Key<Duration> CHECK_INTERVAL =
             Key.of(
                             "enrich.check-interval",
@@ -100,6 +107,7 @@ public final class EnrichKeys {
                     RULES_FILE,
                     OPTIONS_MAX_EXPORTERS,
                     OPTIONS_MAX_INTERFACES,
+                    OPTIONS_MAX_VRFS,
                     CHECK_INTERVAL);
 
     /** These keys alone under {@code flowhouse}, for their README table. */
@@ -132,6 +140,7 @@ public final class EnrichKeys {
                     text(c.get(RULES_FILE)),
                     c.get(OPTIONS_MAX_EXPORTERS),
                     c.get(OPTIONS_MAX_INTERFACES),
+                    c.get(OPTIONS_MAX_VRFS),
                     c.get(CHECK_INTERVAL),
                     snmp(c));
         } catch (IllegalArgumentException e) {

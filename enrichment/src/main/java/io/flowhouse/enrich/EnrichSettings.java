@@ -27,6 +27,7 @@ public record EnrichSettings(
         String rulesFile,
         int optionsMaxExporters,
         int optionsMaxInterfaces,
+        int optionsMaxVrfs,
         Duration checkInterval,
         SnmpSettings snmp)
         implements Serializable {
@@ -44,6 +45,11 @@ public record EnrichSettings(
     /** An empty options-data directory within the configured bounds. */
     public LearnedInterfaces newLearnedInterfaces() {
         return new LearnedInterfaces(optionsMaxExporters, optionsMaxInterfaces);
+    }
+
+    /** An empty options-data VRF name directory within the configured bounds. */
+    public LearnedVrfs newLearnedVrfs() {
+        return new LearnedVrfs(optionsMaxExporters, optionsMaxVrfs);
     }
 
     /** Opens the configured databases; a missing or bad file is reported there, not thrown. */

@@ -18,6 +18,8 @@ import io.flowhouse.enrich.rules.InterfaceContext;
  * @param dstAs the AS number to store, per the configured order
  * @param srcNetwork the source's network attributes from the rules
  * @param dstNetwork the destination's network attributes from the rules
+ * @param inVrfName the name of the flow's ingress VRF (options data's {@code VRFname}), or ""
+ * @param outVrfName the name of the flow's egress VRF, or ""
  */
 public record FlowContext(
         Attributes exporter,
@@ -28,4 +30,48 @@ public record FlowContext(
         long srcAs,
         long dstAs,
         Attributes srcNetwork,
-        Attributes dstNetwork) {}
+        Attributes dstNetwork,
+        String inVrfName,
+        String outVrfName) {
+
+    /** A context without VRF names. */
+    public FlowContext(
+            Attributes exporter,
+            InterfaceContext in,
+            InterfaceContext out,
+            String srcCountry,
+            String dstCountry,
+            long srcAs,
+            long dstAs,
+            Attributes srcNetwork,
+            Attributes dstNetwork) {
+        this(
+                exporter,
+                in,
+                out,
+                srcCountry,
+                dstCountry,
+                srcAs,
+                dstAs,
+                srcNetwork,
+                dstNetwork,
+                "",
+                "");
+    }
+
+    /** This context with the flow's VRF names. */
+    public FlowContext withVrfNames(String in, String out) {
+        return new FlowContext(
+                exporter,
+                this.in,
+                this.out,
+                srcCountry,
+                dstCountry,
+                srcAs,
+                dstAs,
+                srcNetwork,
+                dstNetwork,
+                in,
+                out);
+    }
+}

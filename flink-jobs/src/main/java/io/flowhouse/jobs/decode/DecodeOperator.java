@@ -155,6 +155,7 @@ public final class DecodeOperator
                             (ExporterKey key, MapState<ScopeKey, byte[]> state) -> {
                                 for (byte[] wire : state.values()) {
                                     InterfaceNames.restoredState(key.address(), wire, enrichment);
+                                    VrfNames.restoredState(key.address(), wire, enrichment);
                                 }
                             });
         }

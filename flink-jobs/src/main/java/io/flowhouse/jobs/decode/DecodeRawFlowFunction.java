@@ -223,6 +223,7 @@ public final class DecodeRawFlowFunction
         }
         archive.write(ctx);
         InterfaceNames.learned(ctx, cache.learned(), enrichment);
+        VrfNames.learned(cache.learned(), enrichment);
         metrics.templatesLearned.inc(cache.learned().size());
         List<TemplateStateKey> installed = new ArrayList<>(cache.installed());
         boolean hold = r.missesTemplates() && !settings.templateHold().isZero() && holdable(d, r);
@@ -278,6 +279,7 @@ public final class DecodeRawFlowFunction
         if (archive.restore(t)) {
             metrics.templatesRestored.inc();
             InterfaceNames.restored(ctx, t, enrichment);
+            VrfNames.restored(t, enrichment);
             releaseWaiting(ctx, out, new ArrayList<>(cache.installed()));
         }
         budget.commit(timers);

@@ -6,14 +6,17 @@ import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.enrich.CompositeDirectory;
 import io.flowhouse.enrich.EnrichSettings;
 import io.flowhouse.enrich.Enricher;
+import io.flowhouse.enrich.FlowContext;
 import io.flowhouse.enrich.InterfaceDirectory;
 import io.flowhouse.enrich.LearnedInterfaces;
+import io.flowhouse.enrich.LearnedVrfs;
 import io.flowhouse.enrich.WatchedFile;
 import io.flowhouse.enrich.geo.GeoLookup;
 import io.flowhouse.enrich.geo.MmdbFile;
 import io.flowhouse.enrich.rules.StaticRules;
 import io.flowhouse.enrich.snmp.SnmpCounters;
 import io.flowhouse.enrich.snmp.SnmpInterfaceDirectory;
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.metrics.MetricGroup;
@@ -23,13 +26,14 @@ import org.slf4j.LoggerFactory;
 /**
  * One subtask's enrichment: the configured files opened where it runs (reloaded when they change),
  * the SNMP poller of its TaskManager ({@link SharedSnmpDirectory}), told of each flow's exporter,
- * and the options-data interface names its host learned ({@link #learn}); lookups answer from
- * memory. Run by decode itself (the names are decode's own state: no second input, so decode,
- * enrich and the sinks stay one chain) and by {@link EnrichFlows} for flows that do not come from
- * decode.
+ * and the options-data interface and VRF names its host learned ({@link #learn}, {@link
+ * #learnVrf}); lookups answer from memory. Run by decode itself (the names are decode's own state:
+ * no second input, so decode, enrich and the sinks stay one chain) and by {@link EnrichFlows} for
+ * flows that do not come from decode.
  *
  * <p>The options-data names are held within {@code enrich.options.max-exporters} and {@code
- * enrich.options.max-interfaces}; what a bound drops is counted ({@code optionsDropped}).
+ * enrich.options.max-interfaces}, the VRF names within {@code enrich.options.max-vrfs}; what a
+ * bound drops is counted ({@code optionsDropped}, {@code optionsVrfsDropped}).
  *
  * <p>Metrics under {@code enrich}: load errors of each file, lookup errors of the databases,
  * options-data interfaces held and dropped, and the SNMP poller's counters ({@code snmp*}, of the
@@ -41,6 +45,7 @@ public final class FlowEnrichment implements AutoCloseable {
 
     private final EnrichSettings settings;
     private final LearnedInterfaces learned;
+    private final LearnedVrfs vrfs;
     private final Enricher enricher;
     private final WatchedFile<StaticRules> rules;
     private final GeoLookup geo;
@@ -50,6 +55,7 @@ public final class FlowEnrichment implements AutoCloseable {
     private FlowEnrichment(EnrichSettings settings) {
         this.settings = settings;
         this.learned = settings.newLearnedInterfaces();
+        this.vrfs = settings.newLearnedVrfs();
         if (settings.snmp() != null) {
             try {
                 snmp = SharedSnmpDirectory.acquire(settings.snmp());
@@ -92,6 +98,8 @@ public final class FlowEnrichment implements AutoCloseable {
         }
         m.gauge("optionsInterfaces", learned::size);
         m.gauge("optionsDropped", learned::dropped);
+        m.gauge("optionsVrfs", vrfs::size);
+        m.gauge("optionsVrfsDropped", vrfs::dropped);
         if (settings.snmp() != null) {
             m.gauge("snmpStartErrors", () -> snmpStartErrors);
         }
@@ -127,6 +135,21 @@ public final class FlowEnrichment implements AutoCloseable {
         return learned.learn(exporter.toInetAddress(), ifIndex, name, description);
     }
 
+    /**
+     * Records an options-data VRF name of {@code exporter}'s {@code vrfId} (empty keeps what was
+     * known).
+     *
+     * @return false when a bound dropped it
+     */
+    public boolean learnVrf(IpAddress exporter, long vrfId, String name) {
+        return vrfs.learn(exporter.toInetAddress(), vrfId, name);
+    }
+
+    /** Options-data VRF names held. */
+    public int optionsVrfs() {
+        return vrfs.size();
+    }
+
     /** Options-data interfaces held. */
     public int optionsInterfaces() {
         return learned.size();
@@ -134,8 +157,7 @@ public final class FlowEnrichment implements AutoCloseable {
 
     /** The flow with its context. The addresses go in as decoded: {@code InetAddress} cost more. */
     public EnrichedFlow enrich(FlowRecord f) {
-        return new EnrichedFlow(
-                f,
+        FlowContext c =
                 enricher.enrich(
                         f.exporterAddress(),
                         f.inputInterface(),
@@ -144,7 +166,16 @@ public final class FlowEnrichment implements AutoCloseable {
                         f.dstAddr(),
                         f.srcAs(),
                         f.dstAs(),
-                        System.nanoTime()));
+                        System.nanoTime());
+        if (f.inputVrfId() != 0 || f.outputVrfId() != 0) {
+            // Only flows that name a VRF pay for the address conversion and the copy.
+            InetAddress exporter = f.exporterAddress().toInetAddress();
+            c =
+                    c.withVrfNames(
+                            vrfs.name(exporter, f.inputVrfId()),
+                            vrfs.name(exporter, f.outputVrfId()));
+        }
+        return new EnrichedFlow(f, c);
     }
 
     @Override

@@ -15,7 +15,7 @@ import java.util.List;
 /**
  * An {@link EnrichedFlow} to a row of {@code flowhouse.flows}: the flow as {@link FlowRowEncoder}
  * writes it, with {@code src_as}/{@code dst_as} as enrichment chose them, then the context columns
- * of migration V009.
+ * of migration V009 and the VRF names of V011.
  */
 public final class EnrichedFlowRowEncoder implements ClickHouseRowEncoder<EnrichedFlow> {
 
@@ -24,8 +24,12 @@ public final class EnrichedFlowRowEncoder implements ClickHouseRowEncoder<Enrich
     /** The context columns, in the order {@link #encode} writes them after the flow's. */
     public static final List<String> CONTEXT_COLUMNS = contextColumns();
 
+    /** The VRF names of options data (V011), written after the context columns. */
+    public static final List<String> VRF_NAME_COLUMNS = List.of("in_vrf_name", "out_vrf_name");
+
     /** Every column, in the order {@link #encode} writes them. */
-    public static final List<String> COLUMNS = concat(FlowRowEncoder.COLUMNS, CONTEXT_COLUMNS);
+    public static final List<String> COLUMNS =
+            concat(concat(FlowRowEncoder.COLUMNS, CONTEXT_COLUMNS), VRF_NAME_COLUMNS);
 
     @Override
     public String table() {
@@ -54,6 +58,8 @@ public final class EnrichedFlowRowEncoder implements ClickHouseRowEncoder<Enrich
         out.string(c.dstCountry());
         attributes(c.srcNetwork(), out);
         attributes(c.dstNetwork(), out);
+        out.string(c.inVrfName());
+        out.string(c.outVrfName());
     }
 
     private static void attributes(Attributes a, RowBinaryOutput out) {

@@ -9,11 +9,11 @@ import io.flowhouse.sinks.clickhouse.ShardKeys;
 import java.util.List;
 
 /**
- * {@link FlowRecord} to a row of {@code flowhouse.flows} (migrations V001, V003 and V006). Counters
- * are written as sent with the sampling rate beside them; {@code row_id} and {@code row_id_hi} are
- * {@link RowIds#of} and {@link RowIds#high}; {@code exported_flow_start} and {@code
- * exported_flow_end} are the exporter's times when the job moved the flow's into its event-time
- * window (else 0).
+ * {@link FlowRecord} to a row of {@code flowhouse.flows} (migrations V001, V003, V006 and the VRF
+ * ids of V011). Counters are written as sent with the sampling rate beside them; {@code row_id} and
+ * {@code row_id_hi} are {@link RowIds#of} and {@link RowIds#high}; {@code exported_flow_start} and
+ * {@code exported_flow_end} are the exporter's times when the job moved the flow's into its
+ * event-time window (else 0).
  */
 public final class FlowRowEncoder implements ClickHouseRowEncoder<FlowRecord> {
 
@@ -61,7 +61,9 @@ public final class FlowRowEncoder implements ClickHouseRowEncoder<FlowRecord> {
                     "flow_end_reason",
                     "row_id_hi",
                     "exported_flow_start",
-                    "exported_flow_end");
+                    "exported_flow_end",
+                    "in_vrf_id",
+                    "out_vrf_id");
 
     @Override
     public String table() {
@@ -128,6 +130,8 @@ public final class FlowRowEncoder implements ClickHouseRowEncoder<FlowRecord> {
         out.uint64(RowIds.high(r));
         time(out, r.exportedFlowStartMillis(), ms);
         time(out, r.exportedFlowEndMillis(), ms);
+        out.uint32(r.inputVrfId());
+        out.uint32(r.outputVrfId());
     }
 
     static void time(RowBinaryOutput out, long epochMillis, boolean dateTime64) {

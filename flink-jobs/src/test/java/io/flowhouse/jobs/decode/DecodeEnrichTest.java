@@ -7,6 +7,7 @@ import static io.flowhouse.jobs.decode.V9Datagrams.flows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.ipfix.IpfixEncoder;
 import io.flowhouse.codec.template.FieldSpecifier;
 import io.flowhouse.codec.template.Template;
@@ -48,6 +49,24 @@ class DecodeEnrichTest {
     private static final Template FLOWS =
             new Template(256, IpfixEncoder.FLOW_TEMPLATE_IPV4.fields(), 0);
 
+    /** Options template 310: ingressVRFID (scope), VRFname, as Cisco exports its VRF table. */
+    private static final Template VRF_NAMES =
+            new Template(
+                    310, List.of(FieldSpecifier.of(234, 4), FieldSpecifier.of(236, 0xffff)), 1);
+
+    /** Data template 320: addresses, bytes, packets, ingressVRFID, egressVRFID. */
+    private static final Template VRF_FLOWS =
+            new Template(
+                    320,
+                    List.of(
+                            FieldSpecifier.of(8, 4),
+                            FieldSpecifier.of(12, 4),
+                            FieldSpecifier.of(1, 8),
+                            FieldSpecifier.of(2, 8),
+                            FieldSpecifier.of(234, 4),
+                            FieldSpecifier.of(235, 4)),
+                    0);
+
     private DecodeAndStatsHarness h;
 
     @AfterEach
@@ -58,6 +77,10 @@ class DecodeEnrichTest {
     }
 
     private static EnrichSettings enrich(int maxInterfaces) {
+        return enrich(maxInterfaces, 16);
+    }
+
+    private static EnrichSettings enrich(int maxInterfaces, int maxVrfs) {
         return new EnrichSettings(
                 null,
                 null,
@@ -66,6 +89,7 @@ class DecodeEnrichTest {
                 null,
                 16,
                 maxInterfaces,
+                maxVrfs,
                 Duration.ofSeconds(30),
                 null);
     }
@@ -151,6 +175,81 @@ class DecodeEnrichTest {
         h.close();
         h = new DecodeAndStatsHarness(DecodeSettings.defaults(), false, snapshot, enrich(2));
         assertThat(h.function().enrichment().optionsInterfaces()).isEqualTo(2);
+    }
+
+    private static byte[] vrfNames(long... vrfIds) {
+        return ipfix(
+                m -> {
+                    m.template(VRF_NAMES).data(310);
+                    for (long v : vrfIds) {
+                        m.u32(v).varString("vrf-" + v).endRecord();
+                    }
+                });
+    }
+
+    private static byte[] vrfFlows(long[]... inOut) {
+        return ipfix(
+                m -> {
+                    m.template(VRF_FLOWS).data(320);
+                    for (long[] io : inOut) {
+                        m.ipv4(IpAddress.parse("10.0.0.1"))
+                                .ipv4(IpAddress.parse("10.0.0.2"))
+                                .u64(100)
+                                .u64(1)
+                                .u32(io[0])
+                                .u32(io[1])
+                                .endRecord();
+                    }
+                });
+    }
+
+    private List<List<Object>> vrfsOfEnriched() {
+        return enriched().stream()
+                .map(
+                        e ->
+                                List.<Object>of(
+                                        e.flow().inputVrfId(),
+                                        e.context().inVrfName(),
+                                        e.flow().outputVrfId(),
+                                        e.context().outVrfName()))
+                .toList();
+    }
+
+    @ParameterizedTest(name = "rocksDb={0}")
+    @ValueSource(booleans = {false, true})
+    void flowsCarryTheVrfNamesOfDecodesOptionsDataAlsoAfterARestore(boolean rocksDb)
+            throws Exception {
+        h = new DecodeAndStatsHarness(DecodeSettings.defaults(), rocksDb, null, enrich(16));
+        h.setProcessingTime(1_000L);
+        send(T0, vrfNames(1, 10, 4_000_000_001L));
+        send(T0 + 1, vrfFlows(new long[] {10, 1}, new long[] {4_000_000_001L, 0}));
+        assertThat(vrfsOfEnriched())
+                .containsExactly(
+                        List.of(10L, "vrf-10", 1L, "vrf-1"),
+                        List.of(4_000_000_001L, "vrf-4000000001", 0L, ""));
+        assertThat(h.function().enrichment().optionsVrfs()).isEqualTo(3);
+
+        OperatorSubtaskState snapshot = h.snapshotDecode();
+        h.close();
+        h = new DecodeAndStatsHarness(DecodeSettings.defaults(), rocksDb, snapshot, enrich(16));
+        h.setProcessingTime(2_000L);
+        assertThat(h.function().enrichment().optionsVrfs()).isEqualTo(3);
+        // A VRF id the options data never named has no name.
+        send(T0 + 2, vrfFlows(new long[] {0, 10}, new long[] {77, 1}));
+        assertThat(vrfsOfEnriched())
+                .containsExactly(List.of(0L, "", 10L, "vrf-10"), List.of(77L, "", 1L, "vrf-1"));
+    }
+
+    @Test
+    void theVrfNamesStayWithinTheirBound() throws Exception {
+        h = new DecodeAndStatsHarness(DecodeSettings.defaults(), false, null, enrich(16, 2));
+        h.setProcessingTime(1_000L);
+        send(T0, vrfNames(1, 2, 3, 4));
+        assertThat(h.function().enrichment().optionsVrfs()).isEqualTo(2);
+        OperatorSubtaskState snapshot = h.snapshotDecode();
+        h.close();
+        h = new DecodeAndStatsHarness(DecodeSettings.defaults(), false, snapshot, enrich(16, 2));
+        assertThat(h.function().enrichment().optionsVrfs()).isEqualTo(2);
     }
 
     @Test

@@ -157,6 +157,7 @@ class EnrichFlowsITCase {
                 rules.toString(),
                 16,
                 16,
+                16,
                 Duration.ofSeconds(30),
                 null);
     }

@@ -79,10 +79,32 @@ final class PythonTopicReader {
      */
     static List<Map<String, String>> readContext(
             String bootstrap, String topic, Path tmp, List<String> contextFields) throws Exception {
+        return context(contextFields, rawLines(bootstrap, topic, "flowhouse", tmp, "--context"));
+    }
+
+    /**
+     * As {@link #readContext}, with the named {@code .proto} fields instead of the script's context
+     * fields.
+     */
+    static List<Map<String, String>> readFields(
+            String bootstrap, String topic, Path tmp, List<String> fields) throws Exception {
+        return context(
+                fields,
+                rawLines(
+                        bootstrap,
+                        topic,
+                        "flowhouse",
+                        tmp,
+                        "--context",
+                        "--fields",
+                        String.join(",", fields)));
+    }
+
+    private static List<Map<String, String>> context(List<String> fields, List<String> lines) {
         List<String> names = new ArrayList<>(List.of("src_addr", "dst_addr", "src_as", "dst_as"));
-        names.addAll(contextFields);
+        names.addAll(fields);
         List<Map<String, String>> records = new ArrayList<>();
-        for (String line : rawLines(bootstrap, topic, "flowhouse", tmp, "--context")) {
+        for (String line : lines) {
             String[] f = line.split("\t", -1);
             assertThat(f).as("line of topic_totals.py --context: " + line).hasSize(names.size());
             Map<String, String> r = new TreeMap<>();

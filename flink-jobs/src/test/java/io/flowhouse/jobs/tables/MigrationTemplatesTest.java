@@ -157,6 +157,34 @@ class MigrationTemplatesTest {
     }
 
     @Test
+    void flowsVrfOnBothDialectsWithTheEncodersColumns() {
+        Migration v11 = loadAll().get(10);
+        assertThat(v11.name()).isEqualTo("flows_vrf");
+        List<String> modern = v11.statements(dialect("fh", MODERN, 15, 400));
+        List<String> legacy = v11.statements(dialect("fh", LEGACY, 15, 400));
+        assertThat(modern.subList(0, 4))
+                .containsExactly(
+                        "ALTER TABLE fh.flows ADD COLUMN in_vrf_id UInt32 AFTER dst_net_tenant",
+                        "ALTER TABLE fh.flows ADD COLUMN out_vrf_id UInt32 AFTER in_vrf_id",
+                        "ALTER TABLE fh.flows ADD COLUMN in_vrf_name LowCardinality(String)"
+                                + " AFTER out_vrf_id",
+                        "ALTER TABLE fh.flows ADD COLUMN out_vrf_name LowCardinality(String)"
+                                + " AFTER in_vrf_name");
+        assertThat(legacy.get(2))
+                .isEqualTo("ALTER TABLE fh.flows ADD COLUMN in_vrf_name String AFTER out_vrf_id");
+        // The ids are the flow encoder's last columns, the names the enriched encoder's.
+        List<String> flowColumns = FlowRowEncoder.COLUMNS;
+        assertThat(flowColumns.subList(flowColumns.size() - 2, flowColumns.size()))
+                .containsExactly("in_vrf_id", "out_vrf_id");
+        assertThat(EnrichedFlowRowEncoder.VRF_NAME_COLUMNS)
+                .containsExactly("in_vrf_name", "out_vrf_name");
+        assertThat(String.join("\n", legacy))
+                .contains("CREATE VIEW IF NOT EXISTS fh.flows_readable")
+                .contains("out_vrf_name")
+                .doesNotContain("${");
+    }
+
+    @Test
     void interfaceCountersOnBothDialectsWithTheEncodersColumns() {
         Migration v7 = loadAll().get(6);
         assertThat(v7.name()).isEqualTo("interface_counters");
@@ -189,7 +217,7 @@ class MigrationTemplatesTest {
         List<Migration> all = loadAll();
         assertThat(all)
                 .extracting(Migration::version)
-                .containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+                .containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
         Path dir = Path.of("src/main/resources/clickhouse/migrations");
         try (Stream<Path> files = Files.list(dir)) {
             assertThat(

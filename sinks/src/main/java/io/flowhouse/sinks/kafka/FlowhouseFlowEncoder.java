@@ -67,7 +67,9 @@ public final class FlowhouseFlowEncoder {
                         .setDirection(r.direction())
                         .setFlowEndReason(r.flowEndReason())
                         .setExportedFlowStartMs(r.exportedFlowStartMillis())
-                        .setExportedFlowEndMs(r.exportedFlowEndMillis());
+                        .setExportedFlowEndMs(r.exportedFlowEndMillis())
+                        .setInVrfId((int) r.inputVrfId())
+                        .setOutVrfId((int) r.outputVrfId());
         SflowFields x = r.sflow();
         if (x != null) {
             b.setSflowAgentAddress(address(x.agentAddress()))
@@ -122,7 +124,9 @@ public final class FlowhouseFlowEncoder {
                 .setDstNetRole(dst.role())
                 .setDstNetSite(dst.site())
                 .setDstNetRegion(dst.region())
-                .setDstNetTenant(dst.tenant());
+                .setDstNetTenant(dst.tenant())
+                .setInVrfName(c.inVrfName())
+                .setOutVrfName(c.outVrfName());
     }
 
     public static byte[] encode(FlowRecord r, FlowRowIds ids) {

@@ -107,10 +107,18 @@ public final class FlowhouseFlowWriter {
         if (c != null) {
             context(c);
         }
+        // Fields 109 to 112 after the context, in number order as protobuf writes them.
+        room(2 * MAX_FIXED_FIELD);
+        uint32(109, (int) r.inputVrfId());
+        uint32(110, (int) r.outputVrfId());
+        if (c != null) {
+            string(111, c.inVrfName());
+            string(112, c.outVrfName());
+        }
         return Arrays.copyOf(buf, pos);
     }
 
-    /** Fields 80 to 108, in number order. */
+    /** Fields 80 to 108 (the context), in number order. */
     private void context(FlowContext c) {
         attributes(80, c.exporter());
         iface(85, c.in());

@@ -133,7 +133,24 @@ class FlowhouseFlowWriterTest {
                 rnd.nextBoolean() ? 0 : rnd.nextLong() & 0xffff_ffffL,
                 rnd.nextBoolean() ? 0 : rnd.nextLong() & 0xffff_ffffL,
                 attributes(rnd),
-                attributes(rnd));
+                attributes(rnd),
+                word(rnd),
+                word(rnd));
+    }
+
+    @Test
+    void vrfIdsAndNamesReadBack() throws Exception {
+        FlowRecord r = FlowRecord.builder().vrfIds(4_000_000_001L, 10).build();
+        assertSameBytes(r);
+        Flow bare = Flow.parseFrom(writer.encode(r, IDS));
+        assertThat(bare.getInVrfId() & 0xffff_ffffL).isEqualTo(4_000_000_001L);
+        assertThat(bare.getOutVrfId()).isEqualTo(10);
+        assertThat(bare.getInVrfName()).isEmpty();
+        FlowContext c = context(new Random(3)).withVrfNames("mgmt-\u00e9", "cust-a:blue");
+        assertSameBytes(r, c);
+        Flow f = Flow.parseFrom(writer.encode(r, IDS, c));
+        assertThat(f.getInVrfName()).isEqualTo("mgmt-\u00e9");
+        assertThat(f.getOutVrfName()).isEqualTo("cust-a:blue");
     }
 
     private static Attributes attributes(Random rnd) {
@@ -226,6 +243,9 @@ class FlowhouseFlowWriterTest {
                             .direction(pick(rnd, -1, 0, 1, Integer.MIN_VALUE, Integer.MAX_VALUE))
                             .flowEndReason(rnd.nextInt(6))
                             .exportedTimes(value(rnd), value(rnd))
+                            .vrfIds(
+                                    rnd.nextBoolean() ? 0 : rnd.nextLong() & 0xffff_ffffL,
+                                    rnd.nextBoolean() ? 0 : rnd.nextLong() & 0xffff_ffffL)
                             .samplingRate(value(rnd));
             if (rnd.nextBoolean()) {
                 b.sflow(
