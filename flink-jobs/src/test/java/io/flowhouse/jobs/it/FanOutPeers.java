@@ -137,6 +137,7 @@ final class FanOutPeers {
 
         /** The JSON payloads of the snmp-ifaces messages (interface names), in arrival order. */
         final List<String> snmpIfaces = new CopyOnWriteArrayList<>();
+
         private final AtomicReference<Throwable> failure = new AtomicReference<>();
         private final String endpoint;
         private final Thread thread;

@@ -118,7 +118,10 @@ class ZmqInterfaceNamesITCase {
             Map<Long, String> names = new TreeMap<>();
             ifaces.fields()
                     .forEachRemaining(
-                            e -> names.put(Long.parseLong(e.getKey()), e.getValue().get("name").asText()));
+                            e ->
+                                    names.put(
+                                            Long.parseLong(e.getKey()),
+                                            e.getValue().get("name").asText()));
             Map<Long, String> want = new TreeMap<>();
             for (long ifIndex : used) {
                 want.put(ifIndex, tsharkName);

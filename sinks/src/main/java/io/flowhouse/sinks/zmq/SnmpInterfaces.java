@@ -22,11 +22,11 @@ import java.util.TreeMap;
  * had, so every message carries one exporter's whole set. ntopng reads {@code name}; description
  * and speed ride along.
  *
- * <p>Learned from the flows' context (names from options data, SNMP or the rules). Bounded: at
- * most {@code maxExporters} exporters and {@code maxPerExporter} interfaces each (what does not fit
- * is counted in {@link #refused()}), names and descriptions cut to {@link #MAX_TEXT_BYTES} UTF-8
- * bytes at a character boundary, and a message holds what fits in the payload limit (the rest is
- * counted in {@link #cut()}). Used by the publisher's socket thread only.
+ * <p>Learned from the flows' context (names from options data, SNMP or the rules). Bounded: at most
+ * {@code maxExporters} exporters and {@code maxPerExporter} interfaces each (what does not fit is
+ * counted in {@link #refused()}), names and descriptions cut to {@link #MAX_TEXT_BYTES} UTF-8 bytes
+ * at a character boundary, and a message holds what fits in the payload limit (the rest is counted
+ * in {@link #cut()}). Used by the publisher's socket thread only.
  */
 final class SnmpInterfaces {
 

@@ -24,10 +24,10 @@ import org.zeromq.ZMQException;
  * like PUB) sending two-frame messages, a 36-byte {@link ZmqMessageHeader} and an nDPI TLV payload
  * of many flows ({@link TlvFlowEncoder}), kept under {@link ZmqSinkOptions#maxMessageBytes()}.
  * Every second or so it also sends an {@code event} message with the active/idle timeouts and its
- * counters, and now and then a {@code template} message describing the fields. Flows published
- * with their context carry its AS numbers, and the interface names it gives go out per exporter
- * on the {@code snmp-ifaces} topic ({@link SnmpInterfaces}) with the next event after they change
- * and every {@link ZmqSinkOptions#interfacesInterval()}.
+ * counters, and now and then a {@code template} message describing the fields. Flows published with
+ * their context carry its AS numbers, and the interface names it gives go out per exporter on the
+ * {@code snmp-ifaces} topic ({@link SnmpInterfaces}) with the next event after they change and
+ * every {@link ZmqSinkOptions#interfacesInterval()}.
  *
  * <p>Threads: callers ({@link #publish}) put flows into a bounded queue; one socket thread owns the
  * ZMQ context and socket, encodes, batches and sends, so {@code msg_id} is strictly +1 per message

@@ -29,7 +29,9 @@ public final class ZmqSink<T> implements Sink<T> {
     private final ZmqSinkOptions options;
     private final FlowInput<T> input;
 
-    /** @param input takes each element apart into the flow and its context */
+    /**
+     * @param input takes each element apart into the flow and its context
+     */
     public ZmqSink(ZmqSinkOptions options, FlowInput<T> input) {
         this.options = Objects.requireNonNull(options, "options");
         this.input = Objects.requireNonNull(input, "input");

@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
  * the {@code zmq} group ({@code flows_sent}, {@code flows_dropped}, {@code messages_sent}, {@code
  * bytes_sent}, {@code events_sent}, {@code subscriptions}, {@code queue_depth}, {@code
  * curve_clients_accepted}, {@code curve_clients_refused}, {@code interface_messages_sent}, {@code
- * interfaces_refused}, {@code interfaces_cut}), which the Prometheus reporter exposes as
- * {@code flink_taskmanager_job_task_operator_zmq_*}.
+ * interfaces_refused}, {@code interfaces_cut}), which the Prometheus reporter exposes as {@code
+ * flink_taskmanager_job_task_operator_zmq_*}.
  */
 final class ZmqSinkWriter<T> implements SinkWriter<T> {
 

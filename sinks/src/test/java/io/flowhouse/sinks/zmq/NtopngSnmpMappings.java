@@ -14,14 +14,14 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMap
  * <ul>
  *   <li>{@code src/ZMQCollectorInterface.cpp} line 597: a message whose topic starts with {@code
  *       's'} goes to {@code parseSNMPIntefaces};
- *   <li>{@code src/ZMQParserInterface.cpp} lines 2964-3000: the payload is parsed as one JSON value;
- *       for each top-level key its value, printed back as JSON, is stored in Redis under {@code
- *       cachedexporters.<key>.ifnames}, written with {@code snprintf} into a 64-byte buffer (so the
- *       key is cut at 63 characters); a later message for the same key replaces it; a payload that
- *       is not JSON is ignored;
+ *   <li>{@code src/ZMQParserInterface.cpp} lines 2964-3000: the payload is parsed as one JSON
+ *       value; for each top-level key its value, printed back as JSON, is stored in Redis under
+ *       {@code cachedexporters.<key>.ifnames}, written with {@code snprintf} into a 64-byte buffer
+ *       (so the key is cut at 63 characters); a later message for the same key replaces it; a
+ *       payload that is not JSON is ignored;
  *   <li>{@code scripts/lua/modules/snmp_mappings.lua} {@code get_iface_name} (lines 72-86): the
- *       stored value is decoded and the name of an interface is {@code ports[tostring(ifIndex)].name}
- *       when present.
+ *       stored value is decoded and the name of an interface is {@code
+ *       ports[tostring(ifIndex)].name} when present.
  * </ul>
  */
 final class NtopngSnmpMappings {

@@ -96,7 +96,9 @@ class ZmqInterfaceNamesITCase {
         return new Object[] {f, c};
     }
 
-    /** A: ifIndex 1..5 and unnamed 9; B: 1..40, 9 unnamed (past the bound of 30); C: one too many. */
+    /**
+     * A: ifIndex 1..5 and unnamed 9; B: 1..40, 9 unnamed (past the bound of 30); C: one too many.
+     */
     private static List<Object[]> flows(boolean renamed) {
         List<Object[]> out = new ArrayList<>();
         for (int i = 0; i < 300; i++) {
@@ -131,7 +133,7 @@ class ZmqInterfaceNamesITCase {
         ZmqPublisher.Metrics m;
         ZmqPublisher pub = new ZmqPublisher(options, options.sourceId());
         try (ZmqTestSubscriber sub =
-                        ZmqTestSubscriber.connect("tcp://127.0.0.1:" + pub.boundPort())) {
+                ZmqTestSubscriber.connect("tcp://127.0.0.1:" + pub.boundPort())) {
             for (Object[] f : first) {
                 assertThat(pub.publish((FlowRecord) f[0], (FlowContext) f[1])).isTrue();
             }
@@ -193,12 +195,12 @@ class ZmqInterfaceNamesITCase {
         assertThat(ntopng.names(A.toString())).isEqualTo(wantA);
         assertThat(ntopng.ifaceName(A.toString(), 2)).isEqualTo("a-renamed-2");
         assertThat(ntopng.ifaceName(A.toString(), UNNAMED)).isNull();
-        JsonNode a1 =
-                JSON.readTree(ntopng.redis.get("cachedexporters." + A + ".ifnames")).get("1");
+        JsonNode a1 = JSON.readTree(ntopng.redis.get("cachedexporters." + A + ".ifnames")).get("1");
         assertThat(a1.get("description").asText()).isEqualTo("uplink 1 grün");
         assertThat(a1.get("speed_mbps").asLong()).isEqualTo(10_000);
 
-        // B: 30 kept (39 named seen: 1..8, 10..31), the message holds what fits in 1 KiB, in ifIndex order.
+        // B: 30 kept (39 named seen: 1..8, 10..31), the message holds what fits in 1 KiB, in
+        // ifIndex order.
         Map<Long, String> namesB = ntopng.names(B.toString());
         assertThat(namesB).isNotEmpty().hasSizeLessThan(MAX_PER_EXPORTER);
         Map<Long, String> wantB = new TreeMap<>();
