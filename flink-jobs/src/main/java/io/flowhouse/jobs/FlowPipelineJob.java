@@ -25,6 +25,7 @@ import io.flowhouse.jobs.rollup.RollupTopology;
 import io.flowhouse.jobs.stats.AggregateExporterStats;
 import io.flowhouse.jobs.stats.ExporterStats;
 import io.flowhouse.sinks.ipfix.IpfixExporterSink;
+import io.flowhouse.sinks.zmq.ZmqSink;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.api.common.RuntimeExecutionMode;
@@ -402,8 +403,9 @@ public final class FlowPipelineJob {
     /**
      * The fan-out of the decoded flows: the ZMQ publisher (parallelism 1 in bind mode, because one
      * port is bound), the IPFIX re-export and the decoded-flows topic, each when set. With
-     * enrichment on, ZMQ sends the AS numbers of the context ({@link WithContextAs}), the IPFIX
-     * re-export those and the interface names, and the topic the whole context.
+     * enrichment on, ZMQ and the IPFIX re-export send the AS numbers and interface names of the
+     * context (other sinks get the AS numbers alone, {@link WithContextAs}), and the topic the
+     * whole context.
      */
     private static void fanOut(Decoded decoded, PipelineSinks sinks, PipelineSettings s) {
         DataStream<FlowRecord> flows = decoded.flows();
@@ -414,7 +416,13 @@ public final class FlowPipelineJob {
                         ? x.withInput(EnrichedFlow.FLOW_INPUT)
                         : null;
         boolean ipfixWithAs = sinks.ipfix() != null && ipfixWithContext == null;
-        if (decoded.enriched() != null && (sinks.zmq() != null || ipfixWithAs)) {
+        // So does the production ZMQ publisher (AS numbers, interface names for snmp-ifaces).
+        ZmqSink<EnrichedFlow> zmqWithContext =
+                decoded.enriched() != null && sinks.zmq() instanceof ZmqSink<?> z
+                        ? z.withInput(EnrichedFlow.FLOW_INPUT)
+                        : null;
+        boolean zmqWithAs = sinks.zmq() != null && zmqWithContext == null;
+        if (decoded.enriched() != null && (zmqWithAs || ipfixWithAs)) {
             withAs =
                     decoded.enriched()
                             .map(new WithContextAs(), TypeInformation.of(FlowRecord.class))
@@ -423,8 +431,13 @@ public final class FlowPipelineJob {
         }
         if (sinks.zmq() != null) {
             String endpoint = s.fanOut().zmq() == null ? "" : " " + s.fanOut().zmq().endpoint();
-            DataStreamSink<FlowRecord> sink =
-                    withAs.sinkTo(sinks.zmq()).uid(UID_SINK_ZMQ).name("zmq" + endpoint);
+            DataStreamSink<?> sink =
+                    zmqWithContext != null
+                            ? decoded.enriched()
+                                    .sinkTo(zmqWithContext)
+                                    .uid(UID_SINK_ZMQ)
+                                    .name("zmq" + endpoint + " (enriched)")
+                            : withAs.sinkTo(sinks.zmq()).uid(UID_SINK_ZMQ).name("zmq" + endpoint);
             if (s.fanOut().zmq() == null || !s.fanOut().zmq().connectMode()) {
                 sink.setParallelism(1);
             }

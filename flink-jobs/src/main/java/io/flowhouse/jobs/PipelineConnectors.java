@@ -132,7 +132,7 @@ public final class PipelineConnectors {
                 s.decode().archiveTemplates() ? templatesSink(s) : null,
                 ch.flows(),
                 new RollupSinks(ch, rollup),
-                fanOut.zmq() == null ? null : new ZmqSink(fanOut.zmq()),
+                fanOut.zmq() == null ? null : ZmqSink.of(fanOut.zmq()),
                 fanOut.ipfix() == null ? null : IpfixExporterSink.of(fanOut.ipfix()),
                 enrich ? null : flowsTopicSink(s),
                 ch.interfaceCounters(),

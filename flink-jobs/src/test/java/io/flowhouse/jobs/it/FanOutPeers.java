@@ -134,6 +134,10 @@ final class FanOutPeers {
      */
     static final class TlvSubscriber {
         final List<Map<Long, Long>> flows = new CopyOnWriteArrayList<>();
+
+        /** The JSON payloads of the snmp-ifaces messages (interface names), in arrival order. */
+        final List<String> snmpIfaces = new CopyOnWriteArrayList<>();
+
         private final AtomicReference<Throwable> failure = new AtomicReference<>();
         private final String endpoint;
         private final Thread thread;
@@ -181,6 +185,7 @@ final class FanOutPeers {
                 ZMQ.Socket sub = ctx.createSocket(SocketType.SUB);
                 sub.setReceiveTimeOut(200);
                 sub.subscribe("flow".getBytes(StandardCharsets.US_ASCII));
+                sub.subscribe("snmp-ifaces".getBytes(StandardCharsets.US_ASCII));
                 sub.connect(endpoint);
                 long bound = 1_000_000; // messages; the tests need a few hundred
                 while (!stop && bound-- > 0) {
@@ -192,7 +197,11 @@ final class FanOutPeers {
                     if (payload == null || header.length != 36) {
                         throw new AssertionError("message without a v3 header and a payload");
                     }
-                    read(payload);
+                    if (header[0] == 's') {
+                        snmpIfaces.add(new String(payload, StandardCharsets.UTF_8));
+                    } else {
+                        read(payload);
+                    }
                 }
             } catch (Throwable t) {
                 failure.set(t);

@@ -75,7 +75,8 @@ final class ZmqJsonMessages {
         return sb.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    private static void string(StringBuilder sb, String s) {
+    /** Appends {@code s} as a JSON string. */
+    static void string(StringBuilder sb, String s) {
         sb.append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);

@@ -2,6 +2,7 @@
 package io.flowhouse.sinks.zmq;
 
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.enrich.FlowContext;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,7 +24,10 @@ import org.zeromq.ZMQException;
  * like PUB) sending two-frame messages, a 36-byte {@link ZmqMessageHeader} and an nDPI TLV payload
  * of many flows ({@link TlvFlowEncoder}), kept under {@link ZmqSinkOptions#maxMessageBytes()}.
  * Every second or so it also sends an {@code event} message with the active/idle timeouts and its
- * counters, and now and then a {@code template} message describing the fields.
+ * counters, and now and then a {@code template} message describing the fields. Flows published with
+ * their context carry its AS numbers, and the interface names it gives go out per exporter on the
+ * {@code snmp-ifaces} topic ({@link SnmpInterfaces}) with the next event after they change and
+ * every {@link ZmqSinkOptions#interfacesInterval()}.
  *
  * <p>Threads: callers ({@link #publish}) put flows into a bounded queue; one socket thread owns the
  * ZMQ context and socket, encodes, batches and sends, so {@code msg_id} is strictly +1 per message
@@ -76,7 +80,8 @@ public final class ZmqPublisher implements AutoCloseable {
     private final ZmqSinkOptions options;
     private final long sourceId;
     private final String uuid = UUID.randomUUID().toString();
-    private final ArrayBlockingQueue<FlowRecord> queue;
+    private final ArrayBlockingQueue<Queued> queue;
+    private final SnmpInterfaces interfaces;
     private final Thread thread;
     private final CountDownLatch started = new CountDownLatch(1);
     private final Object progress = new Object();
@@ -98,6 +103,12 @@ public final class ZmqPublisher implements AutoCloseable {
     private final AtomicLong eventsSent = new AtomicLong();
     private final AtomicLong templatesSent = new AtomicLong();
     private final AtomicLong subscriptions = new AtomicLong();
+    private final AtomicLong interfaceMessagesSent = new AtomicLong();
+    private final AtomicLong interfacesRefused = new AtomicLong();
+    private final AtomicLong interfacesCut = new AtomicLong();
+
+    /** A flow and its context (null: none) on their way to the socket thread. */
+    private record Queued(FlowRecord flow, FlowContext context) {}
 
     /**
      * A snapshot of the publisher's counters.
@@ -114,6 +125,9 @@ public final class ZmqPublisher implements AutoCloseable {
      * @param lastMsgId the last msg_id used, -1 before the first message
      * @param curveAccepted CURVE clients admitted by the allow-list (server mode)
      * @param curveRefused CURVE clients refused by the allow-list (server mode)
+     * @param interfaceMessagesSent {@code snmp-ifaces} messages sent
+     * @param interfacesRefused interface names not kept (past the exporter or interface bound)
+     * @param interfacesCut interfaces left out of an {@code snmp-ifaces} message that was full
      */
     public record Metrics(
             long flowsOffered,
@@ -127,7 +141,10 @@ public final class ZmqPublisher implements AutoCloseable {
             int queueDepth,
             long lastMsgId,
             long curveAccepted,
-            long curveRefused) {}
+            long curveRefused,
+            long interfaceMessagesSent,
+            long interfacesRefused,
+            long interfacesCut) {}
 
     // Socket thread state.
     private long nextMsgId;
@@ -145,6 +162,9 @@ public final class ZmqPublisher implements AutoCloseable {
         this.options = options;
         this.sourceId = sourceId & 0xffff_ffffL;
         this.queue = new ArrayBlockingQueue<>(options.queueCapacity());
+        this.interfaces =
+                new SnmpInterfaces(
+                        options.interfacesMaxExporters(), options.interfacesMaxPerExporter());
         this.thread = new Thread(this::run, "flowhouse-zmq-" + this.sourceId);
         thread.setDaemon(true);
         thread.start();
@@ -183,15 +203,29 @@ public final class ZmqPublisher implements AutoCloseable {
      * @throws IOException if the socket thread has failed or the publisher is closed
      */
     public boolean publish(FlowRecord flow) throws IOException, InterruptedException {
+        return publish(flow, null);
+    }
+
+    /**
+     * Queues one flow with its context: the context's AS numbers are sent, and the names it gives
+     * the flow's interfaces go out on the {@code snmp-ifaces} topic.
+     *
+     * @param context null: the flow as it is
+     * @return false if the flow was dropped (queue full)
+     * @throws IOException if the socket thread has failed or the publisher is closed
+     */
+    public boolean publish(FlowRecord flow, FlowContext context)
+            throws IOException, InterruptedException {
         checkFailure();
+        Queued q = new Queued(flow, context);
         flowsOffered.incrementAndGet();
         if (options.overflow() == ZmqSinkOptions.Overflow.DROP) {
-            if (!queue.offer(flow)) {
+            if (!queue.offer(q)) {
                 flowsDropped.incrementAndGet();
                 return false;
             }
         } else {
-            while (!queue.offer(flow, 100, TimeUnit.MILLISECONDS)) {
+            while (!queue.offer(q, 100, TimeUnit.MILLISECONDS)) {
                 checkFailure();
             }
         }
@@ -246,7 +280,10 @@ public final class ZmqPublisher implements AutoCloseable {
                 queue.size(),
                 lastMsgId,
                 zap == null ? 0 : zap.accepted(),
-                zap == null ? 0 : zap.refused());
+                zap == null ? 0 : zap.refused(),
+                interfaceMessagesSent.get(),
+                interfacesRefused.get(),
+                interfacesCut.get());
     }
 
     /** Sends what is queued (waiting up to 10 s), then closes the socket. */
@@ -390,18 +427,20 @@ public final class ZmqPublisher implements AutoCloseable {
         long lingerNanos = options.linger().toNanos();
         long eventNanos = options.eventInterval().toNanos();
         long templateNanos = options.templateInterval().toNanos();
+        long interfacesNanos = options.interfacesInterval().toNanos();
         awaitSubscriber(socket);
         long now = System.nanoTime();
         sendTemplate(socket);
         long nextTemplate = now + templateNanos;
         long nextEvent = now + eventNanos;
+        long nextInterfaces = now + interfacesNanos;
         EventWindow window = new EventWindow(now, 0, 0);
 
         byte[] payload = new byte[options.maxMessageBytes()];
         int len = 0;
         int flows = 0;
         long batchStart = 0;
-        List<FlowRecord> chunk = new ArrayList<>(DRAIN_CHUNK);
+        List<Queued> chunk = new ArrayList<>(DRAIN_CHUNK);
         byte[] header = new byte[ZmqMessageHeader.SIZE];
 
         while (!abort) {
@@ -416,6 +455,12 @@ public final class ZmqPublisher implements AutoCloseable {
             if (now - nextEvent >= 0) {
                 window = sendEvent(socket, window, now);
                 nextEvent = now + eventNanos;
+                if (now - nextInterfaces >= 0) {
+                    sendInterfaces(socket, interfaces.allMessages(options.maxMessageBytes()));
+                    nextInterfaces = now + interfacesNanos;
+                } else if (interfaces.hasChanges()) {
+                    sendInterfaces(socket, interfaces.changedMessages(options.maxMessageBytes()));
+                }
             }
             if (now - nextTemplate >= 0) {
                 sendTemplate(socket);
@@ -425,7 +470,7 @@ public final class ZmqPublisher implements AutoCloseable {
             if (flows > 0) {
                 wait = Math.min(wait, Math.max(0, batchStart + lingerNanos - now));
             }
-            FlowRecord first = null;
+            Queued first = null;
             try {
                 first = wait > 0 ? queue.poll(wait, TimeUnit.NANOSECONDS) : queue.poll();
             } catch (InterruptedException e) {
@@ -445,13 +490,15 @@ public final class ZmqPublisher implements AutoCloseable {
                         len = TlvFlowEncoder.writeBufferHeader(payload, 0);
                         batchStart = System.nanoTime();
                     }
-                    FlowRecord f = chunk.get(i);
+                    FlowRecord f = withContextAs(chunk.get(i));
+                    interfaces.learn(f, chunk.get(i).context());
                     len = TlvFlowEncoder.encode(f, payload, len);
                     flows++;
                     flowOctets += f.bytes() + f.reverseBytes();
                     flowPackets += f.packets() + f.reversePackets();
                 }
                 chunk.clear();
+                interfacesRefused.set(interfaces.refused());
             }
             boolean drained = queue.isEmpty();
             if (flows > 0
@@ -473,6 +520,9 @@ public final class ZmqPublisher implements AutoCloseable {
             markHandled(flows);
         }
         if (!abort) {
+            if (interfaces.hasChanges()) {
+                sendInterfaces(socket, interfaces.changedMessages(options.maxMessageBytes()));
+            }
             sendEvent(socket, window, System.nanoTime());
         }
         return !abort;
@@ -531,6 +581,32 @@ public final class ZmqPublisher implements AutoCloseable {
             flowsDropped.addAndGet(flows);
         }
         markHandled(flows);
+    }
+
+    /** The flow with its context's AS numbers, where they differ. */
+    private static FlowRecord withContextAs(Queued q) {
+        FlowRecord f = q.flow();
+        FlowContext c = q.context();
+        if (c == null || (f.srcAs() == c.srcAs() && f.dstAs() == c.dstAs())) {
+            return f;
+        }
+        return f.toBuilder().srcAs(c.srcAs()).dstAs(c.dstAs()).build();
+    }
+
+    private void sendInterfaces(ZMQ.Socket socket, List<byte[]> messages) {
+        for (byte[] body : messages) {
+            if (send(
+                    socket,
+                    new byte[ZmqMessageHeader.SIZE],
+                    SnmpInterfaces.TOPIC,
+                    0,
+                    body,
+                    body.length)) {
+                interfaceMessagesSent.incrementAndGet();
+            }
+        }
+        interfacesRefused.set(interfaces.refused());
+        interfacesCut.set(interfaces.cut());
     }
 
     private void markHandled(int flows) {

@@ -2,6 +2,7 @@
 package io.flowhouse.sinks.zmq;
 
 import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.sinks.FlowInput;
 import java.io.IOException;
 import java.util.Objects;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -17,15 +18,33 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
  * sink with parallelism 1 (a single publisher sustains over a million flows per second). In
  * collector mode ({@code tcp://ntopng:5556c}) every subtask connects with source id {@code
  * source-id + subtask index}.
+ *
+ * <p>With a {@link FlowInput} that gives each flow its context, the flows carry the context's AS
+ * numbers and the interface names go out on the {@code snmp-ifaces} topic.
  */
-public final class ZmqSink implements Sink<FlowRecord> {
+public final class ZmqSink<T> implements Sink<T> {
 
     private static final long serialVersionUID = 1L;
 
     private final ZmqSinkOptions options;
+    private final FlowInput<T> input;
 
-    public ZmqSink(ZmqSinkOptions options) {
+    /**
+     * @param input takes each element apart into the flow and its context
+     */
+    public ZmqSink(ZmqSinkOptions options, FlowInput<T> input) {
         this.options = Objects.requireNonNull(options, "options");
+        this.input = Objects.requireNonNull(input, "input");
+    }
+
+    /** The publisher of decoded flows, without context. */
+    public static ZmqSink<FlowRecord> of(ZmqSinkOptions options) {
+        return new ZmqSink<>(options, FlowInput.FLOWS);
+    }
+
+    /** The same publisher for elements that {@code in} takes apart. */
+    public <U> ZmqSink<U> withInput(FlowInput<U> in) {
+        return new ZmqSink<>(options, in);
     }
 
     public ZmqSinkOptions options() {
@@ -33,7 +52,7 @@ public final class ZmqSink implements Sink<FlowRecord> {
     }
 
     @Override
-    public SinkWriter<FlowRecord> createWriter(WriterInitContext context) throws IOException {
+    public SinkWriter<T> createWriter(WriterInitContext context) throws IOException {
         int subtask = context.getTaskInfo().getIndexOfThisSubtask();
         int parallelism = context.getTaskInfo().getNumberOfParallelSubtasks();
         if (!options.connectMode() && parallelism > 1) {
@@ -44,6 +63,6 @@ public final class ZmqSink implements Sink<FlowRecord> {
                             + parallelism
                             + " (expected: 1, or collector mode with a trailing 'c')");
         }
-        return new ZmqSinkWriter(options, subtask, context.metricGroup());
+        return new ZmqSinkWriter<>(options, input, subtask, context.metricGroup());
     }
 }

@@ -101,6 +101,31 @@ public final class ZmqSinkKeys {
                     .defaultValue(Duration.ofSeconds(60))
                     .doc("Period of template messages (> 0).");
 
+    public static final Key<Duration> INTERFACES_INTERVAL =
+            Key.of("zmq.interfaces.interval", millis())
+                    .defaultValue(Duration.ofSeconds(60))
+                    .doc(
+                            "Period of the snmp-ifaces messages that repeat every exporter's"
+                                    + " interface names to ntopng (> 0), as nProbe does; an"
+                                    + " exporter whose names change is sent again with the next"
+                                    + " event.");
+
+    public static final Key<Integer> INTERFACES_MAX_PER_EXPORTER =
+            Key.of("zmq.interfaces.max-per-exporter", Types.integer(1, Integer.MAX_VALUE))
+                    .defaultValue(4096)
+                    .doc(
+                            "Interfaces whose names are kept and sent per exporter; one more is"
+                                    + " counted in zmq.interfaces_refused. A message holds what"
+                                    + " fits in max-message-bytes, the rest is counted in"
+                                    + " zmq.interfaces_cut.");
+
+    public static final Key<Integer> INTERFACES_MAX_EXPORTERS =
+            Key.of("zmq.interfaces.max-exporters", Types.integer(1, Integer.MAX_VALUE))
+                    .defaultValue(1024)
+                    .doc(
+                            "Exporters whose interface names are kept; the interfaces of one"
+                                    + " more are counted in zmq.interfaces_refused.");
+
     public static final Key<Duration> AWAIT_SUBSCRIBER =
             Key.of("zmq.await-subscriber", millis())
                     .defaultValue(Duration.ZERO)
@@ -168,6 +193,9 @@ public final class ZmqSinkKeys {
                     ALLOW_UNAUTHENTICATED,
                     EVENT_INTERVAL,
                     TEMPLATE_INTERVAL,
+                    INTERFACES_INTERVAL,
+                    INTERFACES_MAX_PER_EXPORTER,
+                    INTERFACES_MAX_EXPORTERS,
                     AWAIT_SUBSCRIBER,
                     TIMEOUT_LIFETIME,
                     TIMEOUT_IDLE,
@@ -206,6 +234,9 @@ public final class ZmqSinkKeys {
                     .allowUnauthenticated(c.get(ALLOW_UNAUTHENTICATED))
                     .eventInterval(c.get(EVENT_INTERVAL))
                     .templateInterval(c.get(TEMPLATE_INTERVAL))
+                    .interfacesInterval(c.get(INTERFACES_INTERVAL))
+                    .interfacesMaxPerExporter(c.get(INTERFACES_MAX_PER_EXPORTER))
+                    .interfacesMaxExporters(c.get(INTERFACES_MAX_EXPORTERS))
                     .awaitSubscriber(c.get(AWAIT_SUBSCRIBER))
                     .timeouts(
                             c.get(TIMEOUT_LIFETIME),

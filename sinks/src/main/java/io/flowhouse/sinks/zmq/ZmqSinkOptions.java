@@ -55,6 +55,9 @@ public final class ZmqSinkOptions implements Serializable {
     private final int sendHwm;
     private final Duration eventInterval;
     private final Duration templateInterval;
+    private final Duration interfacesInterval;
+    private final int interfacesMaxPerExporter;
+    private final int interfacesMaxExporters;
     private final Duration awaitSubscriber;
     private final int lifetimeTimeoutSeconds;
     private final int idleTimeoutSeconds;
@@ -77,6 +80,9 @@ public final class ZmqSinkOptions implements Serializable {
         this.sendHwm = b.sendHwm;
         this.eventInterval = b.eventInterval;
         this.templateInterval = b.templateInterval;
+        this.interfacesInterval = b.interfacesInterval;
+        this.interfacesMaxPerExporter = b.interfacesMaxPerExporter;
+        this.interfacesMaxExporters = b.interfacesMaxExporters;
         this.awaitSubscriber = b.awaitSubscriber;
         this.lifetimeTimeoutSeconds = b.lifetimeTimeoutSeconds;
         this.idleTimeoutSeconds = b.idleTimeoutSeconds;
@@ -112,6 +118,9 @@ public final class ZmqSinkOptions implements Serializable {
         b.sendHwm = sendHwm;
         b.eventInterval = eventInterval;
         b.templateInterval = templateInterval;
+        b.interfacesInterval = interfacesInterval;
+        b.interfacesMaxPerExporter = interfacesMaxPerExporter;
+        b.interfacesMaxExporters = interfacesMaxExporters;
         b.awaitSubscriber = awaitSubscriber;
         b.lifetimeTimeoutSeconds = lifetimeTimeoutSeconds;
         b.idleTimeoutSeconds = idleTimeoutSeconds;
@@ -173,6 +182,21 @@ public final class ZmqSinkOptions implements Serializable {
 
     public Duration templateInterval() {
         return templateInterval;
+    }
+
+    /** Period of the {@code snmp-ifaces} messages that repeat every exporter's interface names. */
+    public Duration interfacesInterval() {
+        return interfacesInterval;
+    }
+
+    /** Interfaces kept (and announced) per exporter. */
+    public int interfacesMaxPerExporter() {
+        return interfacesMaxPerExporter;
+    }
+
+    /** Exporters whose interface names are kept. */
+    public int interfacesMaxExporters() {
+        return interfacesMaxExporters;
     }
 
     public Duration awaitSubscriber() {
@@ -292,6 +316,10 @@ public final class ZmqSinkOptions implements Serializable {
         private int sendHwm = ZmqSinkKeys.SEND_HWM.defaultValue();
         private Duration eventInterval = ZmqSinkKeys.EVENT_INTERVAL.defaultValue();
         private Duration templateInterval = ZmqSinkKeys.TEMPLATE_INTERVAL.defaultValue();
+        private Duration interfacesInterval = ZmqSinkKeys.INTERFACES_INTERVAL.defaultValue();
+        private int interfacesMaxPerExporter =
+                ZmqSinkKeys.INTERFACES_MAX_PER_EXPORTER.defaultValue();
+        private int interfacesMaxExporters = ZmqSinkKeys.INTERFACES_MAX_EXPORTERS.defaultValue();
         private Duration awaitSubscriber = ZmqSinkKeys.AWAIT_SUBSCRIBER.defaultValue();
         private int lifetimeTimeoutSeconds = ZmqSinkKeys.TIMEOUT_LIFETIME.defaultValue();
         private int idleTimeoutSeconds = ZmqSinkKeys.TIMEOUT_IDLE.defaultValue();
@@ -341,6 +369,21 @@ public final class ZmqSinkOptions implements Serializable {
 
         public Builder eventInterval(Duration v) {
             this.eventInterval = v;
+            return this;
+        }
+
+        public Builder interfacesInterval(Duration v) {
+            this.interfacesInterval = v;
+            return this;
+        }
+
+        public Builder interfacesMaxPerExporter(int v) {
+            this.interfacesMaxPerExporter = v;
+            return this;
+        }
+
+        public Builder interfacesMaxExporters(int v) {
+            this.interfacesMaxExporters = v;
             return this;
         }
 
@@ -436,6 +479,21 @@ public final class ZmqSinkOptions implements Serializable {
                     "template-interval",
                     templateInterval,
                     "a positive duration");
+            check(
+                    !interfacesInterval.isNegative() && !interfacesInterval.isZero(),
+                    "interfaces.interval",
+                    interfacesInterval,
+                    "a positive duration");
+            check(
+                    interfacesMaxPerExporter >= 1,
+                    "interfaces.max-per-exporter",
+                    interfacesMaxPerExporter,
+                    ">= 1");
+            check(
+                    interfacesMaxExporters >= 1,
+                    "interfaces.max-exporters",
+                    interfacesMaxExporters,
+                    ">= 1");
             check(!awaitSubscriber.isNegative(), "await-subscriber", awaitSubscriber, ">= 0");
             check(lifetimeTimeoutSeconds > 0, "timeout.lifetime", lifetimeTimeoutSeconds, "> 0");
             check(idleTimeoutSeconds > 0, "timeout.idle", idleTimeoutSeconds, "> 0");

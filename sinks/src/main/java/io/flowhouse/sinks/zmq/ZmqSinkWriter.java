@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.sinks.zmq;
 
-import io.flowhouse.codec.flow.FlowRecord;
+import io.flowhouse.sinks.FlowInput;
 import java.io.IOException;
 import java.time.Duration;
 import org.apache.flink.api.connector.sink2.SinkWriter;
@@ -15,10 +15,11 @@ import org.slf4j.LoggerFactory;
  * One subtask's writer: owns a {@link ZmqPublisher} and reports its counters as Flink metrics under
  * the {@code zmq} group ({@code flows_sent}, {@code flows_dropped}, {@code messages_sent}, {@code
  * bytes_sent}, {@code events_sent}, {@code subscriptions}, {@code queue_depth}, {@code
- * curve_clients_accepted}, {@code curve_clients_refused}), which the Prometheus reporter exposes as
- * {@code flink_taskmanager_job_task_operator_zmq_*}.
+ * curve_clients_accepted}, {@code curve_clients_refused}, {@code interface_messages_sent}, {@code
+ * interfaces_refused}, {@code interfaces_cut}), which the Prometheus reporter exposes as {@code
+ * flink_taskmanager_job_task_operator_zmq_*}.
  */
-final class ZmqSinkWriter implements SinkWriter<FlowRecord> {
+final class ZmqSinkWriter<T> implements SinkWriter<T> {
 
     /** How long a checkpoint flush may wait for the socket. */
     private static final Duration FLUSH_TIMEOUT = Duration.ofSeconds(60);
@@ -31,11 +32,14 @@ final class ZmqSinkWriter implements SinkWriter<FlowRecord> {
     private final ZmqSinkOptions.Overflow overflow;
 
     private final ZmqPublisher publisher;
+    private final FlowInput<T> input;
     private final Counter recordsSend;
     private final Counter recordsSendErrors;
 
-    ZmqSinkWriter(ZmqSinkOptions options, int subtask, SinkWriterMetricGroup metrics)
+    ZmqSinkWriter(
+            ZmqSinkOptions options, FlowInput<T> input, int subtask, SinkWriterMetricGroup metrics)
             throws IOException {
+        this.input = input;
         this.publisher = new ZmqPublisher(options, options.sourceId() + subtask);
         this.overflow = options.overflow();
         this.recordsSend = metrics.getNumRecordsSendCounter();
@@ -50,12 +54,14 @@ final class ZmqSinkWriter implements SinkWriter<FlowRecord> {
         g.gauge("queue_depth", () -> publisher.metrics().queueDepth());
         g.gauge("curve_clients_accepted", () -> publisher.metrics().curveAccepted());
         g.gauge("curve_clients_refused", () -> publisher.metrics().curveRefused());
+        g.gauge("interface_messages_sent", () -> publisher.metrics().interfaceMessagesSent());
+        g.gauge("interfaces_refused", () -> publisher.metrics().interfacesRefused());
+        g.gauge("interfaces_cut", () -> publisher.metrics().interfacesCut());
     }
 
     @Override
-    public void write(FlowRecord element, Context context)
-            throws IOException, InterruptedException {
-        if (publisher.publish(element)) {
+    public void write(T element, Context context) throws IOException, InterruptedException {
+        if (publisher.publish(input.flow(element), input.context(element))) {
             recordsSend.inc();
         } else {
             recordsSendErrors.inc();

@@ -42,7 +42,7 @@ class ZmqSinkITCase {
                 ZmqTestSubscriber.connectUnverified("tcp://127.0.0.1:" + port)) {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setParallelism(1);
-            env.fromData(flows).sinkTo(new ZmqSink(options)).name("zmq");
+            env.fromData(flows).sinkTo(ZmqSink.of(options)).name("zmq");
             env.execute("zmq sink test");
             List<ZmqTestSubscriber.Message> got =
                     ntopng.receiveUntil(

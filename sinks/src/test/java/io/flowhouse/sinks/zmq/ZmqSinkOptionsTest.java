@@ -57,6 +57,40 @@ class ZmqSinkOptionsTest {
     }
 
     @Test
+    void interfaceNamesAreRepeatedAndBoundedByKeys() {
+        ZmqSinkOptions d = ZmqSinkOptions.defaults("tcp://127.0.0.1:5556");
+        assertThat(d.interfacesInterval()).isEqualTo(java.time.Duration.ofSeconds(60));
+        assertThat(d.interfacesMaxPerExporter()).isEqualTo(4096);
+        assertThat(d.interfacesMaxExporters()).isEqualTo(1024);
+        ZmqSinkOptions o =
+                fromKeys(
+                        java.util.Map.of(
+                                "flowhouse.zmq.endpoint", "tcp://127.0.0.1:5556",
+                                "flowhouse.zmq.interfaces.interval", "5m",
+                                "flowhouse.zmq.interfaces.max-per-exporter", "10",
+                                "flowhouse.zmq.interfaces.max-exporters", "3"));
+        assertThat(o.interfacesInterval()).isEqualTo(java.time.Duration.ofMinutes(5));
+        assertThat(o.interfacesMaxPerExporter()).isEqualTo(10);
+        assertThat(o.interfacesMaxExporters()).isEqualTo(3);
+        assertThat(o.toBuilder().build().interfacesMaxExporters()).isEqualTo(3);
+        assertThatThrownBy(
+                        () ->
+                                ZmqSinkOptions.builder("tcp://127.0.0.1:5556")
+                                        .interfacesInterval(java.time.Duration.ZERO)
+                                        .build())
+                .hasMessageContaining("interfaces.interval");
+        assertThatThrownBy(
+                        () ->
+                                fromKeys(
+                                        java.util.Map.of(
+                                                "flowhouse.zmq.endpoint",
+                                                "tcp://127.0.0.1:5556",
+                                                "flowhouse.zmq.interfaces.max-per-exporter",
+                                                "0")))
+                .hasMessageContaining("max-per-exporter");
+    }
+
+    @Test
     void slowSubscribersDropTheirOwnMessagesByDefaultWithABoundedHwm() {
         ZmqSinkOptions o = ZmqSinkOptions.defaults("tcp://127.0.0.1:5556");
         assertThat(o.slowSubscriber()).isEqualTo(ZmqSinkOptions.SlowSubscriber.DROP);
