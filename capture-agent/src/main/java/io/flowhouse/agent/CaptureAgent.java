@@ -301,6 +301,11 @@ public final class CaptureAgent implements AutoCloseable {
         return metrics;
     }
 
+    /** Gathers accepted datagrams into records; null before the UDP listeners start. */
+    public DatagramBatcher batcher() {
+        return batcher;
+    }
+
     public RawFlowPublisher publisher() {
         return publisher;
     }
