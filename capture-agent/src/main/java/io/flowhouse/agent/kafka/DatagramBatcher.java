@@ -72,7 +72,7 @@ public final class DatagramBatcher implements AutoCloseable {
                                 t.setDaemon(true);
                                 return t;
                             });
-            long period = Math.max(250_000L, lingerNanos / 2);
+            long period = Math.max(1_000_000L, lingerNanos / 2);
             timer.scheduleWithFixedDelay(this::flushDue, period, period, TimeUnit.NANOSECONDS);
         }
     }
