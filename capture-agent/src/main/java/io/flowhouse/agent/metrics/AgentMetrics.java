@@ -180,30 +180,7 @@ public final class AgentMetrics {
                 .labelNames("topic")
                 .callback(cb -> sent.forEach((t, n) -> cb.call(n.sum(), t)))
                 .register(registry);
-        CounterWithCallback.builder()
-                .name("flowhouse_agent_kafka_datagrams_total")
-                .help(
-                        "datagrams in records acknowledged by Kafka, by topic (more than the"
-                                + " records when kafka.record-max-datagrams is above 1)")
-                .labelNames("topic")
-                .callback(cb -> sent.forEach((t, n) -> cb.call(sentDatagrams(t), t)))
-                .register(registry);
-        CounterWithCallback.builder()
-                .name("flowhouse_agent_kafka_batch_records_total")
-                .help(
-                        "flows.raw records the datagram batcher wrote, by why it flushed"
-                                + " (datagrams, bytes, linger, shutdown)")
-                .labelNames("cause")
-                .callback(
-                        cb ->
-                                batchFlushes.forEach(
-                                        (f, n) -> cb.call(n.sum(), f.name().toLowerCase())))
-                .register(registry);
-        CounterWithCallback.builder()
-                .name("flowhouse_agent_kafka_batched_datagrams_total")
-                .help("datagrams the batcher wrote into those records")
-                .callback(cb -> cb.call(batchedDatagrams.sum()))
-                .register(registry);
+        registerBatchMetrics();
         CounterWithCallback.builder()
                 .name("flowhouse_agent_kafka_send_errors_total")
                 .help("records whose Kafka send failed (they are spooled and retried)")
@@ -332,6 +309,39 @@ public final class AgentMetrics {
                             cb.call(pcapDrops.sum(), "kernel");
                             cb.call(pcapIfDrops.sum(), "interface");
                         })
+                .register(registry);
+    }
+
+    /** The per-datagram acknowledgements and the batcher's records. */
+    private void registerBatchMetrics() {
+        CounterWithCallback.builder()
+                .name("flowhouse_agent_kafka_datagrams_total")
+                .help(
+                        "datagrams in records acknowledged by Kafka, by topic (more than the"
+                                + " records when kafka.record-max-datagrams is above 1)")
+                .labelNames("topic")
+                .callback(cb -> sent.forEach((t, n) -> cb.call(sentDatagrams(t), t)))
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("flowhouse_agent_kafka_batch_records_total")
+                .help(
+                        "flows.raw records the datagram batcher wrote, by why it flushed"
+                                + " (datagrams, bytes, linger, shutdown)")
+                .labelNames("cause")
+                .callback(
+                        cb ->
+                                batchFlushes.forEach(
+                                        (f, n) ->
+                                                cb.call(
+                                                        n.sum(),
+                                                        f.name()
+                                                                .toLowerCase(
+                                                                        java.util.Locale.ROOT))))
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("flowhouse_agent_kafka_batched_datagrams_total")
+                .help("datagrams the batcher wrote into those records")
+                .callback(cb -> cb.call(batchedDatagrams.sum()))
                 .register(registry);
     }
 
