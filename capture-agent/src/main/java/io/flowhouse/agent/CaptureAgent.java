@@ -3,6 +3,7 @@ package io.flowhouse.agent;
 
 import io.flowhouse.agent.config.AgentConfig;
 import io.flowhouse.agent.config.CidrSet;
+import io.flowhouse.agent.kafka.DatagramBatcher;
 import io.flowhouse.agent.kafka.RawFlowPublisher;
 import io.flowhouse.agent.metrics.AgentMetrics;
 import io.flowhouse.agent.metrics.KernelUdpStats;
@@ -63,6 +64,7 @@ public final class CaptureAgent implements AutoCloseable {
     private RawFlowPublisher publisher;
     private DatagramStamper stamper;
     private UdpReceiver udp;
+    private DatagramBatcher batcher;
     private MetricsServer metricsServer;
     private PacketSource packetSource;
     private Thread captureThread;
@@ -117,6 +119,15 @@ public final class CaptureAgent implements AutoCloseable {
                             u.maxExporterStreams());
             metrics.stampGauges(stamper::streamsStarted, stamper::streamsEvicted);
             LOG.info("agent {} epoch {}", config.agentId(), stamper.epoch());
+            AgentConfig.Kafka k = config.kafka();
+            batcher =
+                    new DatagramBatcher(
+                            publisher,
+                            k.rawTopic(),
+                            k.recordMaxDatagrams(),
+                            k.recordMaxBytes(),
+                            k.recordLinger(),
+                            metrics);
             DatagramToRawFlowHandler handler =
                     new DatagramToRawFlowHandler(
                             CidrSet.of(u.allowedExporters()),
@@ -125,6 +136,7 @@ public final class CaptureAgent implements AutoCloseable {
                             u.forwardRejected(),
                             config.agentId(),
                             publisher,
+                            batcher,
                             metrics,
                             Clock.systemUTC(),
                             stamper);
@@ -289,6 +301,11 @@ public final class CaptureAgent implements AutoCloseable {
         return metrics;
     }
 
+    /** Gathers accepted datagrams into records; null before the UDP listeners start. */
+    public DatagramBatcher batcher() {
+        return batcher;
+    }
+
     public RawFlowPublisher publisher() {
         return publisher;
     }
@@ -325,6 +342,10 @@ public final class CaptureAgent implements AutoCloseable {
         closed = true;
         if (udp != null) {
             udp.close();
+        }
+        if (batcher != null) {
+            // After the last datagram came in, before the publisher stops taking records.
+            batcher.close();
         }
         if (packetSource != null) {
             packetSource.close();

@@ -56,6 +56,19 @@ class SpoolBrokerRestartITCase {
 
     @Test
     void everyDatagramArrivesAcrossABrokerRestart() throws Exception {
+        run(false);
+    }
+
+    /**
+     * The same with several datagrams of one exporter per record: batch records are spooled and
+     * replayed as they are, and every datagram in them arrives once, in order, with its stamp.
+     */
+    @Test
+    void everyDatagramOfBatchRecordsArrivesAcrossABrokerRestart() throws Exception {
+        run(true);
+    }
+
+    private void run(boolean batched) throws Exception {
         try (EmbeddedKafka kafka = EmbeddedKafka.builder().partitions(2).build().start()) {
             kafka.createTopic("flows.raw", 2);
             kafka.createTopic("flows.rejected", 1);
@@ -73,6 +86,8 @@ class SpoolBrokerRestartITCase {
                             "  bootstrap-servers: '" + kafka.bootstrapServers() + "'",
                             "  buffer-memory-bytes: 1048576",
                             "  batch-bytes: 65536",
+                            batched ? "  record-max-datagrams: 32" : "",
+                            batched ? "  record-linger-ms: 20" : "",
                             "spool:",
                             "  directory: '" + dir.resolve("spool") + "'",
                             "  segment-bytes: 1048576",
@@ -141,17 +156,34 @@ class SpoolBrokerRestartITCase {
                 Map<String, List<Integer>> firstSeen = new HashMap<>();
                 Map<String, Set<Integer>> seen = new HashMap<>();
                 int duplicates = 0;
+                Map<String, List<Long>> stamps = new HashMap<>();
                 for (ConsumerRecord<byte[], byte[]> r : records) {
-                    RawDatagram d = RawDatagramCodec.decode(r.value());
-                    String key = ExporterPartitionKey.decode(r.key()).toString();
-                    int seq = ByteBuffer.wrap(d.payload()).getInt(8);
-                    assertThat(d.payload())
-                            .isEqualTo(ipfix(ByteBuffer.wrap(d.payload()).getInt(12), seq));
-                    if (seen.computeIfAbsent(key, k -> new LinkedHashSet<>()).add(seq)) {
-                        firstSeen.computeIfAbsent(key, k -> new ArrayList<>()).add(seq);
-                    } else {
-                        duplicates++;
+                    for (RawDatagram d : RawDatagramCodec.decodeAll(r.value())) {
+                        String key = ExporterPartitionKey.decode(r.key()).toString();
+                        assertThat(d.exporter().toString()).isEqualTo(key);
+                        int seq = ByteBuffer.wrap(d.payload()).getInt(8);
+                        assertThat(d.payload())
+                                .isEqualTo(ipfix(ByteBuffer.wrap(d.payload()).getInt(12), seq));
+                        if (seen.computeIfAbsent(key, k -> new LinkedHashSet<>()).add(seq)) {
+                            firstSeen.computeIfAbsent(key, k -> new ArrayList<>()).add(seq);
+                            stamps.computeIfAbsent(key, k -> new ArrayList<>())
+                                    .add(d.stamp().sequence());
+                        } else {
+                            duplicates++;
+                        }
                     }
+                }
+                for (Map.Entry<String, List<Long>> e : stamps.entrySet()) {
+                    // One run, one stream per exporter: the stamps count 0, 1, 2... as sent.
+                    for (int i = 0; i < e.getValue().size(); i++) {
+                        assertThat(e.getValue().get(i)).as("stamp of %s", e.getKey()).isEqualTo(i);
+                    }
+                }
+                if (batched) {
+                    assertThat(records.size())
+                            .as("records holding several datagrams")
+                            .isLessThan(total / 2);
+                    assertThat(agent.metrics().batchedDatagrams()).isGreaterThanOrEqualTo(total);
                 }
                 assertThat(agent.metrics().kernelStats().totalDrops()).isZero();
                 assertThat(agent.metrics().droppedCount()).isZero();
@@ -165,10 +197,13 @@ class SpoolBrokerRestartITCase {
                             .containsExactlyElementsOf(e.getValue());
                 }
                 System.out.printf(
-                        "broker restart: %d datagrams sent, %d distinct in Kafka, %d duplicates,"
-                                + " %d spooled (%d while the broker was down), %d send errors%n",
+                        "broker restart%s: %d datagrams sent, %d distinct in Kafka (%d records),"
+                                + " %d duplicates, %d spooled (%d while the broker was down),"
+                                + " %d send errors%n",
+                        batched ? " (batch records)" : "",
                         total,
                         distinct(records),
+                        records.size(),
                         duplicates,
                         agent.metrics().spooledCount(),
                         spooledWhileDown,
@@ -180,8 +215,9 @@ class SpoolBrokerRestartITCase {
     private static int distinct(List<ConsumerRecord<byte[], byte[]>> records) {
         Set<String> ids = new java.util.HashSet<>();
         for (ConsumerRecord<byte[], byte[]> r : records) {
-            RawDatagram d = RawDatagramCodec.decode(r.value());
-            ids.add(d.exporterPort() + "/" + ByteBuffer.wrap(d.payload()).getInt(8));
+            for (RawDatagram d : RawDatagramCodec.decodeAll(r.value())) {
+                ids.add(d.exporterPort() + "/" + ByteBuffer.wrap(d.payload()).getInt(8));
+            }
         }
         return ids.size();
     }

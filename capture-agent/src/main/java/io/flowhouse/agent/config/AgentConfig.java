@@ -68,6 +68,9 @@ public record AgentConfig(
      * @param bufferMemoryBytes producer buffer; when full, datagrams go to the spool
      * @param deliveryTimeout how long the producer retries one record before it is spooled again
      * @param properties extra producer properties, applied last
+     * @param recordMaxDatagrams datagrams of one key per flows.raw record at most (1: no batches)
+     * @param recordMaxBytes bytes of one batch record at most
+     * @param recordLinger how long a batch record waits for more datagrams
      */
     public record Kafka(
             String bootstrapServers,
@@ -79,7 +82,39 @@ public record AgentConfig(
             int batchBytes,
             long bufferMemoryBytes,
             Duration deliveryTimeout,
-            Map<String, String> properties) {}
+            Map<String, String> properties,
+            int recordMaxDatagrams,
+            int recordMaxBytes,
+            Duration recordLinger) {
+
+        /** Without batch records: each datagram its own record. */
+        public Kafka(
+                String bootstrapServers,
+                String rawTopic,
+                String rejectedTopic,
+                String packetsTopic,
+                String compression,
+                int lingerMs,
+                int batchBytes,
+                long bufferMemoryBytes,
+                Duration deliveryTimeout,
+                Map<String, String> properties) {
+            this(
+                    bootstrapServers,
+                    rawTopic,
+                    rejectedTopic,
+                    packetsTopic,
+                    compression,
+                    lingerMs,
+                    batchBytes,
+                    bufferMemoryBytes,
+                    deliveryTimeout,
+                    properties,
+                    1,
+                    256 * 1024,
+                    Duration.ofMillis(2));
+        }
+    }
 
     /**
      * On-disk spool.

@@ -167,6 +167,32 @@ public final class AgentKeys {
                     .defaultValue(1024L * 1024)
                     .doc("Producer batch size per partition.");
 
+    public static final Key<Integer> KAFKA_RECORD_MAX_DATAGRAMS =
+            Key.of("kafka.record-max-datagrams", Types.integer(1, 4096))
+                    .defaultValue(1)
+                    .doc(
+                            "Datagrams of one exporter (one sFlow agent) the agent gathers into"
+                                    + " one flows.raw record (a batch envelope, each datagram with"
+                                    + " its own stamp), saving Kafka's per-record cost; 1 writes"
+                                    + " each datagram as its own record"
+                                    + " (flowhouse_agent_kafka_batch_records_total).");
+
+    public static final Key<Long> KAFKA_RECORD_MAX_BYTES =
+            Key.of("kafka.record-max-bytes", Types.size(1024, 4L * 1024 * 1024))
+                    .defaultValue(256L * 1024)
+                    .doc(
+                            "Bytes of one batch record at most (below the producer's 8 MiB"
+                                    + " max.request.size); a record is written before the next"
+                                    + " datagram would pass it.");
+
+    public static final Key<Duration> KAFKA_RECORD_LINGER =
+            Key.of("kafka.record-linger-ms", millis(Duration.ZERO, Duration.ofSeconds(1)))
+                    .defaultValue(Duration.ofMillis(2))
+                    .doc(
+                            "How long a batch record waits for more datagrams of its exporter"
+                                    + " when kafka.record-max-datagrams is above 1 (a bare number"
+                                    + " is milliseconds).");
+
     public static final Key<Long> KAFKA_BUFFER_MEMORY_BYTES =
             Key.of("kafka.buffer-memory-bytes", Types.size(1024 * 1024, Long.MAX_VALUE))
                     .defaultValue(128L * 1024 * 1024)
@@ -341,6 +367,9 @@ public final class AgentKeys {
                             KAFKA_BATCH_BYTES,
                             KAFKA_BUFFER_MEMORY_BYTES,
                             KAFKA_DELIVERY_TIMEOUT,
+                            KAFKA_RECORD_MAX_DATAGRAMS,
+                            KAFKA_RECORD_MAX_BYTES,
+                            KAFKA_RECORD_LINGER,
                             KAFKA_PROPERTIES,
                             SPOOL_DIRECTORY,
                             SPOOL_MAX_BYTES,
@@ -406,7 +435,10 @@ public final class AgentKeys {
                         c.get(KAFKA_BATCH_BYTES).intValue(),
                         c.get(KAFKA_BUFFER_MEMORY_BYTES),
                         c.get(KAFKA_DELIVERY_TIMEOUT),
-                        c.get(KAFKA_PROPERTIES));
+                        c.get(KAFKA_PROPERTIES),
+                        c.get(KAFKA_RECORD_MAX_DATAGRAMS),
+                        c.get(KAFKA_RECORD_MAX_BYTES).intValue(),
+                        c.get(KAFKA_RECORD_LINGER));
         if (kafka.batchBytes() * 8L > kafka.bufferMemoryBytes()) {
             // Each partition's open batch takes batch-bytes of the buffer: with too few, sends
             // fail for want of memory while the buffer is mostly empty.

@@ -156,7 +156,7 @@ public final class RawFlowPublisher implements RecordSink, AutoCloseable {
     @Override
     public void publish(Outbound r) {
         if (closed) {
-            metrics.dropped(Drop.SHUTDOWN);
+            metrics.dropped(Drop.SHUTDOWN, r.datagrams());
             return;
         }
         if (!spooling) {
@@ -228,7 +228,7 @@ public final class RawFlowPublisher implements RecordSink, AutoCloseable {
         if (!(e instanceof RetriableException)
                 && !(e instanceof org.apache.kafka.common.errors.TimeoutException)
                 && e instanceof org.apache.kafka.common.errors.ApiException) {
-            metrics.dropped(Drop.KAFKA_FATAL);
+            metrics.dropped(Drop.KAFKA_FATAL, r.datagrams());
             log.warn("kafka refused a record for good: {}", e.toString());
             return;
         }
@@ -252,7 +252,7 @@ public final class RawFlowPublisher implements RecordSink, AutoCloseable {
                 if (spool.append(r)) {
                     metrics.spooled();
                 } else {
-                    metrics.dropped(Drop.SPOOL_FULL);
+                    metrics.dropped(Drop.SPOOL_FULL, r.datagrams());
                     log.warn("spool full ({} bytes); dropping records", spool.maxBytes());
                 }
             } catch (IOException e) {
@@ -262,7 +262,7 @@ public final class RawFlowPublisher implements RecordSink, AutoCloseable {
                         e instanceof SpoolWriteException w
                                 ? w.noSpace()
                                 : SpoolWriteException.isNoSpace(e);
-                metrics.dropped(noSpace ? Drop.SPOOL_NO_SPACE : Drop.SPOOL_IO_ERROR);
+                metrics.dropped(noSpace ? Drop.SPOOL_NO_SPACE : Drop.SPOOL_IO_ERROR, r.datagrams());
                 log.error(
                         "spool write failed; dropping records until it writes again: {}",
                         (noSpace ? "no space left: " : "I/O error: ") + e.getMessage());
@@ -315,6 +315,9 @@ public final class RawFlowPublisher implements RecordSink, AutoCloseable {
         public void onCompletion(RecordMetadata metadata, Exception e) {
             if (e == null) {
                 sentCounter(record.topic()).increment();
+                if (record.datagrams() > 1) {
+                    metrics.sentBatch(record.topic(), record.datagrams());
+                }
             } else {
                 failedDirect(record, e);
             }
@@ -418,7 +421,11 @@ public final class RawFlowPublisher implements RecordSink, AutoCloseable {
             spool.commit(delivered);
             metrics.unspooled(delivered);
             for (int i = 0; i < delivered; i++) {
-                metrics.sent(batch.get(i).topic());
+                Outbound r = batch.get(i);
+                metrics.sent(r.topic());
+                if (r.datagrams() > 1) {
+                    metrics.sentBatch(r.topic(), r.datagrams());
+                }
             }
         }
         if (failure instanceof BufferExhaustedException && delivered > 0) {

@@ -46,6 +46,18 @@ public final class AgentMetrics {
         SHUTDOWN
     }
 
+    /** Why the datagram batcher wrote a record. */
+    public enum BatchFlush {
+        /** It held {@code kafka.record-max-datagrams}. */
+        DATAGRAMS,
+        /** The next datagram would have passed {@code kafka.record-max-bytes}. */
+        BYTES,
+        /** Its first datagram waited {@code kafka.record-linger-ms}. */
+        LINGER,
+        /** The agent was stopping. */
+        SHUTDOWN
+    }
+
     /** The label of the traffic of exporters beyond {@code metrics.max-exporters}. */
     public static final String OTHER_EXPORTERS = "other";
 
@@ -72,7 +84,11 @@ public final class AgentMetrics {
     private final EnumMap<Drop, LongAdder> drops = new EnumMap<>(Drop.class);
     private final EnumMap<ParseResult, LongAdder> packets = new EnumMap<>(ParseResult.class);
     private final ConcurrentHashMap<String, LongAdder> sent = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, LongAdder> sentBeyondRecords =
+            new ConcurrentHashMap<>();
     private final LongAdder sendErrors = new LongAdder();
+    private final EnumMap<BatchFlush, LongAdder> batchFlushes = new EnumMap<>(BatchFlush.class);
+    private final LongAdder batchedDatagrams = new LongAdder();
     private final LongAdder spooled = new LongAdder();
     private final LongAdder unspooled = new LongAdder();
     private final LongAdder packetBatches = new LongAdder();
@@ -109,6 +125,9 @@ public final class AgentMetrics {
         }
         for (ParseResult r : ParseResult.values()) {
             packets.put(r, new LongAdder());
+        }
+        for (BatchFlush f : BatchFlush.values()) {
+            batchFlushes.put(f, new LongAdder());
         }
         CounterWithCallback.builder()
                 .name("flowhouse_agent_datagrams_total")
@@ -161,6 +180,7 @@ public final class AgentMetrics {
                 .labelNames("topic")
                 .callback(cb -> sent.forEach((t, n) -> cb.call(n.sum(), t)))
                 .register(registry);
+        registerBatchMetrics();
         CounterWithCallback.builder()
                 .name("flowhouse_agent_kafka_send_errors_total")
                 .help("records whose Kafka send failed (they are spooled and retried)")
@@ -292,6 +312,39 @@ public final class AgentMetrics {
                 .register(registry);
     }
 
+    /** The per-datagram acknowledgements and the batcher's records. */
+    private void registerBatchMetrics() {
+        CounterWithCallback.builder()
+                .name("flowhouse_agent_kafka_datagrams_total")
+                .help(
+                        "datagrams in records acknowledged by Kafka, by topic (more than the"
+                                + " records when kafka.record-max-datagrams is above 1)")
+                .labelNames("topic")
+                .callback(cb -> sent.forEach((t, n) -> cb.call(sentDatagrams(t), t)))
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("flowhouse_agent_kafka_batch_records_total")
+                .help(
+                        "flows.raw records the datagram batcher wrote, by why it flushed"
+                                + " (datagrams, bytes, linger, shutdown)")
+                .labelNames("cause")
+                .callback(
+                        cb ->
+                                batchFlushes.forEach(
+                                        (f, n) ->
+                                                cb.call(
+                                                        n.sum(),
+                                                        f.name()
+                                                                .toLowerCase(
+                                                                        java.util.Locale.ROOT))))
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("flowhouse_agent_kafka_batched_datagrams_total")
+                .help("datagrams the batcher wrote into those records")
+                .callback(cb -> cb.call(batchedDatagrams.sum()))
+                .register(registry);
+    }
+
     public PrometheusRegistry registry() {
         return registry;
     }
@@ -374,6 +427,25 @@ public final class AgentMetrics {
         drops.get(why).increment();
     }
 
+    /** {@code datagrams} datagrams of one record did not reach Kafka. */
+    public void dropped(Drop why, int datagrams) {
+        drops.get(why).add(datagrams);
+    }
+
+    /** A batch record of {@code datagrams} datagrams left the batcher, flushed for {@code why}. */
+    public void batchFlushed(BatchFlush why, int datagrams) {
+        batchFlushes.get(why).increment();
+        batchedDatagrams.add(datagrams);
+    }
+
+    public long batchFlushes(BatchFlush why) {
+        return batchFlushes.get(why).sum();
+    }
+
+    public long batchedDatagrams() {
+        return batchedDatagrams.sum();
+    }
+
     public void sent(String topic) {
         sentCounter(topic).increment();
     }
@@ -382,6 +454,17 @@ public final class AgentMetrics {
     public LongAdder sentCounter(String topic) {
         LongAdder n = sent.get(topic);
         return n != null ? n : sent.computeIfAbsent(topic, t -> new LongAdder());
+    }
+
+    /** A batch record of {@code datagrams} datagrams was acknowledged (after {@link #sent}). */
+    public void sentBatch(String topic, int datagrams) {
+        sentBeyondRecords.computeIfAbsent(topic, t -> new LongAdder()).add(datagrams - 1L);
+    }
+
+    /** Datagrams acknowledged on a topic: one per record, more for batch records. */
+    public long sentDatagrams(String topic) {
+        LongAdder beyond = sentBeyondRecords.get(topic);
+        return sentCount(topic) + (beyond == null ? 0 : beyond.sum());
     }
 
     public void sendError() {

@@ -11,7 +11,8 @@ final class SpoolRecordCodec {
     private SpoolRecordCodec() {}
 
     // Body: u8 topic length, topic, i32 partition, i64 timestamp, i32 key length (-1 null), key,
-    // i32 value length, value, u16 reason length (0xffff null), reason.
+    // i32 value length, value, u16 reason length (0xffff null), reason; then, for a record of more
+    // than one datagram only, i32 datagrams (a body without it, as earlier agents wrote, is 1).
     static byte[] encode(Outbound r) {
         byte[] topic = r.topic().getBytes(StandardCharsets.UTF_8);
         byte[] reason = r.reason() == null ? null : r.reason().getBytes(StandardCharsets.UTF_8);
@@ -27,7 +28,8 @@ final class SpoolRecordCodec {
                                 + 4
                                 + r.value().length
                                 + 2
-                                + (reason == null ? 0 : reason.length));
+                                + (reason == null ? 0 : reason.length)
+                                + (r.datagrams() == 1 ? 0 : 4));
         b.put((byte) topic.length).put(topic).putInt(r.partition()).putLong(r.timestampMillis());
         if (r.key() == null) {
             b.putInt(-1);
@@ -39,6 +41,9 @@ final class SpoolRecordCodec {
             b.putShort((short) 0xffff);
         } else {
             b.putShort((short) reason.length).put(reason);
+        }
+        if (r.datagrams() != 1) {
+            b.putInt(r.datagrams());
         }
         return b.array();
     }
@@ -73,7 +78,14 @@ final class SpoolRecordCodec {
             b.get(r);
             reason = new String(r, StandardCharsets.UTF_8);
         }
+        int datagrams = b.remaining() >= 4 ? b.getInt() : 1;
         return new Outbound(
-                new String(topic, StandardCharsets.UTF_8), partition, ts, key, value, reason);
+                new String(topic, StandardCharsets.UTF_8),
+                partition,
+                ts,
+                key,
+                value,
+                reason,
+                datagrams);
     }
 }

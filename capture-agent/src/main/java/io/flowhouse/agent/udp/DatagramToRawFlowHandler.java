@@ -2,6 +2,7 @@
 package io.flowhouse.agent.udp;
 
 import io.flowhouse.agent.config.CidrSet;
+import io.flowhouse.agent.kafka.DatagramBatcher;
 import io.flowhouse.agent.kafka.Outbound;
 import io.flowhouse.agent.kafka.RecordSink;
 import io.flowhouse.agent.metrics.AgentMetrics;
@@ -32,10 +33,11 @@ import org.slf4j.LoggerFactory;
  * Turns each received datagram into a raw-datagram envelope for Kafka: allow-list, header check
  * (version, length, count only - decoding is Flink's job), then {@code flows.raw} keyed by exporter
  * (sFlow v5: by the agent address and sub-agent id of its header, {@link SflowAgentKey}) with its
- * stamp ({@link DatagramStamper}: the datagram's identity from here on, kept through the spool), or
- * {@code flows.rejected} with the reason. The payload is copied out of the Netty buffer, which
- * {@link SimpleChannelInboundHandler} releases after this returns. Shared by every channel; keeps
- * no per-channel state.
+ * stamp ({@link DatagramStamper}: the datagram's identity from here on, kept through the spool),
+ * gathered with others of its key by the {@link DatagramBatcher} into one record, or {@code
+ * flows.rejected} with the reason. The payload is copied out of the Netty buffer, which {@link
+ * SimpleChannelInboundHandler} releases after this returns. Shared by every channel; keeps no
+ * per-channel state.
  */
 @Sharable
 public final class DatagramToRawFlowHandler extends SimpleChannelInboundHandler<DatagramPacket> {
@@ -43,11 +45,11 @@ public final class DatagramToRawFlowHandler extends SimpleChannelInboundHandler<
     private static final Logger LOG = LoggerFactory.getLogger(DatagramToRawFlowHandler.class);
 
     private final CidrSet allowed;
-    private final String rawTopic;
     private final String rejectedTopic;
     private final boolean forwardRejected;
     private final byte[] agentId;
     private final RecordSink sink;
+    private final DatagramBatcher batcher;
     private final AgentMetrics metrics;
     private final Clock clock;
     private final DatagramStamper stamper;
@@ -64,13 +66,41 @@ public final class DatagramToRawFlowHandler extends SimpleChannelInboundHandler<
             AgentMetrics metrics,
             Clock clock,
             DatagramStamper stamper) {
+        this(
+                allowed,
+                rawTopic,
+                rejectedTopic,
+                forwardRejected,
+                agentId,
+                sink,
+                new DatagramBatcher(sink, rawTopic, 1, Integer.MAX_VALUE, Duration.ZERO, metrics),
+                metrics,
+                clock,
+                stamper);
+    }
+
+    /**
+     * @param batcher gathers accepted datagrams of one key into records for {@code rawTopic}
+     *     (rejected ones go to {@code sink} one by one)
+     */
+    public DatagramToRawFlowHandler(
+            CidrSet allowed,
+            String rawTopic,
+            String rejectedTopic,
+            boolean forwardRejected,
+            String agentId,
+            RecordSink sink,
+            DatagramBatcher batcher,
+            AgentMetrics metrics,
+            Clock clock,
+            DatagramStamper stamper) {
         super(false);
         this.allowed = allowed;
-        this.rawTopic = rawTopic;
         this.rejectedTopic = rejectedTopic;
         this.forwardRejected = forwardRejected;
         this.agentId = agentId.getBytes(StandardCharsets.UTF_8);
         this.sink = sink;
+        this.batcher = batcher;
         this.metrics = metrics;
         this.clock = clock;
         this.stamper = stamper;
@@ -117,7 +147,7 @@ public final class DatagramToRawFlowHandler extends SimpleChannelInboundHandler<
                             agentId,
                             payload,
                             stamper.stamp(new ExporterKey(exporter, port)));
-            sink.publish(new Outbound(rawTopic, -1, now, key, value, null));
+            batcher.add(key, now, value);
             return;
         }
         byte[] key = ExporterPartitionKey.encode(exporter, port);

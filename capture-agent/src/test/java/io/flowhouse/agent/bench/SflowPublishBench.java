@@ -79,12 +79,14 @@ public final class SflowPublishBench {
                 send(target, direct, pool, rate, Math.min(5, seconds), agent);
                 ThreadMXBean mx = ManagementFactory.getThreadMXBean();
                 Map<Long, Long> before = cpu(mx);
-                long sentBefore = agent.metrics().sentCount("flows.raw");
+                long sentBefore = agent.metrics().sentDatagrams("flows.raw");
+                long recordsBefore = agent.metrics().sentCount("flows.raw");
                 long t0 = System.nanoTime();
                 long sent = send(target, direct, pool, rate, seconds, agent);
                 long wall = System.nanoTime() - t0;
                 Map<Long, Long> after = cpu(mx);
-                long delivered = agent.metrics().sentCount("flows.raw") - sentBefore;
+                long delivered = agent.metrics().sentDatagrams("flows.raw") - sentBefore;
+                long records = agent.metrics().sentCount("flows.raw") - recordsBefore;
                 Map<String, Long> byGroup = new LinkedHashMap<>();
                 for (Map.Entry<Long, Long> e : after.entrySet()) {
                     var info = mx.getThreadInfo(e.getKey());
@@ -96,14 +98,15 @@ public final class SflowPublishBench {
                 }
                 System.out.printf(
                         "rate %,d datagrams/s (<= 0: handler direct, no UDP) (%.1f samples each) for %d s, %s: sent %,d, in Kafka"
-                                + " %,d, kernel/agent loss %,d, spooled %d, dropped %d,"
-                                + " load %s%n",
+                                + " %,d (in %,d records), kernel/agent loss %,d, spooled %d,"
+                                + " dropped %d, load %s%n",
                         rate,
                         samplesPerDatagram,
                         seconds,
                         extra.isEmpty() ? "defaults" : String.join(" ", extra),
                         sent,
                         delivered,
+                        records,
                         sent - delivered,
                         agent.metrics().spooledCount(),
                         agent.metrics().droppedCount(),
@@ -142,6 +145,7 @@ public final class SflowPublishBench {
                 true,
                 c.agentId(),
                 agent.publisher(),
+                agent.batcher(),
                 agent.metrics(),
                 Clock.systemUTC(),
                 agent.stamper());

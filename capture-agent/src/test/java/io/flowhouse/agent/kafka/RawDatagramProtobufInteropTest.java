@@ -8,6 +8,7 @@ import com.google.protobuf.DescriptorProtos.DescriptorProto;
 import com.google.protobuf.DescriptorProtos.FieldDescriptorProto;
 import com.google.protobuf.DescriptorProtos.FileDescriptorProto;
 import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Descriptors.FileDescriptor;
 import com.google.protobuf.DynamicMessage;
 import io.flowhouse.codec.ExporterKey;
@@ -18,6 +19,7 @@ import io.flowhouse.codec.envelope.RejectedDatagram;
 import io.flowhouse.codec.flow.IpAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -29,6 +31,7 @@ class RawDatagramProtobufInteropTest {
 
     private static final Descriptor RAW;
     private static final Descriptor REJECTED;
+    private static final Descriptor BATCH;
 
     static {
         DescriptorProto.Builder raw = DescriptorProto.newBuilder().setName("RawDatagram");
@@ -37,6 +40,16 @@ class RawDatagramProtobufInteropTest {
         addFields(rejected);
         rejected.addField(field("reject_reason", 14, FieldDescriptorProto.Type.TYPE_STRING));
         rejected.addField(field("reject_detail", 15, FieldDescriptorProto.Type.TYPE_STRING));
+        DescriptorProto.Builder batch = DescriptorProto.newBuilder().setName("RawDatagramBatch");
+        batch.addField(field("schema_version", 1, FieldDescriptorProto.Type.TYPE_UINT32));
+        batch.addField(
+                FieldDescriptorProto.newBuilder()
+                        .setName("datagrams")
+                        .setNumber(10)
+                        .setType(FieldDescriptorProto.Type.TYPE_MESSAGE)
+                        .setTypeName(".flowhouse.v1.RawDatagram")
+                        .setLabel(FieldDescriptorProto.Label.LABEL_REPEATED)
+                        .build());
         FileDescriptorProto file =
                 FileDescriptorProto.newBuilder()
                         .setName("flowhouse/v1/raw.proto")
@@ -44,11 +57,13 @@ class RawDatagramProtobufInteropTest {
                         .setSyntax("proto3")
                         .addMessageType(raw)
                         .addMessageType(rejected)
+                        .addMessageType(batch)
                         .build();
         try {
             FileDescriptor fd = FileDescriptor.buildFrom(file, new FileDescriptor[0]);
             RAW = fd.findMessageTypeByName("RawDatagram");
             REJECTED = fd.findMessageTypeByName("RejectedDatagram");
+            BATCH = fd.findMessageTypeByName("RawDatagramBatch");
         } catch (com.google.protobuf.Descriptors.DescriptorValidationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -92,10 +107,40 @@ class RawDatagramProtobufInteropTest {
                     "uint64 stamp_stream = 8;",
                     "uint64 stamp_sequence = 9;",
                     "string reject_reason = 14;",
-                    "string reject_detail = 15;"
+                    "string reject_detail = 15;",
+                    "message RawDatagramBatch {",
+                    "repeated RawDatagram datagrams = 10;"
                 }) {
             assertThat(text).contains(f);
         }
+    }
+
+    @Test
+    void aBatchRecordIsARawDatagramBatchForProtobufJava() throws Exception {
+        Random random = new Random(5);
+        List<RawDatagram> in = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            byte[] payload = new byte[random.nextInt(1500)];
+            random.nextBytes(payload);
+            in.add(
+                    RawDatagram.stamped(
+                            new ExporterKey(IpAddress.ofIpv4(random.nextInt()), 6343),
+                            random.nextLong() & Long.MAX_VALUE,
+                            "agent",
+                            payload,
+                            new DatagramStamp(random.nextLong(), 1, i)));
+        }
+        byte[] ours = RawDatagramCodec.encodeBatch(in);
+        DynamicMessage m = DynamicMessage.parseFrom(BATCH, ours);
+        assertThat(m.getField(BATCH.findFieldByName("schema_version"))).isEqualTo(3);
+        FieldDescriptor datagrams = BATCH.findFieldByName("datagrams");
+        assertThat(m.getRepeatedFieldCount(datagrams)).isEqualTo(in.size());
+        for (int i = 0; i < in.size(); i++) {
+            byte[] theirs = ((DynamicMessage) m.getRepeatedField(datagrams, i)).toByteArray();
+            assertThat(RawDatagramCodec.decode(theirs)).isEqualTo(in.get(i));
+        }
+        assertThat(m.toByteArray()).isEqualTo(ours);
+        assertThat(RawDatagramCodec.decodeAll(m.toByteArray())).containsExactlyElementsOf(in);
     }
 
     @Test

@@ -4,6 +4,7 @@ package io.flowhouse.agent.udp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.agent.config.CidrSet;
+import io.flowhouse.agent.kafka.DatagramBatcher;
 import io.flowhouse.agent.kafka.Outbound;
 import io.flowhouse.agent.metrics.AgentMetrics;
 import io.flowhouse.agent.stamp.DatagramStamper;
@@ -88,6 +89,51 @@ class DatagramToRawFlowHandlerTest {
     private static DatagramPacket packet(byte[] payload, String host, int port) {
         ByteBuf buf = Unpooled.copiedBuffer(payload);
         return new DatagramPacket(buf, COLLECTOR, new InetSocketAddress(host, port));
+    }
+
+    @Test
+    void oneSflowAgentsDatagramsFromTwoSocketsShareABatchRecordEachWithItsOwnStamp() {
+        try (DatagramBatcher batcher =
+                new DatagramBatcher(
+                        out::add,
+                        "flows.raw",
+                        4,
+                        1 << 20,
+                        java.time.Duration.ofHours(1),
+                        metrics)) {
+            EmbeddedChannel ch =
+                    new EmbeddedChannel(
+                            new DatagramToRawFlowHandler(
+                                    CidrSet.of(List.of()),
+                                    "flows.raw",
+                                    "flows.rejected",
+                                    true,
+                                    "agent-7",
+                                    out::add,
+                                    batcher,
+                                    metrics,
+                                    CLOCK,
+                                    new DatagramStamper(78L, 8)));
+            ch.writeInbound(
+                    packet(sflow(false), "198.51.100.1", 40000),
+                    packet(sflow(false), "198.51.100.1", 40001),
+                    packet(sflow(false), "198.51.100.1", 40000),
+                    packet(ipfix(), "192.0.2.10", 40000),
+                    packet(sflow(false), "198.51.100.1", 40001));
+            assertThat(out).hasSize(1);
+            Outbound r = out.get(0);
+            assertThat(r.datagrams()).isEqualTo(4);
+            assertThat(SflowAgentKey.decode(r.key()))
+                    .isEqualTo(new SflowAgentKey(IpAddress.parse("192.0.2.1"), 7));
+            List<RawDatagram> in = RawDatagramCodec.decodeAll(r.value());
+            assertThat(in)
+                    .extracting(d -> d.exporter().port())
+                    .containsExactly(40000, 40001, 40000, 40001);
+            assertThat(in).extracting(d -> d.stamp().sequence()).containsExactly(0L, 0L, 1L, 1L);
+        }
+        // The IPFIX datagram, alone at close: its own envelope.
+        assertThat(out).hasSize(2);
+        assertThat(RawDatagramCodec.decode(out.get(1).value()).exporter().port()).isEqualTo(40000);
     }
 
     @Test

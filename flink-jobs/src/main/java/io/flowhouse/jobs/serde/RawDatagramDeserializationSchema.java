@@ -6,6 +6,7 @@ import io.flowhouse.codec.envelope.MalformedEnvelopeException;
 import io.flowhouse.codec.envelope.RawDatagram;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
 import io.flowhouse.codec.envelope.SflowAgentKey;
+import java.util.List;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -18,7 +19,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * datagrams in two partitions, out of order) is malformed. An envelope that does not parse, or does
  * not match its key, is counted ({@code flowhouse_decode_malformed_envelopes_total}), logged at
  * most once a minute, and skipped: it is not a datagram, so there is nothing to dead-letter. A
- * record without a key is taken as it is.
+ * record without a key is taken as it is. A batch record ({@link RawDatagramCodec#decodeAll}) gives
+ * its datagrams in order, each checked against the key and skipped alone if it names another
+ * exporter.
  */
 public final class RawDatagramDeserializationSchema
         extends SkippingDeserializationSchema<RawDatagram> {
@@ -34,21 +37,29 @@ public final class RawDatagramDeserializationSchema
         if (record.value() == null) {
             return;
         }
+        List<RawDatagram> datagrams;
         try {
-            RawDatagram d = RawDatagramCodec.decode(record.value());
+            datagrams = RawDatagramCodec.decodeAll(record.value());
+        } catch (MalformedEnvelopeException e) {
+            skip(record, e);
+            return;
+        }
+        // A batch is read as its datagrams one after another, each checked against the key.
+        for (RawDatagram d : datagrams) {
             if (record.key() != null
                     && !ExporterPartitionKey.matches(record.key(), d.exporter())
                     && !SflowAgentKey.matches(record.key(), d.payload())) {
-                throw new MalformedEnvelopeException(
-                        "record key "
-                                + keyText(record.key())
-                                + " names another exporter than the envelope's "
-                                + d.exporter()
-                                + " (or another sFlow agent than its datagram's)");
+                skip(
+                        record,
+                        new MalformedEnvelopeException(
+                                "record key "
+                                        + keyText(record.key())
+                                        + " names another exporter than the envelope's "
+                                        + d.exporter()
+                                        + " (or another sFlow agent than its datagram's)"));
+                continue;
             }
             out.collect(d);
-        } catch (MalformedEnvelopeException e) {
-            skip(record, e);
         }
     }
 

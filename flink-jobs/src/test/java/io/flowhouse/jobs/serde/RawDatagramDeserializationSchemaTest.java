@@ -41,11 +41,14 @@ class RawDatagramDeserializationSchemaTest {
     }
 
     private static List<RawDatagram> read(byte[] key, RawDatagram datagram) {
+        return readValue(key, RawDatagramCodec.encode(datagram));
+    }
+
+    private static List<RawDatagram> readValue(byte[] key, byte[] value) {
         List<RawDatagram> out = new ArrayList<>();
         new RawDatagramDeserializationSchema()
                 .deserialize(
-                        new ConsumerRecord<>(
-                                "flows.raw", 0, 0L, key, RawDatagramCodec.encode(datagram)),
+                        new ConsumerRecord<>("flows.raw", 0, 0L, key, value),
                         new Collector<>() {
                             @Override
                             public void collect(RawDatagram d) {
@@ -56,6 +59,35 @@ class RawDatagramDeserializationSchemaTest {
                             public void close() {}
                         });
         return out;
+    }
+
+    @Test
+    void aBatchRecordGivesItsDatagramsInOrderAndSkipsOnlyAnotherExportersOne() {
+        List<RawDatagram> batch = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            batch.add(
+                    RawDatagram.stamped(
+                            EXPORTER,
+                            1_000L + i,
+                            "agent",
+                            new byte[] {0, 9, (byte) i},
+                            new io.flowhouse.codec.envelope.DatagramStamp(1, 2, i)));
+        }
+        byte[] key = ExporterPartitionKey.encode(EXPORTER);
+        assertThat(readValue(key, RawDatagramCodec.encodeBatch(batch)))
+                .containsExactlyElementsOf(batch);
+        List<RawDatagram> mixed = new ArrayList<>(batch);
+        mixed.add(
+                1,
+                RawDatagram.stamped(
+                        new ExporterKey(EXPORTER.address(), 2056),
+                        1_000L,
+                        "agent",
+                        new byte[] {0, 9},
+                        new io.flowhouse.codec.envelope.DatagramStamp(1, 3, 0)));
+        assertThat(readValue(key, RawDatagramCodec.encodeBatch(mixed)))
+                .containsExactlyElementsOf(batch);
+        assertThat(readValue(key, new byte[] {8, 3})).isEmpty();
     }
 
     @Test

@@ -36,6 +36,13 @@ public record RawDatagram(
      */
     public static final int SCHEMA_VERSION_STAMPED = 2;
 
+    /**
+     * The envelope layout of a batch record: several stamped datagrams ({@link
+     * #SCHEMA_VERSION_STAMPED}) of one partition key in one Kafka record, read with {@link
+     * RawDatagramCodec#decodeAll}. Never the version of a single datagram.
+     */
+    public static final int SCHEMA_VERSION_BATCH = 3;
+
     public RawDatagram {
         Objects.requireNonNull(exporter, "exporter");
         Objects.requireNonNull(agentId, "agentId");

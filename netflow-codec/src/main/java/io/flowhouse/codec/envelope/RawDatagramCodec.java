@@ -5,6 +5,8 @@ import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.flow.IpAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Protobuf wire format of {@code flowhouse.v1.RawDatagram} and {@code
@@ -13,6 +15,11 @@ import java.nio.charset.StandardCharsets;
  * leaves out empty strings and bytes (their proto3 default); decoding accepts fields in any order,
  * skips unknown fields of every wire type, and takes the last value of a repeated scalar, as
  * protobuf parsers do.
+ *
+ * <p>A batch record ({@code flowhouse.v1.RawDatagramBatch}, schema version {@link
+ * RawDatagram#SCHEMA_VERSION_BATCH}) holds several stamped datagrams of one partition key, each a
+ * whole {@code RawDatagram} message with its own stamp: {@link #decodeAll} reads a batch and the
+ * single-datagram versions alike.
  */
 public final class RawDatagramCodec {
 
@@ -25,6 +32,7 @@ public final class RawDatagramCodec {
     static final int F_STAMP_EPOCH = 7;
     static final int F_STAMP_STREAM = 8;
     static final int F_STAMP_SEQUENCE = 9;
+    static final int F_BATCH_DATAGRAM = 10;
     static final int F_REJECT_REASON = 14;
     static final int F_REJECT_DETAIL = 15;
 
@@ -197,6 +205,150 @@ public final class RawDatagramCodec {
     }
 
     /**
+     * Encodes a batch record from whole encoded {@code RawDatagram} messages (the output of {@link
+     * #encode}), in their order. The caller keeps them of one partition key and within its bounds.
+     *
+     * @param datagrams encoded datagrams; the first {@code count} are taken
+     */
+    public static byte[] encodeBatch(byte[][] datagrams, int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("a batch of " + count + " datagrams");
+        }
+        int size = batchSize(datagrams, count);
+        byte[] out = new byte[size];
+        int p = writeTag(out, 0, F_SCHEMA_VERSION, WT_VARINT);
+        p = writeVarint(out, p, RawDatagram.SCHEMA_VERSION_BATCH);
+        for (int i = 0; i < count; i++) {
+            byte[] d = datagrams[i];
+            p = writeTag(out, p, F_BATCH_DATAGRAM, WT_LEN);
+            p = writeVarint(out, p, d.length);
+            System.arraycopy(d, 0, out, p, d.length);
+            p += d.length;
+        }
+        if (p != size) {
+            throw new IllegalStateException("wrote " + p + " bytes, sized " + size);
+        }
+        return out;
+    }
+
+    /** Encodes a batch record of stamped datagrams (see {@link #encodeBatch(byte[][], int)}). */
+    public static byte[] encodeBatch(List<RawDatagram> datagrams) {
+        byte[][] encoded = new byte[datagrams.size()][];
+        for (int i = 0; i < encoded.length; i++) {
+            encoded[i] = encode(datagrams.get(i));
+        }
+        return encodeBatch(encoded, encoded.length);
+    }
+
+    /** The size of a batch record holding these encoded datagrams. */
+    public static int batchSize(byte[][] datagrams, int count) {
+        int size = 1 + varintSize(RawDatagram.SCHEMA_VERSION_BATCH);
+        for (int i = 0; i < count; i++) {
+            size += 1 + varintSize(datagrams[i].length) + datagrams[i].length;
+        }
+        return size;
+    }
+
+    /** What one more datagram of {@code encodedLength} bytes adds to a batch record. */
+    public static int batchEntrySize(int encodedLength) {
+        return 1 + varintSize(encodedLength) + encodedLength;
+    }
+
+    /**
+     * Decodes a record of {@code flows.raw} into its datagrams: one for a single-datagram envelope
+     * (schema versions 1 and 2), each datagram in order for a batch record. A batch holds only
+     * single-datagram envelopes, and at least one.
+     *
+     * @throws MalformedEnvelopeException if the bytes, or any datagram of the batch, are not valid
+     */
+    public static List<RawDatagram> decodeAll(byte[] value) {
+        ByteBuffer in = ByteBuffer.wrap(value);
+        if (schemaVersion(in.duplicate()) != RawDatagram.SCHEMA_VERSION_BATCH) {
+            return List.of(read(in).datagram());
+        }
+        List<RawDatagram> out = new ArrayList<>();
+        while (in.hasRemaining()) {
+            long tag = readVarint(in);
+            int field = (int) (tag >>> 3);
+            int wireType = (int) (tag & 7);
+            if (field == 0) {
+                throw new MalformedEnvelopeException("field number 0 at offset " + in.position());
+            }
+            if (field != F_BATCH_DATAGRAM) {
+                skip(in, field, wireType);
+                continue;
+            }
+            ByteBuffer inner = readSlice(in, field, wireType);
+            RawDatagram d = readOne(inner).datagram();
+            if (d.schemaVersion() >= RawDatagram.SCHEMA_VERSION_BATCH) {
+                throw new MalformedEnvelopeException(
+                        "datagram "
+                                + out.size()
+                                + " of a batch has schema version "
+                                + d.schemaVersion()
+                                + " (a batch holds single datagrams)");
+            }
+            out.add(d);
+        }
+        if (out.isEmpty()) {
+            throw new MalformedEnvelopeException("batch record without datagrams");
+        }
+        return out;
+    }
+
+    /**
+     * Whether a record value is a batch record (schema version {@link
+     * RawDatagram#SCHEMA_VERSION_BATCH}).
+     */
+    public static boolean isBatch(byte[] value) {
+        return schemaVersion(ByteBuffer.wrap(value)) == RawDatagram.SCHEMA_VERSION_BATCH;
+    }
+
+    /** The last schema version field of a message, 0 if none; reads to the end of the buffer. */
+    private static int schemaVersion(ByteBuffer in) {
+        int version = 0;
+        while (in.hasRemaining()) {
+            long tag = readVarint(in);
+            int field = (int) (tag >>> 3);
+            int wireType = (int) (tag & 7);
+            if (field == 0) {
+                throw new MalformedEnvelopeException("field number 0 at offset " + in.position());
+            }
+            if (field == F_SCHEMA_VERSION) {
+                version = (int) expectVarint(in, field, wireType);
+            } else {
+                skip(in, field, wireType);
+            }
+        }
+        return version;
+    }
+
+    private static ByteBuffer readSlice(ByteBuffer in, int field, int wireType) {
+        if (wireType != WT_LEN) {
+            throw new MalformedEnvelopeException(
+                    "field "
+                            + field
+                            + " has wire type "
+                            + wireType
+                            + " (expected: 2, length-delimited)");
+        }
+        long len = readVarint(in);
+        if (len < 0 || len > in.remaining()) {
+            throw new MalformedEnvelopeException(
+                    "field "
+                            + field
+                            + " declares "
+                            + len
+                            + " bytes, "
+                            + in.remaining()
+                            + " remain");
+        }
+        ByteBuffer slice = in.slice(in.position(), (int) len);
+        in.position(in.position() + (int) len);
+        return slice;
+    }
+
+    /**
      * Decodes a {@code RawDatagram} (or the datagram part of a {@code RejectedDatagram}).
      *
      * @throws MalformedEnvelopeException if the bytes are not a valid message
@@ -220,6 +372,17 @@ public final class RawDatagramCodec {
     }
 
     private static RejectedDatagram read(ByteBuffer in) {
+        RejectedDatagram r = readOne(in);
+        if (r.datagram().schemaVersion() == RawDatagram.SCHEMA_VERSION_BATCH) {
+            throw new MalformedEnvelopeException(
+                    "a batch record (schema version "
+                            + RawDatagram.SCHEMA_VERSION_BATCH
+                            + ") holds several datagrams: read it with decodeAll");
+        }
+        return r;
+    }
+
+    private static RejectedDatagram readOne(ByteBuffer in) {
         int schemaVersion = 0;
         IpAddress address = IpAddress.UNSPECIFIED;
         int port = 0;
