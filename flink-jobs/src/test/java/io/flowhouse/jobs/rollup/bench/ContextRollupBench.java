@@ -32,7 +32,7 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 /**
  * Component benchmark (not a test) of the rollups with enrichment off and on, as the job wires
  * them: {@code n} synthetic enriched flows (8 exporters, 64 interfaces, 40 country pairs, 500 AS
- * pairs, event time over 20 minutes) go through {@link RollupTopology} (off) or {@link
+ * pairs each seen on two in interfaces, event time over 20 minutes) go through {@link RollupTopology} (off) or {@link
  * ContextRollups} (on: the plain rollups plus the context rollups) of the default resolutions (1 m,
  * 1 h) into discarding sinks, on a MiniCluster, with object reuse on. It prints flows per CPU-second
  * of the job's task threads (ThreadMXBean, sampled every 100 ms, so threads that ended still count)
@@ -77,6 +77,7 @@ public final class ContextRollupBench {
         Configuration conf = new Configuration();
         conf.set(PipelineOptions.OBJECT_REUSE, true);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.getConfig().enableObjectReuse();
         env.setParallelism(parallelism);
         RollupSettings s = settings();
         DataStream<EnrichedFlow> flows =
@@ -151,7 +152,9 @@ public final class ContextRollupBench {
     static EnrichedFlow flow(long i, long n) {
         long t = T0 + i * SPAN_MILLIS / n;
         int h = (int) (i * 0x9E3779B97F4A7C15L >>> 33);
-        int iface = h & 63;
+        int pair = (h >>> 15) % 500;
+        // An AS pair comes in on one of two interfaces, as routing makes it.
+        int iface = (pair + (h & 1)) & 63;
         int oface = (h >>> 6) & 63;
         FlowRecord f =
                 FlowRecord.builder()
@@ -170,7 +173,6 @@ public final class ContextRollupBench {
                         .bytes(64 + (h & 0xfff))
                         .packets(1 + (h & 7))
                         .build();
-        int pair = (h >>> 15) % 500;
         FlowContext c =
                 new FlowContext(
                         Attributes.NONE,
