@@ -68,7 +68,10 @@ public abstract class BucketCombiner<T extends Counted & Bucketed> extends Abstr
      *     _rows_out_total}
      */
     protected BucketCombiner(
-            long resolutionMillis, long allowedLatenessMillis, int maxBuckets, String metricPrefix) {
+            long resolutionMillis,
+            long allowedLatenessMillis,
+            int maxBuckets,
+            String metricPrefix) {
         if (resolutionMillis <= 0 || allowedLatenessMillis < 0 || maxBuckets < 1) {
             throw new IllegalArgumentException(
                     "resolution "

@@ -19,8 +19,8 @@ import org.apache.flink.types.StringValue;
  * with every window state entry and timer of a checkpoint.
  *
  * <p>Layout version 1 ({@link ContextRowTypeInfo}'s, without window and counters): kind 4, exporter
- * 16, interface 8, direction 4, interface name, in boundary 4, out boundary 4, protocol 4, source AS
- * 8, destination AS 8, source country, destination country.
+ * 16, interface 8, direction 4, interface name, in boundary 4, out boundary 4, protocol 4, source
+ * AS 8, destination AS 8, source country, destination country.
  */
 public final class ContextKeyTypeInfo extends FixedLayoutTypeInfo<ContextRow.Key> {
 

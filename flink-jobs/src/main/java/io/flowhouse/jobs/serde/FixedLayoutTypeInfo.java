@@ -16,8 +16,8 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * The common part of the job's hand-written {@link TypeInformation}s (packet summaries, rollup
  * rows, keys and counters): one class, one stateless serializer (fixed-length, or with
- * length-prefixed strings for the context rows), no nested fields.
- * Subclasses are singletons, so equality is by class.
+ * length-prefixed strings for the context rows), no nested fields. Subclasses are singletons, so
+ * equality is by class.
  */
 public abstract class FixedLayoutTypeInfo<T> extends TypeInformation<T> {
 

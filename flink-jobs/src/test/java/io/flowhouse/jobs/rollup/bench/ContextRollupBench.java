@@ -32,11 +32,12 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 /**
  * Component benchmark (not a test) of the rollups with enrichment off and on, as the job wires
  * them: {@code n} synthetic enriched flows (8 exporters, 64 interfaces, 40 country pairs, 500 AS
- * pairs each seen on two in interfaces, event time over 20 minutes) go through {@link RollupTopology} (off) or {@link
- * ContextRollups} (on: the plain rollups plus the context rollups) of the default resolutions (1 m,
- * 1 h) into discarding sinks, on a MiniCluster, with object reuse on. It prints flows per CPU-second
- * of the job's task threads (ThreadMXBean, sampled every 100 ms, so threads that ended still count)
- * and of the whole JVM, per mode, alternating the modes {@code rounds} times after a warm-up of each.
+ * pairs each seen on two in interfaces, event time over 20 minutes) go through {@link
+ * RollupTopology} (off) or {@link ContextRollups} (on: the plain rollups plus the context rollups)
+ * of the default resolutions (1 m, 1 h) into discarding sinks, on a MiniCluster, with object reuse
+ * on. It prints flows per CPU-second of the job's task threads (ThreadMXBean, sampled every 100 ms,
+ * so threads that ended still count) and of the whole JVM, per mode, alternating the modes {@code
+ * rounds} times after a warm-up of each.
  *
  * <pre>
  * mvn -B -ntp -o -Pfast -pl flink-jobs test-compile exec:java -Dexec.classpathScope=test \
@@ -72,8 +73,7 @@ public final class ContextRollupBench {
         }
     }
 
-    private static void run(String mode, long n, int parallelism, boolean print)
-            throws Exception {
+    private static void run(String mode, long n, int parallelism, boolean print) throws Exception {
         Configuration conf = new Configuration();
         conf.set(PipelineOptions.OBJECT_REUSE, true);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
