@@ -44,7 +44,8 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
  *     -Dexec.mainClass=io.flowhouse.jobs.rollup.bench.ContextRollupBench -Dexec.args="2000000 1 2"
  * </pre>
  *
- * Arguments: flows per run (default 2,000,000), parallelism (1), rounds (2), modes (off,on).
+ * Arguments: flows per run (default 2,000,000), parallelism (1), rounds (2), modes (off,on), {@code
+ * rollup.combine-buckets} (default: the key's default; 0 sends every piece on its own).
  */
 public final class ContextRollupBench {
 
@@ -55,6 +56,8 @@ public final class ContextRollupBench {
     /** Flink's task thread names: "operator (i/n)#attempt". */
     private static final Pattern TASK_THREAD = Pattern.compile(".*\\(\\d+/\\d+\\)#\\d+$");
 
+    private static int combineBuckets;
+
     private ContextRollupBench() {}
 
     public static void main(String[] args) throws Exception {
@@ -62,7 +65,16 @@ public final class ContextRollupBench {
         int parallelism = args.length > 1 ? Integer.parseInt(args[1]) : 1;
         int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 2;
         List<String> modes = List.of((args.length > 3 ? args[3] : "off,on").split(","));
-        System.out.printf(Locale.ROOT, "flows %,d, parallelism %d%n", n, parallelism);
+        combineBuckets =
+                args.length > 4
+                        ? Integer.parseInt(args[4])
+                        : RollupConfigKeys.COMBINE_BUCKETS.defaultValue();
+        System.out.printf(
+                Locale.ROOT,
+                "flows %,d, parallelism %d, combine buckets %d%n",
+                n,
+                parallelism,
+                combineBuckets);
         for (String m : modes) {
             run(m, Math.max(n / 10, 50_000), parallelism, false);
         }
@@ -132,7 +144,7 @@ public final class ContextRollupBench {
                 RollupConfigKeys.ALLOWED_LATENESS.defaultValue(),
                 Duration.ZERO,
                 Map.of(),
-                RollupConfigKeys.COMBINE_BUCKETS.defaultValue(),
+                combineBuckets,
                 RollupConfigKeys.TOP_CAPACITY.defaultValue(),
                 RollupConfigKeys.TOP_SHARDS.defaultValue(),
                 RollupConfigKeys.MAX_BUCKETS_PER_EXPORTER.defaultValue());
