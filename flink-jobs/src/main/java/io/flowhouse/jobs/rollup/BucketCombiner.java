@@ -149,9 +149,10 @@ public abstract class BucketCombiner<T extends Counted & Bucketed> extends Abstr
             output.collect(reuse.replace(row, row.windowStart()));
         }
         rowsOut.inc(buffer.size());
-        // A new map, not clear(): a table sized for the largest flush (up to maxBuckets) would
-        // make every lookup miss the cache and every small flush walk and clear the whole table.
-        buffer = new HashMap<>();
+        // A new map sized for the flush just sent, not clear() of one sized for the largest (up
+        // to maxBuckets): that table would make every lookup miss the cache and every small flush
+        // walk and clear all of it.
+        buffer = new HashMap<>(buffer.size() * 4 / 3 + 1);
     }
 
     @Override
