@@ -97,7 +97,7 @@ public final class ContextRollups {
     public static DataStream<ContextRow> rows(
             DataStream<EnrichedFlow> flows, Duration resolution, RollupSettings s) {
         String label = RollupTables.label(resolution);
-        TypeInformation<ContextRow> type = TypeInformation.of(ContextRow.class);
+        TypeInformation<ContextRow> type = ContextRowTypeInfo.INSTANCE;
         return sums(
                 flows.flatMap(new ContextSplitter(resolution.toMillis()), type)
                         .uid("rollup-context-split-" + label)
@@ -110,24 +110,40 @@ public final class ContextRollups {
     private static DataStream<ContextRow> sums(
             DataStream<ContextRow> pieces, Duration resolution, RollupSettings s) {
         String label = RollupTables.label(resolution);
-        TypeInformation<ContextRow> type = TypeInformation.of(ContextRow.class);
+        TypeInformation<ContextRow> type = ContextRowTypeInfo.INSTANCE;
         OutputTag<ContextRow> late = new OutputTag<>("rollup-context-late-" + label, type);
-        SingleOutputStreamOperator<ContextRow> sums =
+        DataStream<ContextRow> timed =
                 pieces.transform(
                                 "rollup context event time " + label,
                                 type,
                                 new PieceEventTime<>(
                                         s.maxOutOfOrderness().toMillis(), ContextRow::windowStart))
-                        .uid("rollup-context-watermarks-" + label)
-                        .transform(
+                        .uid("rollup-context-watermarks-" + label);
+        if (s.combineBuckets() > 0) {
+            // Chained, and before the budget: a flow makes four pieces per window, the buckets
+            // are few, so the budget and the shuffle see one row per bucket and flush. Over the
+            // bound, the buckets kept are the first of the flush, not of the flows.
+            timed =
+                    timed.transform(
+                                    "combine context " + label,
+                                    type,
+                                    new ContextCombiner(
+                                            resolution.toMillis(),
+                                            s.allowedLateness().toMillis(),
+                                            s.combineBuckets()))
+                            .uid("rollup-context-combine-" + label);
+        }
+        DataStream<ContextRow> budgeted =
+                timed.transform(
                                 "context bucket budget " + label,
                                 type,
                                 BucketBudget.ofContext(
                                         resolution.toMillis(),
                                         s.allowedLateness().toMillis(),
                                         s.maxBucketsPerExporter()))
-                        .uid("rollup-context-bucket-budget-" + label)
-                        .keyBy(ContextRow::key, TypeInformation.of(ContextRow.Key.class))
+                        .uid("rollup-context-bucket-budget-" + label);
+        SingleOutputStreamOperator<ContextRow> sums =
+                budgeted.keyBy(ContextRow::key, ContextKeyTypeInfo.INSTANCE)
                         .window(TumblingEventTimeWindows.of(resolution))
                         .allowedLateness(s.allowedLateness())
                         .sideOutputLateData(late)
@@ -137,7 +153,8 @@ public final class ContextRollups {
                                 RollupCountersTypeInfo.INSTANCE,
                                 RollupCountersTypeInfo.INSTANCE,
                                 type)
-                        .uid("rollup-context-sum-" + label)
+                        // Not "rollup-context-sum-": its keys had the reflective serializer.
+                        .uid("rollup-context-buckets-" + label)
                         .name("rollup context " + label);
         sums.getSideOutput(late)
                 .process(new CountLate())

@@ -2,6 +2,8 @@
 package io.flowhouse.jobs.rollup;
 
 import io.flowhouse.codec.flow.IpAddress;
+import java.util.Objects;
+import org.apache.flink.api.common.typeinfo.TypeInfo;
 
 /**
  * One bucket of a context rollup table ({@code flows_context_<resolution>}, {@link
@@ -27,6 +29,7 @@ import io.flowhouse.codec.flow.IpAddress;
  * @param flows flows that ended in the window
  * @param version bytes + packets + flows: grows when a late flow updates the bucket
  */
+@TypeInfo(ContextRowTypeInfo.Factory.class)
 public record ContextRow(
         int kind,
         long windowStart,
@@ -76,20 +79,171 @@ public record ContextRow(
                 dstCountry);
     }
 
-    /** A bucket's key. */
-    public record Key(
-            int kind,
-            IpAddress exporter,
-            long iface,
-            int direction,
-            String ifName,
-            int inBoundary,
-            int outBoundary,
-            int protocol,
-            long srcAs,
-            long dstAs,
-            String srcCountry,
-            String dstCountry) {
+    /**
+     * A bucket's key: the key of the context windows (hashed on every piece they take and every
+     * timer they compare) and of the local sums before them. Its hash is computed once, from the
+     * fields' own specified hashes (stable across JVMs, as key groups need); the strings are the
+     * pieces' own, not copies.
+     */
+    @TypeInfo(ContextKeyTypeInfo.Factory.class)
+    public static final class Key {
+        private final int kind;
+        private final IpAddress exporter;
+        private final long iface;
+        private final int direction;
+        private final String ifName;
+        private final int inBoundary;
+        private final int outBoundary;
+        private final int protocol;
+        private final long srcAs;
+        private final long dstAs;
+        private final String srcCountry;
+        private final String dstCountry;
+        private final int hash;
+
+        public Key(
+                int kind,
+                IpAddress exporter,
+                long iface,
+                int direction,
+                String ifName,
+                int inBoundary,
+                int outBoundary,
+                int protocol,
+                long srcAs,
+                long dstAs,
+                String srcCountry,
+                String dstCountry) {
+            this.kind = kind;
+            this.exporter = Objects.requireNonNull(exporter, "exporter");
+            this.iface = iface;
+            this.direction = direction;
+            this.ifName = Objects.requireNonNull(ifName, "ifName");
+            this.inBoundary = inBoundary;
+            this.outBoundary = outBoundary;
+            this.protocol = protocol;
+            this.srcAs = srcAs;
+            this.dstAs = dstAs;
+            this.srcCountry = Objects.requireNonNull(srcCountry, "srcCountry");
+            this.dstCountry = Objects.requireNonNull(dstCountry, "dstCountry");
+            int h = kind;
+            h = 31 * h + Long.hashCode(exporter.hi());
+            h = 31 * h + Long.hashCode(exporter.lo());
+            h = 31 * h + Long.hashCode(iface);
+            h = 31 * h + direction;
+            h = 31 * h + ifName.hashCode();
+            h = 31 * h + inBoundary;
+            h = 31 * h + outBoundary;
+            h = 31 * h + protocol;
+            h = 31 * h + Long.hashCode(srcAs);
+            h = 31 * h + Long.hashCode(dstAs);
+            h = 31 * h + srcCountry.hashCode();
+            h = 31 * h + dstCountry.hashCode();
+            this.hash = h;
+        }
+
+        public int kind() {
+            return kind;
+        }
+
+        public IpAddress exporter() {
+            return exporter;
+        }
+
+        public long iface() {
+            return iface;
+        }
+
+        public int direction() {
+            return direction;
+        }
+
+        public String ifName() {
+            return ifName;
+        }
+
+        public int inBoundary() {
+            return inBoundary;
+        }
+
+        public int outBoundary() {
+            return outBoundary;
+        }
+
+        public int protocol() {
+            return protocol;
+        }
+
+        public long srcAs() {
+            return srcAs;
+        }
+
+        public long dstAs() {
+            return dstAs;
+        }
+
+        public String srcCountry() {
+            return srcCountry;
+        }
+
+        public String dstCountry() {
+            return dstCountry;
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (o == this) {
+                return true;
+            }
+            return o instanceof Key k
+                    && hash == k.hash
+                    && kind == k.kind
+                    && iface == k.iface
+                    && direction == k.direction
+                    && inBoundary == k.inBoundary
+                    && outBoundary == k.outBoundary
+                    && protocol == k.protocol
+                    && srcAs == k.srcAs
+                    && dstAs == k.dstAs
+                    && exporter.equals(k.exporter)
+                    && ifName.equals(k.ifName)
+                    && srcCountry.equals(k.srcCountry)
+                    && dstCountry.equals(k.dstCountry);
+        }
+
+        @Override
+        public String toString() {
+            return "Key[kind="
+                    + kind
+                    + ", exporter="
+                    + exporter
+                    + ", iface="
+                    + iface
+                    + ", direction="
+                    + direction
+                    + ", ifName="
+                    + ifName
+                    + ", inBoundary="
+                    + inBoundary
+                    + ", outBoundary="
+                    + outBoundary
+                    + ", protocol="
+                    + protocol
+                    + ", srcAs="
+                    + srcAs
+                    + ", dstAs="
+                    + dstAs
+                    + ", srcCountry="
+                    + srcCountry
+                    + ", dstCountry="
+                    + dstCountry
+                    + "]";
+        }
 
         ContextRow row(long windowStart, long bytes, long packets, long flows, long version) {
             return new ContextRow(

@@ -100,8 +100,10 @@ public final class RollupConfigKeys {
             Key.of("rollup.combine-buckets", Types.integer(0, Integer.MAX_VALUE))
                     .defaultValue(PieceCombiner.DEFAULT_MAX_BUCKETS)
                     .doc(
-                            "Flow pieces are summed per bucket in the upstream subtask before the"
-                                    + " shuffle to the windows, and sent on at every watermark,"
+                            "Flow pieces (of the plain and, with enrichment, the context"
+                                    + " rollups) are summed per bucket in the upstream subtask"
+                                    + " before the shuffle to the windows, and sent on at every"
+                                    + " watermark,"
                                     + " checkpoint, or when this many buckets are held (per"
                                     + " subtask and resolution); 0 sends every piece on its own.");
 

@@ -15,8 +15,9 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * The common part of the job's hand-written {@link TypeInformation}s (packet summaries, rollup
- * rows, keys and counters): one class, one stateless fixed-length serializer, no nested fields.
- * Subclasses are singletons, so equality is by class.
+ * rows, keys and counters): one class, one stateless serializer (fixed-length, or with
+ * length-prefixed strings for the context rows), no nested fields. Subclasses are singletons, so
+ * equality is by class.
  */
 public abstract class FixedLayoutTypeInfo<T> extends TypeInformation<T> {
 
