@@ -184,7 +184,7 @@ public final class BenchCommand implements Callable<Integer> {
             DropFreeSearch search = new DropFreeSearch(settings, out, shared);
             search.warmUp();
             List<Collector> collectors = new ArrayList<>();
-            collectors.add(new AgentCollector(ctx));
+            collectors.add(new AgentCollector(ctx, cl.agentRecordDatagrams()));
             if (cl.peers) {
                 boolean sflow = settings.protocol().equals("sflow");
                 collectors.add(

@@ -64,6 +64,15 @@ final class BenchOptions {
     Integer maxDatagram;
 
     @Option(
+            names = "--agent-record-datagrams",
+            paramLabel = "N",
+            description =
+                    "agent stage: the agent's kafka.record-max-datagrams, datagrams of one"
+                            + " exporter per Kafka record (default 1, the agent's default: no"
+                            + " batches)")
+    Integer agentRecordDatagrams;
+
+    @Option(
             names = "--bind",
             paramLabel = "ADDR[+]",
             description =
@@ -201,6 +210,10 @@ final class BenchOptions {
 
     int replayPool() {
         return range("--replay-pool", replayPool, 200, 0, 100_000);
+    }
+
+    int agentRecordDatagrams() {
+        return range("--agent-record-datagrams", agentRecordDatagrams, 1, 1, 4096);
     }
 
     /** 0: loadgen's default. */

@@ -13,9 +13,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The agent stage for real, kept small: loadgen -> the capture agent in its own JVM -> a real Kafka
@@ -28,8 +29,10 @@ class BenchAgentITCase {
 
     @TempDir Path dir;
 
-    @Test
-    void agentStepsAreCleanAndResultsAreWritten() throws Exception {
+    /** One record per datagram (the agent's default), and batch records of up to 16. */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 16})
+    void agentStepsAreCleanAndResultsAreWritten(int recordMaxDatagrams) throws Exception {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(log, true, StandardCharsets.UTF_8);
         try (TopicAdmin kafka = TopicAdmin.connect(KAFKA.bootstrapServers(), new Properties())) {
@@ -49,7 +52,9 @@ class BenchAgentITCase {
                             out,
                             Map.of("loadgen", ProcessHandle.current().pid()));
             SystemResult r =
-                    search.run(new AgentCollector(ctx), System.nanoTime() + 150_000_000_000L);
+                    search.run(
+                            new AgentCollector(ctx, recordMaxDatagrams),
+                            System.nanoTime() + 150_000_000_000L);
             assertThat(r.error()).as(log.toString(StandardCharsets.UTF_8)).isNull();
             assertThat(r.steps()).hasSize(2);
             for (StepResult s : r.steps()) {
