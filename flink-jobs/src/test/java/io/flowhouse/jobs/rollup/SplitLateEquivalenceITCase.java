@@ -6,12 +6,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.jobs.FlowTimestamps;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -27,7 +35,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class SplitLateEquivalenceITCase {
 
-    @RegisterExtension static final MiniClusterExtension FLINK = new MiniClusterExtension();
+    private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setConfiguration(REPORTER.addToConfiguration(new Configuration()))
+                            .build());
+
+    private static final String WINDOWS = "windows drop";
+    private static final String SPLIT = "split drops late";
 
     private static final long T0 = 1_705_320_000_000L; // 2024-01-15 12:00:00 UTC
     private static final long MINUTE = 60_000L;
@@ -117,18 +135,69 @@ class SplitLateEquivalenceITCase {
                         .union(
                                 st.get(1).rows().map(r -> "1h " + r),
                                 st.get(0).late().map(r -> "late " + r));
-        return RollupStreams.collect(all, splitDropsLate ? "split drops late" : "windows drop");
+        return RollupStreams.collect(all, splitDropsLate ? SPLIT : WINDOWS);
+    }
+
+    /** A counter summed over the operators of a job whose name starts with {@code operator}. */
+    private static long counter(String job, String operator, String name) {
+        long n = 0;
+        for (Map.Entry<MetricGroup, Map<String, Metric>> g :
+                REPORTER.getMetricsByGroup().entrySet()) {
+            Map<String, String> v = g.getKey().getAllVariables();
+            String op = v.get("<operator_name>");
+            if (!job.equals(v.get("<job_name>")) || op == null || !op.startsWith(operator)) {
+                continue;
+            }
+            if (g.getValue().get(name) instanceof Counter c) {
+                n += c.getCount();
+            }
+        }
+        return n;
     }
 
     @Test
     void droppingAtTheSplitGivesTheSameRowsAndLatePiecesAsTheWindows() throws Exception {
-        List<String> windows = run(false);
+        // The split first: its run has the JIT's warm-up, so its figure below is the higher one.
+        long cpu0 = cpuNanos();
         List<String> split = run(true);
+        long cpu1 = cpuNanos();
+        List<String> windows = run(false);
+        long cpu2 = cpuNanos();
         long late = windows.stream().filter(r -> r.startsWith("late ")).count();
         // Not vacuous: many pieces late, many rows of both resolutions.
         assertThat(late).isGreaterThan(10_000);
         assertThat(windows.stream().filter(r -> r.startsWith("1m "))).hasSizeGreaterThan(1_000);
         assertThat(windows.stream().filter(r -> r.startsWith("1h "))).hasSizeGreaterThan(50);
         assertThat(split).hasSameSizeAs(windows).containsExactlyInAnyOrderElementsOf(windows);
+        long lateBytes =
+                windows.stream()
+                        .filter(r -> r.startsWith("late "))
+                        .mapToLong(r -> Long.parseLong(r.replaceAll(".*, bytes=(\\d+),.*", "$1")))
+                        .sum();
+        String pieces = "rollup_late_pieces_total";
+        String bytes = "rollup_late_bytes_total";
+        // The windows counted every late piece; with the split dropping, the split counted them
+        // all and the windows none (one subtask).
+        assertThat(counter(WINDOWS, "late pieces", pieces)).isEqualTo(late);
+        assertThat(counter(WINDOWS, "late pieces", bytes)).isEqualTo(lateBytes);
+        assertThat(counter(WINDOWS, "split", pieces)).isZero();
+        assertThat(counter(SPLIT, "split", pieces)).isEqualTo(late);
+        assertThat(counter(SPLIT, "split", bytes)).isEqualTo(lateBytes);
+        assertThat(counter(SPLIT, "late pieces", pieces)).isZero();
+        System.out.printf(
+                Locale.ROOT,
+                "SPLIT LATE A/B: %,d flows, %,d late pieces; this JVM's cpu: windows drop %.1f s,"
+                        + " split drops %.1f s; load %.1f%n",
+                FLOWS,
+                late,
+                (cpu2 - cpu1) / 1e9,
+                (cpu1 - cpu0) / 1e9,
+                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    }
+
+    private static long cpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean)
+                        ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 }
