@@ -38,6 +38,22 @@ public final class FlowSplitter implements FlatMapFunction<FlowRecord, RollupRow
 
     @Override
     public void flatMap(FlowRecord f, Collector<RollupRow> out) {
+        split(f, Long.MIN_VALUE, 0, out, out);
+    }
+
+    /**
+     * Splits a flow as {@link #flatMap} does, but sends the pieces of windows that are closed for
+     * good to {@code late}: a window is closed when its end - 1 + {@code allowedLatenessMillis} is
+     * at or before {@code watermark}, the rule by which Flink's event-time windows drop a late
+     * element (the same rule as {@link PieceCombiner}). The open windows' pieces are the same as
+     * from {@link #flatMap}: the shares are computed over the whole flow either way.
+     */
+    void split(
+            FlowRecord f,
+            long watermark,
+            long allowedLatenessMillis,
+            Collector<RollupRow> open,
+            Collector<RollupRow> late) {
         long scale = Math.max(1L, f.samplingRate());
         long bytes = scaled(f.bytes() + f.reverseBytes(), scale);
         long packets = scaled(f.packets() + f.reversePackets(), scale);
@@ -63,12 +79,28 @@ public final class FlowSplitter implements FlatMapFunction<FlowRecord, RollupRow
             }
             givenBytes += b;
             givenPackets += p;
-            emit(f, windowStart, b, p, last ? 1 : 0, out);
+            emit(
+                    f,
+                    windowStart,
+                    b,
+                    p,
+                    last ? 1 : 0,
+                    closed(windowStart, allowedLatenessMillis, watermark) ? late : open);
             if (last) {
                 return;
             }
             windowStart = windowEnd;
         }
+    }
+
+    /** Whether the window starting at {@code windowStart} drops its pieces at {@code watermark}. */
+    boolean closed(long windowStart, long allowedLatenessMillis, long watermark) {
+        long maxTimestamp = windowStart + resolutionMillis - 1;
+        long cleanup = maxTimestamp + allowedLatenessMillis;
+        if (cleanup < maxTimestamp) {
+            cleanup = Long.MAX_VALUE;
+        }
+        return cleanup <= watermark;
     }
 
     /** {@code floor(total * part / whole)} without overflow. */

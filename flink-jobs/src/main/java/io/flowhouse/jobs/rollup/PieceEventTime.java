@@ -44,6 +44,14 @@ final class PieceEventTime<T> extends AbstractStreamOperator<T>
         this.delayMillis = delayMillis;
     }
 
+    /** The pieces' watermark for the flows' watermark {@code t}. */
+    static long held(long t, long delayMillis) {
+        if (t == Long.MAX_VALUE) {
+            return Long.MAX_VALUE;
+        }
+        return t < Long.MIN_VALUE + delayMillis ? Long.MIN_VALUE : t - delayMillis;
+    }
+
     @Override
     public void processElement(StreamRecord<T> element) {
         output.collect(element.replace(element.getValue(), windowStart.of(element.getValue())));
@@ -51,11 +59,7 @@ final class PieceEventTime<T> extends AbstractStreamOperator<T>
 
     @Override
     public void processWatermark(Watermark mark) throws Exception {
-        long t = mark.getTimestamp();
-        long w =
-                t == Long.MAX_VALUE
-                        ? Long.MAX_VALUE
-                        : (t < Long.MIN_VALUE + delayMillis ? Long.MIN_VALUE : t - delayMillis);
+        long w = held(mark.getTimestamp(), delayMillis);
         if (w > emitted) {
             emitted = w;
             super.processWatermark(new Watermark(w));

@@ -26,7 +26,8 @@ import org.apache.flink.util.OutputTag;
  * one divides) is computed from the flows:
  *
  * <pre>
- * flows -> FlowSplitter (pieces per window, exact split) -> event time = piece's window,
+ * flows -> FlowSplitter (pieces per window, exact split; pieces of windows already closed by the
+ *   watermark counted as late and not sent on: {@link SplitOpenWindows}) -> event time = piece's window,
  *   watermark = the flows' (receive time per partition) - max out-of-orderness ({@link PieceEventTime})
  *   -> PieceCombiner (pieces of a bucket summed in the subtask until the next watermark/checkpoint)
  *   -> bucket pieces: keyBy(bucket) -> tumbling window (allowed lateness; later pieces to a side
@@ -128,6 +129,15 @@ public final class RollupTopology {
 
     /** The streams of every resolution (same order as settings), coarser ones derived. */
     public static List<Streams> streams(DataStream<FlowRecord> flows, RollupSettings s) {
+        return streams(flows, s, true);
+    }
+
+    /**
+     * {@link #streams(DataStream, RollupSettings)}; with {@code splitDropsLate} false the splitter
+     * sends every piece on and only the windows drop late ones (to compare the two).
+     */
+    static List<Streams> streams(
+            DataStream<FlowRecord> flows, RollupSettings s, boolean splitDropsLate) {
         List<Duration> ascending = new ArrayList<>(s.resolutions());
         ascending.sort(Comparator.naturalOrder());
         Set<Duration> sources = new HashSet<>();
@@ -144,7 +154,7 @@ public final class RollupTopology {
             OutputTag<RollupRow> deltas = sources.contains(r) ? deltaTag(r) : null;
             Level level;
             if (from == null) {
-                FromFlows root = fromFlows(flows, r, s, deltas);
+                FromFlows root = fromFlows(flows, r, s, deltas, splitDropsLate);
                 roots.put(r, root);
                 level = new Level(root.sums(), FROM_FLOWS, r);
             } else {
@@ -194,10 +204,14 @@ public final class RollupTopology {
     private record Level(
             SingleOutputStreamOperator<RollupRow> sums, String uidPrefix, Duration root) {}
 
-    /** What a resolution computed from the flows adds: its talker pieces and late pieces. */
+    /**
+     * What a resolution computed from the flows adds: its talker pieces and late pieces (those the
+     * splitter kept back, already counted, and those the bucket windows dropped).
+     */
     private record FromFlows(
             SingleOutputStreamOperator<RollupRow> sums,
             DataStream<RollupRow> addressPieces,
+            DataStream<RollupRow> lateAtSplit,
             DataStream<RollupRow> lateBuckets) {}
 
     /** Uid prefix of the operators that compute a resolution from the flows. */
@@ -214,14 +228,25 @@ public final class RollupTopology {
             DataStream<FlowRecord> flows,
             Duration resolution,
             RollupSettings s,
-            OutputTag<RollupRow> deltas) {
+            OutputTag<RollupRow> deltas,
+            boolean splitDropsLate) {
         String label = RollupTables.label(resolution);
         long delay = s.maxOutOfOrderness().toMillis();
+        OutputTag<RollupRow> lateAtSplit =
+                new OutputTag<>("rollup-late-split-" + label, RollupRowTypeInfo.INSTANCE);
+        SingleOutputStreamOperator<RollupRow> split =
+                flows.transform(
+                                "split " + label,
+                                RollupRowTypeInfo.INSTANCE,
+                                new SplitOpenWindows(
+                                        resolution.toMillis(),
+                                        delay,
+                                        s.allowedLateness().toMillis(),
+                                        lateAtSplit,
+                                        splitDropsLate))
+                        .uid("rollup-split-" + label);
         DataStream<RollupRow> pieces =
-                flows.flatMap(new FlowSplitter(resolution.toMillis()), RollupRowTypeInfo.INSTANCE)
-                        .uid("rollup-split-" + label)
-                        .name("split " + label)
-                        .transform(
+                split.transform(
                                 "rollup event time " + label,
                                 RollupRowTypeInfo.INSTANCE,
                                 PieceEventTime.ofRows(delay))
@@ -256,14 +281,16 @@ public final class RollupTopology {
         OutputTag<RollupRow> late = lateTag(resolution);
         SingleOutputStreamOperator<RollupRow> sums =
                 sum(bucketPieces, resolution, s, deltas, FROM_FLOWS, late);
-        return new FromFlows(sums, addressPieces, sums.getSideOutput(late));
+        return new FromFlows(
+                sums, addressPieces, split.getSideOutput(lateAtSplit), sums.getSideOutput(late));
     }
 
     /**
      * The talker and conversation summaries of a resolution computed from the flows and of every
      * resolution derived from it, in one keyed operator ({@link AddressSummaries}); fills {@code
-     * rows} with the per-shard top rows of each resolution and returns every late piece of the root
-     * (bucket and talker pieces), after counting them.
+     * rows} with the per-shard top rows of each resolution and returns every late piece of the
+     * root: those the splitter kept back (counted there) and the bucket and talker pieces the
+     * windows dropped (counted here).
      */
     private static DataStream<RollupRow> addressSummaries(
             FromFlows root,
@@ -304,7 +331,7 @@ public final class RollupTopology {
         late.process(new CountLatePieces())
                 .uid("rollup-late-" + label)
                 .name("late pieces " + label);
-        return late;
+        return root.lateAtSplit().union(late);
     }
 
     /**
