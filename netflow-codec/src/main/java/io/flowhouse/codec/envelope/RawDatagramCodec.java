@@ -456,27 +456,9 @@ public final class RawDatagramCodec {
     }
 
     private static byte[] readBytes(ByteBuffer in, int field, int wireType) {
-        if (wireType != WT_LEN) {
-            throw new MalformedEnvelopeException(
-                    "field "
-                            + field
-                            + " has wire type "
-                            + wireType
-                            + " (expected: 2, length-delimited)");
-        }
-        long len = readVarint(in);
-        if (len < 0 || len > in.remaining()) {
-            throw new MalformedEnvelopeException(
-                    "field "
-                            + field
-                            + " declares "
-                            + len
-                            + " bytes, "
-                            + in.remaining()
-                            + " remain");
-        }
-        byte[] b = new byte[(int) len];
-        in.get(b);
+        ByteBuffer slice = readSlice(in, field, wireType);
+        byte[] b = new byte[slice.remaining()];
+        slice.get(b);
         return b;
     }
 
