@@ -123,10 +123,10 @@ udp() {
   for r in "${rates[@]}"; do
     local d0 a0 k0 c0 b0 out d1 a1 k1 c1 b1 sent
     d0=$(udp_drops $AGENT_PORT); a0=$(metric flowhouse_agent_datagrams_total)
-    k0=$(metric flowhouse_agent_kafka_records_total flows.raw); c0=$(cpu_ticks $agent); b0=$(cpu_ticks $KAFKA_PID)
+    k0=$(metric flowhouse_agent_kafka_datagrams_total flows.raw); c0=$(cpu_ticks $agent); b0=$(cpu_ticks $KAFKA_PID)
     out=$(blast $AGENT_PORT "$r"); sleep 5
     d1=$(udp_drops $AGENT_PORT); a1=$(metric flowhouse_agent_datagrams_total)
-    k1=$(metric flowhouse_agent_kafka_records_total flows.raw); c1=$(cpu_ticks $agent); b1=$(cpu_ticks $KAFKA_PID)
+    k1=$(metric flowhouse_agent_kafka_datagrams_total flows.raw); c1=$(cpu_ticks $agent); b1=$(cpu_ticks $KAFKA_PID)
     sent=$(json datagrams_sent <<<"$out")
     line flowhouse-agent "$r" "$out" $((d1-d0)) $((a1-a0)) $((sent-(k1-k0))) $((c1-c0)) "$(python3 -c "print(f'{($b1-$b0)/100:.2f}')")"
   done

@@ -32,7 +32,7 @@ final class AgentCollector implements Collector {
 
     /**
      * @param recordMaxDatagrams the agent's {@code kafka.record-max-datagrams} (1: a record per
-     *     datagram, its default)
+     *     datagram; its default batches)
      */
     AgentCollector(BenchContext ctx, int recordMaxDatagrams) throws java.io.IOException {
         this.ctx = ctx;
@@ -168,7 +168,12 @@ final class AgentCollector implements Collector {
     public List<String> notes() {
         return List.of(
                 "agent JVM -Xmx1g, default config"
-                        + (batched() ? " but kafka.record-max-datagrams " + recordMaxDatagrams : "")
+                        + (recordMaxDatagrams
+                                        == io.flowhouse.agent.config.AgentKeys
+                                                .KAFKA_RECORD_MAX_DATAGRAMS
+                                                .defaultValue()
+                                ? ""
+                                : " but kafka.record-max-datagrams " + recordMaxDatagrams)
                         + ", Kafka topic "
                         + topic
                         + " (4 partitions)");

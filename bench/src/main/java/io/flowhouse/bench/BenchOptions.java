@@ -68,8 +68,8 @@ final class BenchOptions {
             paramLabel = "N",
             description =
                     "agent stage: the agent's kafka.record-max-datagrams, datagrams of one"
-                            + " exporter per Kafka record (default 1, the agent's default: no"
-                            + " batches)")
+                            + " exporter per Kafka record (default: the agent's own, 64; 1 writes"
+                            + " a record per datagram)")
     Integer agentRecordDatagrams;
 
     @Option(
@@ -213,7 +213,12 @@ final class BenchOptions {
     }
 
     int agentRecordDatagrams() {
-        return range("--agent-record-datagrams", agentRecordDatagrams, 1, 1, 4096);
+        return range(
+                "--agent-record-datagrams",
+                agentRecordDatagrams,
+                io.flowhouse.agent.config.AgentKeys.KAFKA_RECORD_MAX_DATAGRAMS.defaultValue(),
+                1,
+                4096);
     }
 
     /** 0: loadgen's default. */

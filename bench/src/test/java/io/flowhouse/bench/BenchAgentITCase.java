@@ -29,7 +29,7 @@ class BenchAgentITCase {
 
     @TempDir Path dir;
 
-    /** One record per datagram (the agent's default), and batch records of up to 16. */
+    /** One record per datagram, and batch records of up to 16 (the agent batches by default). */
     @ParameterizedTest
     @ValueSource(ints = {1, 16})
     void agentStepsAreCleanAndResultsAreWritten(int recordMaxDatagrams) throws Exception {

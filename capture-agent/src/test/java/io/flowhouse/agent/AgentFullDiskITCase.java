@@ -7,9 +7,9 @@ import io.flowhouse.agent.cli.AgentCommand;
 import io.flowhouse.agent.config.AgentConfig;
 import io.flowhouse.agent.metrics.AgentMetrics.Drop;
 import io.flowhouse.codec.envelope.RawDatagram;
-import io.flowhouse.codec.envelope.RawDatagramCodec;
 import io.flowhouse.testkit.Tmpfs;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
+import io.flowhouse.testkit.kafka.RawRecords;
 import io.flowhouse.testkit.kafka.TopicReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -159,8 +159,7 @@ class AgentFullDiskITCase {
 
     private static Set<Integer> distinct(List<ConsumerRecord<byte[], byte[]>> records) {
         Set<Integer> seqs = new LinkedHashSet<>();
-        for (ConsumerRecord<byte[], byte[]> r : records) {
-            RawDatagram d = RawDatagramCodec.decode(r.value());
+        for (RawDatagram d : RawRecords.datagrams(records)) {
             seqs.add(ByteBuffer.wrap(d.payload()).getInt(8));
         }
         return seqs;

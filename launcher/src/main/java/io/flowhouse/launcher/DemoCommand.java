@@ -57,8 +57,8 @@ import picocli.CommandLine.Option;
  * {@code ./flowhouse demo}: the pipeline on embedded defaults for a fresh machine. A Kafka broker
  * inside this JVM, the capture agent as a child JVM, the pipeline job on a Flink MiniCluster inside
  * this JVM, and the local ClickHouse of {@code ./flowhouse services}; loadgen sends NetFlow v5, v9
- * and IPFIX from several simulated exporters for about a minute while a progress line shows
- * datagrams in Kafka and rows in ClickHouse; then example queries and their answers.
+ * and IPFIX from several simulated exporters for about a minute while a progress line shows records
+ * in Kafka and rows in ClickHouse; then example queries and their answers.
  */
 @Command(
         name = "demo",
@@ -447,16 +447,18 @@ public final class DemoCommand implements Callable<Integer> {
                     jobFailure.get().printStackTrace(err);
                     return -1;
                 }
-                long datagrams = endOffsets(admin);
+                // Records, not datagrams: the agent gathers an exporter's datagrams into batch
+                // records; the exactness check is loadgen's flows against the rows.
+                long records = endOffsets(admin);
                 rows = count(clickhouse, "SELECT count() FROM " + DATABASE + ".flows" + window);
                 long elapsed = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
                 out.printf(
                         Locale.ROOT,
-                        "\r   %3d s  loadgen %-8s  Kafka %s: %,d datagrams  ClickHouse flows: %,d rows   ",
+                        "\r   %3d s  loadgen %-8s  Kafka %s: %,d records  ClickHouse flows: %,d rows   ",
                         elapsed,
                         loadgen.isAlive() ? "sending" : "done",
                         RAW_TOPIC,
-                        datagrams,
+                        records,
                         rows);
                 out.flush();
                 if (!loadgen.isAlive()) {

@@ -169,13 +169,18 @@ public final class AgentKeys {
 
     public static final Key<Integer> KAFKA_RECORD_MAX_DATAGRAMS =
             Key.of("kafka.record-max-datagrams", Types.integer(1, 4096))
-                    .defaultValue(1)
+                    .defaultValue(64)
                     .doc(
                             "Datagrams of one exporter (one sFlow agent) the agent gathers into"
                                     + " one flows.raw record (a batch envelope, each datagram with"
-                                    + " its own stamp), saving Kafka's per-record cost; 1 writes"
-                                    + " each datagram as its own record"
-                                    + " (flowhouse_agent_kafka_batch_records_total).");
+                                    + " its own stamp), saving Kafka's per-record cost"
+                                    + " (flowhouse_agent_kafka_batch_records_total); 1 writes"
+                                    + " each datagram as its own record, for readers of flows.raw"
+                                    + " that cannot split batches. 64: a busy exporter's records"
+                                    + " then carry about 60 datagrams, which divides the"
+                                    + " producer's and the broker's per-record CPU by as much"
+                                    + " (capture-agent/BENCHMARKS.md); more gains little, since"
+                                    + " what remains is per byte.");
 
     public static final Key<Long> KAFKA_RECORD_MAX_BYTES =
             Key.of("kafka.record-max-bytes", Types.size(1024, 4L * 1024 * 1024))
@@ -183,15 +188,21 @@ public final class AgentKeys {
                     .doc(
                             "Bytes of one batch record at most (below the producer's 8 MiB"
                                     + " max.request.size); a record is written before the next"
-                                    + " datagram would pass it.");
+                                    + " datagram would pass it. 256 KiB holds 64 datagrams of a"
+                                    + " 1,500-byte MTU with room to spare, and bounds the"
+                                    + " batcher's memory at 256 KiB per exporter heard within one"
+                                    + " linger.");
 
     public static final Key<Duration> KAFKA_RECORD_LINGER =
             Key.of("kafka.record-linger-ms", millis(Duration.ZERO, Duration.ofSeconds(1)))
-                    .defaultValue(Duration.ofMillis(2))
+                    .defaultValue(Duration.ofMillis(5))
                     .doc(
                             "How long a batch record waits for more datagrams of its exporter"
                                     + " when kafka.record-max-datagrams is above 1 (a bare number"
-                                    + " is milliseconds).");
+                                    + " is milliseconds). 5 ms: an exporter sending 12,000"
+                                    + " datagrams/s or more fills its records to 64, a quiet one"
+                                    + " waits at most 5 ms, nothing beside the job's 5 s"
+                                    + " watermark delay.");
 
     public static final Key<Long> KAFKA_BUFFER_MEMORY_BYTES =
             Key.of("kafka.buffer-memory-bytes", Types.size(1024 * 1024, Long.MAX_VALUE))

@@ -4,7 +4,7 @@ package io.flowhouse.launcher.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
-import io.flowhouse.testkit.kafka.TopicReader;
+import io.flowhouse.testkit.kafka.RawRecords;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +25,7 @@ class AgentFaultsITCase {
 
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(120);
     private static final String RAW_ACKED =
-            "flowhouse_agent_kafka_records_total{topic=\"flows.raw\"}";
+            "flowhouse_agent_kafka_datagrams_total{topic=\"flows.raw\"}";
 
     @TempDir Path dir;
 
@@ -57,11 +57,11 @@ class AgentFaultsITCase {
 
     private static FaultSupport.Stored readRaw(EmbeddedKafka kafka, int expected) {
         List<ConsumerRecord<byte[], byte[]>> records =
-                TopicReader.readAll(
+                RawRecords.read(
                         Map.of("bootstrap.servers", kafka.bootstrapServers()),
                         "flows.raw",
                         READ_TIMEOUT,
-                        got -> got.size() >= expected);
+                        expected);
         return FaultSupport.Stored.of(records);
     }
 

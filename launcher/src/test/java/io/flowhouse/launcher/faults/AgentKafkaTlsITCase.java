@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flowhouse.services.kafka.TlsKafka;
-import io.flowhouse.testkit.kafka.TopicReader;
+import io.flowhouse.testkit.kafka.RawRecords;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
@@ -108,15 +108,17 @@ class AgentKafkaTlsITCase {
                     }
                 }
                 List<ConsumerRecord<byte[], byte[]>> records =
-                        TopicReader.readAll(
+                        RawRecords.read(
                                 kafka.clientProperties(password),
                                 "flows.raw",
                                 Duration.ofSeconds(90),
-                                got -> got.size() >= DATAGRAMS);
+                                DATAGRAMS);
                 FaultSupport.Stored stored = FaultSupport.Stored.of(records);
                 assertThat(stored.distinct()).isEqualTo(DATAGRAMS);
                 assertThat(stored.duplicates()).isZero();
-                assertThat(agent.metric("flowhouse_agent_kafka_records_total{topic=\"flows.raw\"}"))
+                assertThat(
+                                agent.metric(
+                                        "flowhouse_agent_kafka_datagrams_total{topic=\"flows.raw\"}"))
                         .isEqualTo(DATAGRAMS);
                 assertThat(agent.metricSum("flowhouse_agent_kafka_send_errors_total")).isZero();
                 String text = agent.logText();

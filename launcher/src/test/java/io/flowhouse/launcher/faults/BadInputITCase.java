@@ -14,6 +14,7 @@ import io.flowhouse.codec.envelope.RejectedDatagram;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.template.InMemoryTemplateCache;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
+import io.flowhouse.testkit.kafka.RawRecords;
 import io.flowhouse.testkit.kafka.TopicReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -85,18 +86,18 @@ class BadInputITCase {
                 }
                 long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
                 while (System.nanoTime() < deadline
-                        && agent.metricSum("flowhouse_agent_kafka_records_total")
+                        && agent.metricSum("flowhouse_agent_kafka_datagrams_total")
                                 < good + corpus.size()) {
                     Thread.sleep(200);
                 }
                 long rawAcked =
-                        agent.metric("flowhouse_agent_kafka_records_total{topic=\"flows.raw\"}");
+                        agent.metric("flowhouse_agent_kafka_datagrams_total{topic=\"flows.raw\"}");
                 List<ConsumerRecord<byte[], byte[]>> raw =
-                        TopicReader.readAll(
+                        RawRecords.read(
                                 Map.of("bootstrap.servers", kafka.bootstrapServers()),
                                 "flows.raw",
                                 Duration.ofSeconds(90),
-                                got -> got.size() >= rawAcked);
+                                rawAcked);
                 long rejectedMetric = agent.metricSum("flowhouse_agent_rejected_datagrams_total");
                 List<ConsumerRecord<byte[], byte[]>> rejected =
                         TopicReader.readAll(
@@ -117,8 +118,7 @@ class BadInputITCase {
                 Map<MalformedCorpus.Kind, Integer> decodeRejects =
                         new EnumMap<>(MalformedCorpus.Kind.class);
                 long goodPackets = 0;
-                for (ConsumerRecord<byte[], byte[]> r : raw) {
-                    RawDatagram d = RawDatagramCodec.decode(r.value());
+                for (RawDatagram d : RawRecords.datagrams(raw)) {
                     ByteBuffer key = ByteBuffer.wrap(d.payload());
                     assertThat(d.exporterAddress().toString()).isEqualTo("127.0.0.1");
                     if (badSent.containsKey(key)) {

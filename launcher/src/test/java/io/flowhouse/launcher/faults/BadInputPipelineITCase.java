@@ -111,10 +111,11 @@ class BadInputPipelineITCase {
                 int sentDatagrams = t.datagrams();
                 long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
                 while (System.nanoTime() < deadline
-                        && agent.metricSum("flowhouse_agent_kafka_records_total") < sentDatagrams) {
+                        && agent.metricSum("flowhouse_agent_kafka_datagrams_total")
+                                < sentDatagrams) {
                     Thread.sleep(200);
                 }
-                assertThat(agent.metricSum("flowhouse_agent_kafka_records_total"))
+                assertThat(agent.metricSum("flowhouse_agent_kafka_datagrams_total"))
                         .as("every datagram reached Kafka (raw or rejected)")
                         .isEqualTo(sentDatagrams);
                 long agentRejects = agent.metricSum("flowhouse_agent_rejected_datagrams_total");

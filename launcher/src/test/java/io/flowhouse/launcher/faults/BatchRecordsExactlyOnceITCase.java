@@ -10,6 +10,7 @@ import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
+import io.flowhouse.testkit.kafka.RawRecords;
 import io.flowhouse.testkit.kafka.TopicReader;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -158,10 +159,7 @@ class BatchRecordsExactlyOnceITCase {
         long[] dups = new long[1];
         List<ConsumerRecord<byte[], byte[]>> records =
                 TopicReader.readAll(
-                        bootstrap,
-                        "flows.raw",
-                        Duration.ofSeconds(60),
-                        got -> datagramsIn(got) >= floor);
+                        bootstrap, "flows.raw", Duration.ofSeconds(60), RawRecords.atLeast(floor));
         for (ConsumerRecord<byte[], byte[]> r : records) {
             for (RawDatagram d : RawDatagramCodec.decodeAll(r.value())) {
                 DatagramStamp st = d.stamp();
@@ -187,14 +185,6 @@ class BatchRecordsExactlyOnceITCase {
         }
         assertThat((long) distinct.size()).isLessThanOrEqualTo(sender.sent());
         return new Expected(records.size(), distinct.size(), dups[0], flows, packets, bytes);
-    }
-
-    private static long datagramsIn(List<ConsumerRecord<byte[], byte[]>> records) {
-        long n = 0;
-        for (ConsumerRecord<byte[], byte[]> r : records) {
-            n += RawDatagramCodec.decodeAll(r.value()).size();
-        }
-        return n;
     }
 
     private static void awaitMetric(AgentProcess agent, String metric, long atLeast)

@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.envelope.DatagramStamp;
 import io.flowhouse.codec.envelope.RawDatagram;
-import io.flowhouse.codec.envelope.RawDatagramCodec;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
+import io.flowhouse.testkit.kafka.RawRecords;
 import io.flowhouse.testkit.kafka.TopicReader;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -258,11 +258,10 @@ class ExactlyOnceFaultsITCase {
         long floor = sender.sent() - sender.sentWhileDown();
         List<ConsumerRecord<byte[], byte[]>> records =
                 TopicReader.readAll(
-                        bootstrap, "flows.raw", Duration.ofSeconds(30), got -> got.size() >= floor);
+                        bootstrap, "flows.raw", Duration.ofSeconds(30), RawRecords.atLeast(floor));
         Map<String, byte[]> distinct = new HashMap<>();
         long dups = 0;
-        for (ConsumerRecord<byte[], byte[]> r : records) {
-            RawDatagram d = RawDatagramCodec.decode(r.value());
+        for (RawDatagram d : RawRecords.datagrams(records)) {
             DatagramStamp st = d.stamp();
             assertThat(st).isNotNull();
             String id = d.agentId() + "/" + st.epoch() + "/" + st.stream() + "/" + st.sequence();

@@ -2,7 +2,6 @@
 package io.flowhouse.launcher.faults;
 
 import io.flowhouse.codec.envelope.RawDatagram;
-import io.flowhouse.codec.envelope.RawDatagramCodec;
 import io.flowhouse.jobs.FlowPipelineJob;
 import io.flowhouse.jobs.KafkaTopics;
 import io.flowhouse.jobs.PipelineConnectors;
@@ -10,6 +9,7 @@ import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.tables.JobTables;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
+import io.flowhouse.testkit.kafka.RawRecords;
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -121,8 +121,7 @@ final class FaultSupport {
             long packets = 0;
             long bytes = 0;
             int dups = 0;
-            for (ConsumerRecord<byte[], byte[]> r : records) {
-                RawDatagram d = RawDatagramCodec.decode(r.value());
+            for (RawDatagram d : RawRecords.datagrams(records)) {
                 int seq = seqOf(d.payload());
                 if (seen.merge(seq, 1, Integer::sum) > 1) {
                     dups++;

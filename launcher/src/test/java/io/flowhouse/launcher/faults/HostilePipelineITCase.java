@@ -818,10 +818,10 @@ class HostilePipelineITCase {
         // The agent may run behind a long row's burst on a loaded machine: as long as the job.
         long deadline = System.nanoTime() + CATCH_UP.toNanos();
         while (System.nanoTime() < deadline
-                && agent.metricSum("flowhouse_agent_kafka_records_total") < records) {
+                && agent.metricSum("flowhouse_agent_kafka_datagrams_total") < records) {
             Thread.sleep(200);
         }
-        long delivered = agent.metricSum("flowhouse_agent_kafka_records_total");
+        long delivered = agent.metricSum("flowhouse_agent_kafka_datagrams_total");
         String why =
                 String.format(
                         Locale.ROOT,

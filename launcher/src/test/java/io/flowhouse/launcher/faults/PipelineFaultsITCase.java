@@ -294,7 +294,7 @@ class PipelineFaultsITCase {
 
     private static void awaitAcked(AgentProcess agent, long n) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        String sample = "flowhouse_agent_kafka_records_total{topic=\"flows.raw\"}";
+        String sample = "flowhouse_agent_kafka_datagrams_total{topic=\"flows.raw\"}";
         while (System.nanoTime() < deadline && agent.metric(sample) < n) {
             Thread.sleep(200);
         }

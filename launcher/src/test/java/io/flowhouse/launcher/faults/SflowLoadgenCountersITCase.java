@@ -96,7 +96,7 @@ class SflowLoadgenCountersITCase {
                 assertThat(samples).isGreaterThanOrEqualTo(EXPORTERS * 10 * 4L);
 
                 awaitScalar(agent, datagrams);
-                assertThat(agent.metricSum("flowhouse_agent_kafka_records_total"))
+                assertThat(agent.metricSum("flowhouse_agent_kafka_datagrams_total"))
                         .as("every datagram reached Kafka")
                         .isEqualTo(datagrams);
                 assertThat(agent.metricSum("flowhouse_agent_socket_drops_total")).isZero();
@@ -219,7 +219,7 @@ class SflowLoadgenCountersITCase {
     private static void awaitScalar(AgentProcess agent, long records) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (System.nanoTime() < deadline
-                && agent.metricSum("flowhouse_agent_kafka_records_total") < records) {
+                && agent.metricSum("flowhouse_agent_kafka_datagrams_total") < records) {
             Thread.sleep(200);
         }
     }

@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.envelope.DatagramStamp;
 import io.flowhouse.codec.envelope.RawDatagram;
-import io.flowhouse.codec.envelope.RawDatagramCodec;
 import io.flowhouse.launcher.FlowhouseMain;
 import io.flowhouse.services.FlowhouseHome;
 import io.flowhouse.services.ServiceKind;
 import io.flowhouse.services.ServiceStatus;
 import io.flowhouse.services.ServicesConfig;
 import io.flowhouse.services.ServicesManager;
+import io.flowhouse.testkit.kafka.RawRecords;
 import io.flowhouse.testkit.kafka.TopicReader;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -228,11 +228,10 @@ class ThreeBrokersKillITCase {
                         bootstrap,
                         "flows.raw",
                         Duration.ofSeconds(60),
-                        got -> got.size() >= atLeast);
+                        RawRecords.atLeast(atLeast));
         Set<String> stamps = new HashSet<>();
         int duplicates = 0;
-        for (ConsumerRecord<byte[], byte[]> r : records) {
-            RawDatagram d = RawDatagramCodec.decode(r.value());
+        for (RawDatagram d : RawRecords.datagrams(records)) {
             DatagramStamp st = d.stamp();
             String id = d.agentId() + "/" + st.epoch() + "/" + st.stream() + "/" + st.sequence();
             duplicates += stamps.add(id) ? 0 : 1;

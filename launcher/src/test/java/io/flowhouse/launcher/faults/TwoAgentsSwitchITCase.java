@@ -10,6 +10,7 @@ import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
+import io.flowhouse.testkit.kafka.RawRecords;
 import io.flowhouse.testkit.kafka.TopicReader;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -284,7 +285,7 @@ class TwoAgentsSwitchITCase {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (System.nanoTime() < deadline) {
             long queued = NetNamespaces.udpCounters(host).get("InDatagrams");
-            if (agent.metricSum("flowhouse_agent_kafka_records_total") >= queued) {
+            if (agent.metricSum("flowhouse_agent_kafka_datagrams_total") >= queued) {
                 Thread.sleep(1_000);
                 if (NetNamespaces.udpCounters(host).get("InDatagrams") == queued) {
                     return;
@@ -317,7 +318,7 @@ class TwoAgentsSwitchITCase {
                                 bootstrap,
                                 "flows.raw",
                                 Duration.ofSeconds(60),
-                                got -> got.size() >= floor));
+                                RawRecords.atLeast(floor)));
         records.sort(
                 Comparator.comparingInt((ConsumerRecord<byte[], byte[]> r) -> r.partition())
                         .thenComparingLong(ConsumerRecord::offset));
@@ -326,35 +327,38 @@ class TwoAgentsSwitchITCase {
         Set<Integer> seenOrders = new HashSet<>();
         Map<Integer, Integer> lastOrder = new HashMap<>();
         for (ConsumerRecord<byte[], byte[]> r : records) {
-            RawDatagram d = RawDatagramCodec.decode(r.value());
-            DatagramStamp st = d.stamp();
-            String id = d.agentId() + "/" + st.epoch() + "/" + st.stream() + "/" + st.sequence();
-            if (!stamps.add(id)) {
-                k.duplicates++;
-                continue;
+            // A batch record's datagrams, in their order: one exporter, one partition.
+            for (RawDatagram d : RawDatagramCodec.decodeAll(r.value())) {
+                DatagramStamp st = d.stamp();
+                String id =
+                        d.agentId() + "/" + st.epoch() + "/" + st.stream() + "/" + st.sequence();
+                if (!stamps.add(id)) {
+                    k.duplicates++;
+                    continue;
+                }
+                int[] origin = sender.originOf(d.payload());
+                assertThat(origin).as("a datagram the sender sent").isNotNull();
+                long[] t = sender.totalsOf(d.payload());
+                k.distinct++;
+                for (int i = 0; i < 3; i++) {
+                    k.totals[i] += t[i];
+                }
+                int e = origin[0];
+                k.perExporter.computeIfAbsent(e, x -> new long[4]);
+                long[] pe = k.perExporter.get(e);
+                pe[0]++;
+                pe[1] += t[0];
+                pe[2] += t[1];
+                pe[3] += t[2];
+                k.byAgent.merge(d.agentId(), 1L, Long::sum);
+                k.byAgentAndExporter.merge(d.agentId() + "/" + e, 1L, Long::sum);
+                k.partitionsOf.computeIfAbsent(e, x -> new HashSet<>()).add(r.partition());
+                Integer before = lastOrder.put(e, origin[1]);
+                if (before != null && before >= origin[1]) {
+                    k.outOfOrder.add("exporter " + e + ": " + origin[1] + " after " + before);
+                }
+                seenOrders.add(e * 1_000_000 + origin[1]);
             }
-            int[] origin = sender.originOf(d.payload());
-            assertThat(origin).as("a datagram the sender sent").isNotNull();
-            long[] t = sender.totalsOf(d.payload());
-            k.distinct++;
-            for (int i = 0; i < 3; i++) {
-                k.totals[i] += t[i];
-            }
-            int e = origin[0];
-            k.perExporter.computeIfAbsent(e, x -> new long[4]);
-            long[] pe = k.perExporter.get(e);
-            pe[0]++;
-            pe[1] += t[0];
-            pe[2] += t[1];
-            pe[3] += t[2];
-            k.byAgent.merge(d.agentId(), 1L, Long::sum);
-            k.byAgentAndExporter.merge(d.agentId() + "/" + e, 1L, Long::sum);
-            k.partitionsOf.computeIfAbsent(e, x -> new HashSet<>()).add(r.partition());
-            Integer before = lastOrder.put(e, origin[1]);
-            if (before != null && before >= origin[1]) {
-                k.outOfOrder.add("exporter " + e + ": " + origin[1] + " after " + before);
-            }
-            seenOrders.add(e * 1_000_000 + origin[1]);
         }
         // Every datagram missing must be one of host A's exporters', sent while it was down.
         for (int e = 0; e < MixedExporters.EXPORTERS; e++) {
