@@ -204,7 +204,7 @@ public final class AggregateExporterStats
             c.lastReceivedMillis = o.receivedMillis();
         }
         c.duplicateDatagrams++;
-        c.changed = true;
+        c.markChanged();
         c.lastActiveMillis = ctx.timerService().currentProcessingTime();
         counters.put(scope, c);
         // Written again once the watermark is past its minute (at once if it already is).
@@ -226,7 +226,7 @@ public final class AggregateExporterStats
         if (o.rejected()) {
             c.rejectedRecords++;
         }
-        c.changed = true;
+        c.markChanged();
         counters.put(scope, c);
         ctx.timerService().registerEventTimeTimer(c.minuteMillis + MINUTE_MILLIS);
     }
@@ -258,7 +258,7 @@ public final class AggregateExporterStats
         c.datagrams++;
         c.datagramBytes += o.bytes();
         c.lastReceivedMillis = Math.max(c.lastReceivedMillis, o.receivedMillis());
-        c.changed = true;
+        c.markChanged();
         c.lastActiveMillis = ctx.timerService().currentProcessingTime();
         return c;
     }

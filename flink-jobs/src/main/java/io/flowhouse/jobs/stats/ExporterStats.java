@@ -12,9 +12,10 @@ import java.util.TreeMap;
  * One exporter scope's counts for one minute, a row of {@code flowhouse.exporter_stats} (migrations
  * V002, V005, V006, V008, written by {@link ExporterStatsRowEncoder}), and the value {@link
  * AggregateExporterStats} emits. The job emits a minute while it runs and once more, complete, when
- * the next minute starts; {@code updatedAtMillis} only grows, so a later value for the same
- * exporter, domain, version and minute replaces the earlier one (the higher {@code updatedAtMillis}
- * wins) and re-emitting after a replay never double counts.
+ * the next minute starts; {@code updatedAtMillis} ({@link ScopeCounters#rowVersion}) grows with
+ * every change of the counts, so a later value for the same exporter, domain, version and minute
+ * replaces the earlier one (the higher {@code updatedAtMillis} wins, whatever the insert order) and
+ * re-emitting after a replay never double counts.
  *
  * <p>The problem counts are two parallel arrays, sorted by kind, so the type is a Flink POJO
  * (records with arrays serialize without Kryo); {@link #problems()} gives them as a map.

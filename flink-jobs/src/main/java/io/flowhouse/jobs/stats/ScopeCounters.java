@@ -64,8 +64,19 @@ public final class ScopeCounters {
     /** Each source's last drops counter (uint32); same index as the source. */
     public long[] sflowDrops = NO_LONGS;
 
-    /** Receive time of the latest datagram counted; the row version of the minute. */
+    /** Receive time of the latest datagram counted. */
     public long lastReceivedMillis;
+
+    /**
+     * The version of the minute's row ({@code updated_at}): {@link #lastReceivedMillis}, or one
+     * more than before when a change leaves that where it was (a datagram drained from a spool
+     * behind newer ones, a re-send, records released), so that every change of the counts raises
+     * it. Of two rows of one minute ClickHouse keeps the higher version and, of equal ones, the
+     * last inserted; after a job failover the failed attempt's in-flight insert can land after the
+     * restored job's rows, so an older row with the same version could win over the complete one. A
+     * function of the counted input, so a replay after a failover gives the same versions.
+     */
+    public long rowVersion;
 
     /** Whether the counts changed since the minute's row was last emitted. */
     public boolean changed;
@@ -93,6 +104,13 @@ public final class ScopeCounters {
         duplicateDatagrams = 0;
         lostSamples = 0;
         sampleDrops = 0;
+        rowVersion = 0;
+    }
+
+    /** The counts of the minute changed: marks it for output and raises its version. */
+    public void markChanged() {
+        changed = true;
+        rowVersion = Math.max(rowVersion + 1, lastReceivedMillis);
     }
 
     /** Whether this minute has anything to report. */
@@ -255,7 +273,7 @@ public final class ScopeCounters {
                 lostSamples,
                 sampleDrops,
                 problems,
-                lastReceivedMillis);
+                rowVersion);
     }
 
     public ScopeCounters copy() {
@@ -282,6 +300,7 @@ public final class ScopeCounters {
         c.sflowNextSample = sflowNextSample.clone();
         c.sflowDrops = sflowDrops.clone();
         c.lastReceivedMillis = lastReceivedMillis;
+        c.rowVersion = rowVersion;
         c.changed = changed;
         c.lastActiveMillis = lastActiveMillis;
         return c;
