@@ -86,7 +86,8 @@ class SpoolBrokerRestartITCase {
                             "  bootstrap-servers: '" + kafka.bootstrapServers() + "'",
                             "  buffer-memory-bytes: 1048576",
                             "  batch-bytes: 65536",
-                            batched ? "  record-max-datagrams: 32" : "",
+                            // The default batches: a record per datagram is asked for here.
+                            batched ? "  record-max-datagrams: 32" : "  record-max-datagrams: 1",
                             batched ? "  record-linger-ms: 20" : "",
                             "spool:",
                             "  directory: '" + dir.resolve("spool") + "'",

@@ -250,7 +250,7 @@ public final class RawFlowPublisher implements RecordSink, AutoCloseable {
             }
             try {
                 if (spool.append(r)) {
-                    metrics.spooled();
+                    metrics.spooled(r.datagrams());
                 } else {
                     metrics.dropped(Drop.SPOOL_FULL, r.datagrams());
                     log.warn("spool full ({} bytes); dropping records", spool.maxBytes());

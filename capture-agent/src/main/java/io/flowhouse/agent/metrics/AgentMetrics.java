@@ -90,6 +90,7 @@ public final class AgentMetrics {
     private final EnumMap<BatchFlush, LongAdder> batchFlushes = new EnumMap<>(BatchFlush.class);
     private final LongAdder batchedDatagrams = new LongAdder();
     private final LongAdder spooled = new LongAdder();
+    private final LongAdder spooledDatagrams = new LongAdder();
     private final LongAdder unspooled = new LongAdder();
     private final LongAdder packetBatches = new LongAdder();
     private final LongAdder clockTicks = new LongAdder();
@@ -190,6 +191,13 @@ public final class AgentMetrics {
                 .name("flowhouse_agent_spooled_records_total")
                 .help("records written to the on-disk spool")
                 .callback(cb -> cb.call(spooled.sum()))
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("flowhouse_agent_spooled_datagrams_total")
+                .help(
+                        "datagrams in the records written to the on-disk spool (more than the records"
+                                + " with batch records)")
+                .callback(cb -> cb.call(spooledDatagrams.sum()))
                 .register(registry);
         CounterWithCallback.builder()
                 .name("flowhouse_agent_unspooled_records_total")
@@ -472,7 +480,13 @@ public final class AgentMetrics {
     }
 
     public void spooled() {
+        spooled(1);
+    }
+
+    /** A record of {@code datagrams} datagrams was written to the spool. */
+    public void spooled(int datagrams) {
         spooled.increment();
+        spooledDatagrams.add(datagrams);
     }
 
     public void unspooled(long n) {

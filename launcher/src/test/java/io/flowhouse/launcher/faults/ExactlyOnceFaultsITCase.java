@@ -317,11 +317,12 @@ class ExactlyOnceFaultsITCase {
 
     private static void awaitSpooled(AgentProcess agent, long atLeast) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        // Datagrams, not records: a batch record holds several.
         while (System.nanoTime() < deadline
-                && agent.metric("flowhouse_agent_spooled_records_total") < atLeast) {
+                && agent.metric("flowhouse_agent_spooled_datagrams_total") < atLeast) {
             Thread.sleep(200);
         }
-        assertThat(agent.metric("flowhouse_agent_spooled_records_total"))
+        assertThat(agent.metric("flowhouse_agent_spooled_datagrams_total"))
                 .isGreaterThanOrEqualTo(atLeast);
     }
 
