@@ -434,9 +434,7 @@ public final class DataSetDecoder {
         // Without an ifIndex in the scope, the name is of the interface the metering process
         // observes (softflowd's meteringProcessId scope); a record without names adds nothing.
         long ifIndex =
-                has(v, Target.IN_IF)
-                        ? v[Target.IN_IF.ordinal()]
-                        : OptionsData.OBSERVED_INTERFACE;
+                has(v, Target.IN_IF) ? v[Target.IN_IF.ordinal()] : OptionsData.OBSERVED_INTERFACE;
         changed |=
                 applyText(
                         b,

@@ -8,7 +8,6 @@ import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.enrich.snmp.Snmpd;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.testkit.ServiceRequirement;
-import io.flowhouse.testkit.TestDataDir;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
@@ -36,14 +35,20 @@ import org.junit.jupiter.api.io.TempDir;
  * free port) answers for one exporter's ifIndexes, and softflowd's NetFlow v9 capture carries an
  * interface name in its options data. The {@code flows} rows carry the names exactly as {@code
  * snmpwalk} and {@code tshark} read them. A third exporter sends IPFIX options data with interface
- * names and descriptions (IE 82 and 83): its rows carry both.
+ * names and descriptions (IE 82 and 83): its rows carry both. A fourth replays softflowd's IPFIX
+ * capture, whose name is scoped by {@code meteringProcessId}, not by an ifIndex: its rows carry
+ * that name on the interface softflowd observes (the ifIndex of all its flows), as tshark reads it.
  */
 class InterfaceNamesPipelineITCase {
 
     private static final int PORT_OPTIONS = 40_001;
     private static final int PORT_SNMP = 40_002;
     private static final int PORT_DESCRIPTIONS = 40_003;
+    private static final int PORT_OBSERVED = 40_004;
     private static final String V9 = "netflow-v9-softflowd.pcap";
+    private static final String IPFIX = "ipfix-softflowd.pcap";
+    private static final int V9_HEADER = 20;
+    private static final int IPFIX_HEADER = 16;
     private static final String IF_NAME_OID = "1.3.6.1.2.1.31.1.1.1.1";
 
     @RegisterExtension
@@ -65,7 +70,8 @@ class InterfaceNamesPipelineITCase {
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void flowsCarryTheNamesOfSnmpAndOptionsData() throws Exception {
         ServiceRequirement.requireExecutable("tshark", "apt-get install tshark");
-        String optionsName = tsharkIfName();
+        String optionsName = TsharkIfName.of(V9);
+        String observedName = TsharkIfName.of(IPFIX);
         try (Snmpd snmpd = Snmpd.start(Files.createDirectories(tmp.resolve("snmpd")))) {
             Map<Long, String> ifNames = snmpd.walk(snmpd.v2c(), IF_NAME_OID);
             String sysName = snmpd.get(snmpd.v2c(), "1.3.6.1.2.1.1.5.0");
@@ -94,8 +100,12 @@ class InterfaceNamesPipelineITCase {
             IpAddress optionsExporter = IpAddress.parse("192.0.2.10");
             List<RawDatagram> capture =
                     CaptureProducer.datagrams(V9, optionsExporter, PORT_OPTIONS);
-            int first = firstWithOptionsData(capture);
-            long lastWarmSequence = v9Sequence(capture.get(first));
+            int first = firstWithOptionsData(capture, V9_HEADER);
+            long lastWarmSequence = sequence(capture.get(first), 12);
+            List<RawDatagram> observed =
+                    CaptureProducer.datagrams(IPFIX, IpAddress.parse("192.0.2.40"), PORT_OBSERVED);
+            int firstObserved = firstWithOptionsData(observed, IPFIX_HEADER);
+            long lastWarmObserved = sequence(observed.get(firstObserved), 8);
 
             StreamExecutionEnvironment env = PipelineHarness.environment(s, ch);
             JobClient job = env.executeAsync("interface names");
@@ -106,6 +116,10 @@ class InterfaceNamesPipelineITCase {
                         KAFKA.bootstrapServers(), s.rawTopic(), capture.subList(0, first + 1));
                 CaptureProducer.produce(
                         KAFKA.bootstrapServers(), s.rawTopic(), List.of(ipfixDescriptions()));
+                CaptureProducer.produce(
+                        KAFKA.bootstrapServers(),
+                        s.rawTopic(),
+                        observed.subList(0, firstObserved + 1));
                 List<Long> ifIndexes = new ArrayList<>(new TreeSet<>(ifNames.keySet()));
                 long sequence = 0;
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
@@ -127,6 +141,7 @@ class InterfaceNamesPipelineITCase {
                     measured.add(v5(ifIndexes, 1_000_000 + i * ifIndexes.size(), 40_000));
                 }
                 measured.add(ipfixFlow());
+                measured.addAll(observed.subList(firstObserved + 1, observed.size()));
                 CaptureProducer.produce(KAFKA.bootstrapServers(), s.rawTopic(), measured);
                 String snmpRows = "exporter_port = " + PORT_SNMP + " AND src_port >= 40000";
                 String optionRows =
@@ -137,9 +152,15 @@ class InterfaceNamesPipelineITCase {
                 long expectedSnmp = (long) v5Datagrams * ifIndexes.size();
                 deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
                 String descriptionRows = "exporter_port = " + PORT_DESCRIPTIONS;
+                String observedRows =
+                        "exporter_port = "
+                                + PORT_OBSERVED
+                                + " AND sequence_number > "
+                                + lastWarmObserved;
                 while (count(ch, snmpRows) < expectedSnmp
                         || count(ch, optionRows) == 0
-                        || count(ch, descriptionRows) == 0) {
+                        || count(ch, descriptionRows) == 0
+                        || count(ch, observedRows) == 0) {
                     assertThat(System.nanoTime()).as("measured rows").isLessThan(deadline);
                     Thread.sleep(500);
                 }
@@ -188,6 +209,14 @@ class InterfaceNamesPipelineITCase {
                                                 + " exporter_name FROM flowhouse_ifn.flows WHERE "
                                                 + optionRows))
                         .containsExactly(List.of("0", optionsName, "0", optionsName, ""));
+                // Every measured row of softflowd's IPFIX: the name of its meteringProcessId-scoped
+                // options on the one interface it observes, as tshark reads it.
+                assertThat(
+                                ch.queryRows(
+                                        "SELECT DISTINCT in_if, in_if_name, out_if, out_if_name"
+                                                + " FROM flowhouse_ifn.flows WHERE "
+                                                + observedRows))
+                        .containsExactly(List.of("0", observedName, "0", observedName));
                 // The IPFIX exporter's row: names and descriptions from its options data.
                 assertThat(
                                 ch.queryRows(
@@ -221,35 +250,14 @@ class InterfaceNamesPipelineITCase {
                 ch.query("SELECT count() FROM flowhouse_ifn.flows WHERE " + where).get(0).trim());
     }
 
-    /** tshark's decode of the capture's options data: the one interface name it carries. */
-    private static String tsharkIfName() throws Exception {
-        Process p =
-                new ProcessBuilder(
-                                "tshark",
-                                "-r",
-                                TestDataDir.file(V9).toString(),
-                                "-d",
-                                "udp.port==2055,cflow",
-                                "-T",
-                                "fields",
-                                "-e",
-                                "cflow.if_name",
-                                "-Y",
-                                "cflow.if_name")
-                        .redirectError(ProcessBuilder.Redirect.DISCARD)
-                        .start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        TreeSet<String> names = new TreeSet<>(List.of(out.strip().split("\n")));
-        assertThat(names).hasSize(1);
-        return names.first();
-    }
-
-    /** The first datagram with a data flowset of options template 256 (softflowd's). */
-    private static int firstWithOptionsData(List<RawDatagram> datagrams) {
+    /**
+     * The first datagram with a data set of options template 256 (softflowd's), its sets after a
+     * {@code header} of that many bytes.
+     */
+    private static int firstWithOptionsData(List<RawDatagram> datagrams, int header) {
         for (int i = 0; i < datagrams.size(); i++) {
             ByteBuffer b = ByteBuffer.wrap(datagrams.get(i).payload());
-            int pos = 20;
+            int pos = header;
             while (pos + 4 <= b.limit()) {
                 int id = b.getShort(pos) & 0xffff;
                 int length = b.getShort(pos + 2) & 0xffff;
@@ -262,11 +270,12 @@ class InterfaceNamesPipelineITCase {
                 pos += length;
             }
         }
-        throw new AssertionError("no options data in " + V9);
+        throw new AssertionError("no options data in the capture");
     }
 
-    private static long v9Sequence(RawDatagram d) {
-        return ByteBuffer.wrap(d.payload()).getInt(12) & 0xffffffffL;
+    /** The header's sequence number, at {@code offset} (v9 12, IPFIX 8). */
+    private static long sequence(RawDatagram d, int offset) {
+        return ByteBuffer.wrap(d.payload()).getInt(offset) & 0xffffffffL;
     }
 
     /**

@@ -40,8 +40,8 @@ public record OptionsData(
      * The key of an interface name or description sent under a scope that holds no ifIndex (RFC
      * 7011 section 3.4.2.1: softflowd scopes its options record by {@code meteringProcessId}): it
      * names the interface that metering process observes, whose index its flows carry as their
-     * ingress and egress interface. Outside the ifIndex range (unsigned 32 bits), so it never
-     * takes the place of a real ifIndex; a lookup falls back to it for an ifIndex without a name.
+     * ingress and egress interface. Outside the ifIndex range (unsigned 32 bits), so it never takes
+     * the place of a real ifIndex; a lookup falls back to it for an ifIndex without a name.
      */
     public static final long OBSERVED_INTERFACE = 1L << 32;
 
