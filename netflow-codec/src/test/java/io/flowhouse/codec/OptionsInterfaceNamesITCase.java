@@ -8,9 +8,7 @@ import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.template.InMemoryTemplateCache;
 import io.flowhouse.codec.template.OptionsData;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,9 +17,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The interface names of the captures' options data records, as the decoder learns them, against
  * tshark's decode of the same records: for every options record tshark shows, the scope's options
- * data holds that name under that record's ifIndex, or under {@link
- * OptionsData#OBSERVED_INTERFACE} when its scope has none (softflowd's IPFIX scope is {@code
- * meteringProcessId}).
+ * data holds that name under that record's ifIndex, or under {@link OptionsData#OBSERVED_INTERFACE}
+ * when its scope has none (softflowd's IPFIX scope is {@code meteringProcessId}).
  */
 class OptionsInterfaceNamesITCase {
 
@@ -39,45 +36,11 @@ class OptionsInterfaceNamesITCase {
     }
 
     private static String text(JsonNode n, String field) {
-        JsonNode v = n.get(field);
-        return v == null ? null : v.asText();
-    }
-
-    /** Every record under the frame's sets, in order: options records and flows alike. */
-    private static void collect(JsonNode node, List<JsonNode> out) {
-        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
-            if (!e.getValue().isObject()) {
-                continue;
-            }
-            if (e.getKey().startsWith("Flow ")) {
-                out.add(e.getValue());
-            } else if (e.getKey().startsWith("Set ") || e.getKey().startsWith("FlowSet ")) {
-                collect(e.getValue(), out);
-            }
-        }
+        return TsharkCflow.text(n, field);
     }
 
     private static List<List<JsonNode>> tsharkRecords(String file) throws Exception {
-        String json =
-                ExternalTool.run(
-                        300,
-                        "tshark",
-                        "-r",
-                        CaptureDatagrams.testdata(file).toString(),
-                        "-T",
-                        "json",
-                        "-d",
-                        "udp.port==2055,cflow",
-                        "-d",
-                        "udp.port==4739,cflow");
-        List<List<JsonNode>> frames = new ArrayList<>();
-        for (JsonNode frame : TsharkComparisonITCase.readKeepingFirstDuplicate(json)) {
-            List<JsonNode> records = new ArrayList<>();
-            collect(frame.path("_source").path("layers").path("cflow"), records);
-            frames.add(records);
-        }
-        return frames;
+        return TsharkCflow.records(CaptureDatagrams.testdata(file));
     }
 
     private static List<TsharkOptions> options(List<JsonNode> records) {
@@ -177,12 +140,12 @@ class OptionsInterfaceNamesITCase {
                         });
         InMemoryTemplateCache v9 = new InMemoryTemplateCache();
         OptionsData v9Options = OptionsData.EMPTY;
-        for (CaptureDatagrams.Datagram d : CaptureDatagrams.datagrams("netflow-v9-softflowd.pcap")) {
+        for (CaptureDatagrams.Datagram d :
+                CaptureDatagrams.datagrams("netflow-v9-softflowd.pcap")) {
             DecodeResult r = decoder.decode(d.buffer(), d.context(), v9);
             v9Options = r.scope() == null ? v9Options : v9.options(r.scope());
         }
-        assertThat(ipfixOptions.interfaceNames())
-                .containsOnlyKeys(OptionsData.OBSERVED_INTERFACE);
+        assertThat(ipfixOptions.interfaceNames()).containsOnlyKeys(OptionsData.OBSERVED_INTERFACE);
         assertThat(v9Options.interfaceNames()).containsOnlyKeys(0L);
         assertThat(ipfixOptions.interfaceNames().get(OptionsData.OBSERVED_INTERFACE))
                 .isEqualTo(v9Options.interfaceNames().get(0L));
