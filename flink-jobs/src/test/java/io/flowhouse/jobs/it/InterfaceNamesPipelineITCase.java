@@ -166,41 +166,7 @@ class InterfaceNamesPipelineITCase {
                 }
                 Thread.sleep(3_000); // the capture's last rows
                 assertThat(count(ch, snmpRows)).isEqualTo(expectedSnmp);
-                // Every measured SNMP row: both interfaces named as snmpwalk reads them.
-                List<List<String>> rows =
-                        ch.queryRows(
-                                "SELECT in_if, in_if_name, out_if, out_if_name, exporter_name"
-                                        + " FROM flowhouse_ifn.flows WHERE "
-                                        + snmpRows);
-                assertThat(rows).hasSize((int) expectedSnmp);
-                for (List<String> r : rows) {
-                    assertThat(r.get(1))
-                            .as("in " + r.get(0))
-                            .isEqualTo(ifNames.get(Long.parseLong(r.get(0))));
-                    assertThat(r.get(3))
-                            .as("out " + r.get(2))
-                            .isEqualTo(ifNames.get(Long.parseLong(r.get(2))));
-                    assertThat(r.get(4)).isEqualTo(sysName);
-                }
-                // exporter_stats names the SNMP exporter by its sysName (V010), the other ''.
-                deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-                String named =
-                        "SELECT count() FROM flowhouse_ifn.exporter_stats WHERE exporter_port = "
-                                + PORT_SNMP
-                                + " AND exporter_name = '"
-                                + sysName.replace("'", "\\'")
-                                + "'";
-                while (Long.parseLong(ch.query(named).get(0).trim()) == 0) {
-                    assertThat(System.nanoTime()).as("exporter_stats name").isLessThan(deadline);
-                    Thread.sleep(500);
-                }
-                assertThat(
-                                ch.query(
-                                        "SELECT DISTINCT exporter_name FROM"
-                                                + " flowhouse_ifn.exporter_stats WHERE"
-                                                + " exporter_port = "
-                                                + PORT_OPTIONS))
-                        .containsExactly("");
+                assertSnmpNames(ch, snmpRows, expectedSnmp, ifNames, sysName);
                 // Every measured capture row: the options data's name of its ifIndex (0), as
                 // tshark reads it, and no SNMP for that exporter.
                 assertThat(
@@ -236,6 +202,59 @@ class InterfaceNamesPipelineITCase {
                 job.cancel().get(60, TimeUnit.SECONDS);
             }
         }
+    }
+
+    /**
+     * Every measured row of the SNMP exporter names both interfaces as snmpwalk reads them, and
+     * {@code exporter_stats} names that exporter by its sysName (the options exporter: '').
+     */
+    private static void assertSnmpNames(
+            LocalClickHouse ch,
+            String snmpRows,
+            long expectedSnmp,
+            Map<Long, String> ifNames,
+            String sysName)
+            throws Exception {
+        // Every measured SNMP row: both interfaces named as snmpwalk reads them.
+        List<List<String>> rows =
+                ch.queryRows(
+                        "SELECT in_if, in_if_name, out_if, out_if_name, exporter_name"
+                                + " FROM flowhouse_ifn.flows WHERE "
+                                + snmpRows);
+        assertThat(rows).hasSize((int) expectedSnmp);
+        for (List<String> r : rows) {
+            assertThat(r.get(1))
+                    .as("in " + r.get(0))
+                    .isEqualTo(ifNames.get(Long.parseLong(r.get(0))));
+            assertThat(r.get(3))
+                    .as("out " + r.get(2))
+                    .isEqualTo(ifNames.get(Long.parseLong(r.get(2))));
+            assertThat(r.get(4)).isEqualTo(sysName);
+        }
+        // exporter_stats names the SNMP exporter by its sysName (V010), the other ''.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        String named =
+                "SELECT count() FROM flowhouse_ifn.exporter_stats WHERE exporter_port = "
+                        + PORT_SNMP
+                        + " AND exporter_name = '"
+                        + sysName.replace("'", "\\'")
+                        + "'";
+        String options =
+                "SELECT count() FROM flowhouse_ifn.exporter_stats WHERE exporter_port = "
+                        + PORT_OPTIONS;
+        // Both exporters' rows: a loaded machine writes one window's rows later than another's.
+        while (Long.parseLong(ch.query(named).get(0).trim()) == 0
+                || Long.parseLong(ch.query(options).get(0).trim()) == 0) {
+            assertThat(System.nanoTime()).as("exporter_stats rows").isLessThan(deadline);
+            Thread.sleep(500);
+        }
+        assertThat(
+                        ch.query(
+                                "SELECT DISTINCT exporter_name FROM"
+                                        + " flowhouse_ifn.exporter_stats WHERE"
+                                        + " exporter_port = "
+                                        + PORT_OPTIONS))
+                .containsExactly("");
     }
 
     /** Rows matching {@code where}; 0 while the job's sink has not made its tables yet. */
