@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.enrich;
 
+import io.flowhouse.codec.template.OptionsData;
 import java.net.InetAddress;
 import java.util.Map;
 import java.util.Optional;
@@ -11,7 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Interface names learned from the flows' own stream (IPFIX/v9 options data: {@code interfaceName},
  * {@code interfaceDescription}), kept per exporter in memory. Bounded: at most {@code maxExporters}
  * exporters and {@code maxInterfaces} interfaces each; what would go past a bound is dropped and
- * counted (a hostile exporter cannot grow it), and a known interface is always updated.
+ * counted (a hostile exporter cannot grow it), and a known interface is always updated. A name sent
+ * without an ifIndex (under {@link OptionsData#OBSERVED_INTERFACE}) is one entry like any other.
  */
 public final class LearnedInterfaces implements InterfaceDirectory {
 
@@ -66,10 +68,19 @@ public final class LearnedInterfaces implements InterfaceDirectory {
         return version.get();
     }
 
+    /**
+     * What the exporter said about {@code ifIndex}; for an ifIndex it named nothing, the interface
+     * its metering process observes ({@link OptionsData#OBSERVED_INTERFACE}: softflowd names it
+     * without an ifIndex and stamps that interface's index on every flow), if it named one.
+     */
     @Override
     public Optional<InterfaceInfo> lookupInterface(InetAddress exporter, long ifIndex) {
         Map<Long, InterfaceInfo> ifs = byExporter.get(exporter);
-        return ifs == null ? Optional.empty() : Optional.ofNullable(ifs.get(ifIndex));
+        if (ifs == null) {
+            return Optional.empty();
+        }
+        InterfaceInfo i = ifs.get(ifIndex);
+        return Optional.ofNullable(i != null ? i : ifs.get(OptionsData.OBSERVED_INTERFACE));
     }
 
     @Override

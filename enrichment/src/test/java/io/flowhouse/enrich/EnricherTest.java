@@ -3,6 +3,7 @@ package io.flowhouse.enrich;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.flowhouse.codec.template.OptionsData;
 import io.flowhouse.enrich.geo.AsnOrder;
 import io.flowhouse.enrich.geo.GeoLookup;
 import io.flowhouse.enrich.rules.Attributes;
@@ -163,5 +164,21 @@ class EnricherTest {
         l.learn(InetAddress.getByName("10.0.0.2"), 1, "x", "");
         assertThat(l.learn(InetAddress.getByName("10.0.0.3"), 1, "x", "")).isFalse();
         assertThat(l.dropped()).isEqualTo(8);
+    }
+
+    @Test
+    void theObservedInterfaceNamesWhatNoOtherNameDoes() throws Exception {
+        LearnedInterfaces l = new LearnedInterfaces(2, 3);
+        InetAddress softflowd = InetAddress.getByName("10.0.0.1");
+        InetAddress other = InetAddress.getByName("10.0.0.2");
+        assertThat(l.learn(softflowd, OptionsData.OBSERVED_INTERFACE, "eth0", "")).isTrue();
+        l.learn(softflowd, 7, "eth7", "");
+        l.learn(other, 1, "xe-0/0/1", "");
+        assertThat(l.lookupInterface(softflowd, 0).orElseThrow().name()).isEqualTo("eth0");
+        assertThat(l.lookupInterface(softflowd, 3).orElseThrow().name()).isEqualTo("eth0");
+        assertThat(l.lookupInterface(softflowd, 7).orElseThrow().name()).isEqualTo("eth7");
+        assertThat(l.lookupInterface(other, 0)).isEmpty();
+        // One entry against the bound, as any other.
+        assertThat(l.size()).isEqualTo(3);
     }
 }

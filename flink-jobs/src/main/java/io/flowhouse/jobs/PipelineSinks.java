@@ -16,7 +16,8 @@ import org.apache.flink.api.connector.sink2.Sink;
  * ({@link PipelineConnectors#sinks}); tests replace what they observe. Every sink but {@code
  * rejected} may be null: that output is not written (and the exporter statistics are not computed;
  * without {@code rollups} the rollups are not computed). A topic-only deployment has no ClickHouse
- * sink at all.
+ * sink at all. Built whole once ({@link PipelineConnectors#sinks}); a variant is a copy with one
+ * component changed ({@code with*}), so no second constructor lists the components again.
  *
  * @param flows decoded NetFlow/IPFIX flows ({@code flows})
  * @param stats per-exporter statistics ({@code exporter_stats})
@@ -45,74 +46,6 @@ public record PipelineSinks(
         Sink<InterfaceCounters> interfaceCounters,
         Sink<EnrichedFlow> enrichedFlows,
         Sink<EnrichedFlow> enrichedFlowsTopic) {
-
-    /** Without the enriched topic: the decoded-flows topic, when set, takes flows as decoded. */
-    public PipelineSinks(
-            Sink<FlowRecord> flows,
-            Sink<ExporterStats> stats,
-            Sink<RejectedDatagram> rejected,
-            Sink<ArchivedTemplate> templates,
-            Sink<FlowRecord> packetFlows,
-            RollupTopology.SinkFactory rollups,
-            Sink<FlowRecord> zmq,
-            Sink<FlowRecord> ipfix,
-            Sink<FlowRecord> flowsTopic,
-            Sink<InterfaceCounters> interfaceCounters,
-            Sink<EnrichedFlow> enrichedFlows) {
-        this(
-                flows,
-                stats,
-                rejected,
-                templates,
-                packetFlows,
-                rollups,
-                zmq,
-                ipfix,
-                flowsTopic,
-                interfaceCounters,
-                enrichedFlows,
-                null);
-    }
-
-    /** Without enriched flows: decoded flows go to {@code flows} as decoded. */
-    public PipelineSinks(
-            Sink<FlowRecord> flows,
-            Sink<ExporterStats> stats,
-            Sink<RejectedDatagram> rejected,
-            Sink<ArchivedTemplate> templates,
-            Sink<FlowRecord> packetFlows,
-            RollupTopology.SinkFactory rollups,
-            Sink<FlowRecord> zmq,
-            Sink<FlowRecord> ipfix,
-            Sink<FlowRecord> flowsTopic,
-            Sink<InterfaceCounters> interfaceCounters) {
-        this(
-                flows,
-                stats,
-                rejected,
-                templates,
-                packetFlows,
-                rollups,
-                zmq,
-                ipfix,
-                flowsTopic,
-                interfaceCounters,
-                null);
-    }
-
-    /** Without interface counters (sFlow counter samples are then not written). */
-    public PipelineSinks(
-            Sink<FlowRecord> flows,
-            Sink<ExporterStats> stats,
-            Sink<RejectedDatagram> rejected,
-            Sink<ArchivedTemplate> templates,
-            Sink<FlowRecord> packetFlows,
-            RollupTopology.SinkFactory rollups,
-            Sink<FlowRecord> zmq,
-            Sink<FlowRecord> ipfix,
-            Sink<FlowRecord> flowsTopic) {
-        this(flows, stats, rejected, templates, packetFlows, rollups, zmq, ipfix, flowsTopic, null);
-    }
 
     public PipelineSinks {
         Objects.requireNonNull(rejected, "rejected");

@@ -431,29 +431,30 @@ public final class DataSetDecoder {
                     o.systemInitTimeMillis(v[Target.SYSTEM_INIT_TIME.ordinal()])
                             == OptionsEditor.Outcome.APPLIED;
         }
-        if (has(v, Target.IN_IF)) {
-            long ifIndex = v[Target.IN_IF.ordinal()];
-            changed |=
-                    applyText(
-                            b,
-                            v,
-                            o,
-                            Target.INTERFACE_NAME,
-                            OptionsEditor.Text.INTERFACE_NAME,
-                            ifIndex,
-                            templateId,
-                            out);
-            changed |=
-                    applyText(
-                            b,
-                            v,
-                            o,
-                            Target.INTERFACE_DESCRIPTION,
-                            OptionsEditor.Text.INTERFACE_DESCRIPTION,
-                            ifIndex,
-                            templateId,
-                            out);
-        }
+        // Without an ifIndex in the scope, the name is of the interface the metering process
+        // observes (softflowd's meteringProcessId scope); a record without names adds nothing.
+        long ifIndex =
+                has(v, Target.IN_IF) ? v[Target.IN_IF.ordinal()] : OptionsData.OBSERVED_INTERFACE;
+        changed |=
+                applyText(
+                        b,
+                        v,
+                        o,
+                        Target.INTERFACE_NAME,
+                        OptionsEditor.Text.INTERFACE_NAME,
+                        ifIndex,
+                        templateId,
+                        out);
+        changed |=
+                applyText(
+                        b,
+                        v,
+                        o,
+                        Target.INTERFACE_DESCRIPTION,
+                        OptionsEditor.Text.INTERFACE_DESCRIPTION,
+                        ifIndex,
+                        templateId,
+                        out);
         if (has(v, Target.IN_VRF)) {
             changed |=
                     applyText(

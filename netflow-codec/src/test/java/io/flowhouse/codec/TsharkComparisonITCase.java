@@ -4,7 +4,6 @@ package io.flowhouse.codec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.ipfix.IpfixEncoder;
 import io.flowhouse.codec.pcap.PcapWriter;
@@ -13,10 +12,8 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,93 +26,22 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class TsharkComparisonITCase {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @BeforeAll
     static void tsharkInstalled() {
         ExternalTool.require("tshark", "-v");
     }
 
-    /** Every "Flow n" / "pdu n/m" object under the frame's cflow layer, in order. */
-    private static void collectFlows(JsonNode node, List<JsonNode> out) {
-        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
-            if (!e.getValue().isObject()) {
-                continue;
-            }
-            if (e.getKey().startsWith("Flow ") || e.getKey().startsWith("pdu ")) {
-                if (counter(e.getValue(), "cflow.packets") != null) {
-                    out.add(e.getValue()); // options data records carry no counters
-                }
-            } else if (e.getKey().startsWith("Set ") || e.getKey().startsWith("FlowSet ")) {
-                collectFlows(e.getValue(), out);
-            }
-        }
-    }
-
+    /** Every flow record of every frame (options data records carry no counters). */
     private static List<List<JsonNode>> tsharkFlows(Path pcap) throws Exception {
-        String json =
-                ExternalTool.run(
-                        300,
-                        "tshark",
-                        "-r",
-                        pcap.toString(),
-                        "-T",
-                        "json",
-                        "-d",
-                        "udp.port==2055,cflow",
-                        "-d",
-                        "udp.port==4739,cflow");
         List<List<JsonNode>> frames = new ArrayList<>();
-        for (JsonNode frame : readKeepingFirstDuplicate(json)) {
-            List<JsonNode> flows = new ArrayList<>();
-            JsonNode cflow = frame.path("_source").path("layers").path("cflow");
-            collectFlows(cflow, flows);
-            frames.add(flows);
+        for (List<JsonNode> records : TsharkCflow.records(pcap)) {
+            frames.add(records.stream().filter(r -> counter(r, "cflow.packets") != null).toList());
         }
         return frames;
     }
 
-    /**
-     * Parses JSON keeping the first of duplicate keys: tshark repeats a field name for the RFC 5103
-     * reverse element (e.g. {@code cflow.octets64} twice), and the forward one comes first.
-     */
-    static JsonNode readKeepingFirstDuplicate(String json) throws java.io.IOException {
-        try (com.fasterxml.jackson.core.JsonParser p = JSON.getFactory().createParser(json)) {
-            p.nextToken();
-            return read(p);
-        }
-    }
-
-    private static JsonNode read(com.fasterxml.jackson.core.JsonParser p)
-            throws java.io.IOException {
-        com.fasterxml.jackson.databind.node.JsonNodeFactory f = JSON.getNodeFactory();
-        switch (p.currentToken()) {
-            case START_OBJECT:
-                com.fasterxml.jackson.databind.node.ObjectNode o = f.objectNode();
-                while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
-                    String name = p.currentName();
-                    p.nextToken();
-                    JsonNode v = read(p);
-                    if (!o.has(name)) {
-                        o.set(name, v);
-                    }
-                }
-                return o;
-            case START_ARRAY:
-                com.fasterxml.jackson.databind.node.ArrayNode a = f.arrayNode();
-                while (p.nextToken() != com.fasterxml.jackson.core.JsonToken.END_ARRAY) {
-                    a.add(read(p));
-                }
-                return a;
-            default:
-                return f.textNode(p.getText());
-        }
-    }
-
     private static String text(JsonNode flow, String field) {
-        JsonNode n = flow.get(field);
-        return n == null ? null : n.asText();
+        return TsharkCflow.text(flow, field);
     }
 
     /** A counter field: tshark names 8-byte counters {@code cflow.packets64} / {@code octets64}. */

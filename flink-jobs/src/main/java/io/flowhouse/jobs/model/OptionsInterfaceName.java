@@ -9,7 +9,8 @@ import io.flowhouse.codec.flow.IpAddress;
  * options record's scope), from decode to the enrich stage.
  *
  * @param exporter the exporter's address
- * @param ifIndex the interface's index
+ * @param ifIndex the interface's index, or {@code OptionsData.OBSERVED_INTERFACE} for a name sent
+ *     without one (the interface the exporter's metering process observes)
  * @param name the name, as decoded (bounded by the options string limit); empty if not sent
  * @param description the description, as the name; empty (or null, restored from state written
  *     before descriptions were carried) if not sent

@@ -8,7 +8,6 @@ import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.enrich.snmp.Snmpd;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.testkit.ServiceRequirement;
-import io.flowhouse.testkit.TestDataDir;
 import io.flowhouse.testkit.clickhouse.ClickHouseExtension;
 import io.flowhouse.testkit.clickhouse.LocalClickHouse;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
@@ -36,14 +35,20 @@ import org.junit.jupiter.api.io.TempDir;
  * free port) answers for one exporter's ifIndexes, and softflowd's NetFlow v9 capture carries an
  * interface name in its options data. The {@code flows} rows carry the names exactly as {@code
  * snmpwalk} and {@code tshark} read them. A third exporter sends IPFIX options data with interface
- * names and descriptions (IE 82 and 83): its rows carry both.
+ * names and descriptions (IE 82 and 83): its rows carry both. A fourth replays softflowd's IPFIX
+ * capture, whose name is scoped by {@code meteringProcessId}, not by an ifIndex: its rows carry
+ * that name on the interface softflowd observes (the ifIndex of all its flows), as tshark reads it.
  */
 class InterfaceNamesPipelineITCase {
 
     private static final int PORT_OPTIONS = 40_001;
     private static final int PORT_SNMP = 40_002;
     private static final int PORT_DESCRIPTIONS = 40_003;
+    private static final int PORT_OBSERVED = 40_004;
     private static final String V9 = "netflow-v9-softflowd.pcap";
+    private static final String IPFIX = "ipfix-softflowd.pcap";
+    private static final int V9_HEADER = 20;
+    private static final int IPFIX_HEADER = 16;
     private static final String IF_NAME_OID = "1.3.6.1.2.1.31.1.1.1.1";
 
     @RegisterExtension
@@ -65,7 +70,8 @@ class InterfaceNamesPipelineITCase {
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void flowsCarryTheNamesOfSnmpAndOptionsData() throws Exception {
         ServiceRequirement.requireExecutable("tshark", "apt-get install tshark");
-        String optionsName = tsharkIfName();
+        String optionsName = TsharkIfName.of(V9);
+        String observedName = TsharkIfName.of(IPFIX);
         try (Snmpd snmpd = Snmpd.start(Files.createDirectories(tmp.resolve("snmpd")))) {
             Map<Long, String> ifNames = snmpd.walk(snmpd.v2c(), IF_NAME_OID);
             String sysName = snmpd.get(snmpd.v2c(), "1.3.6.1.2.1.1.5.0");
@@ -94,8 +100,12 @@ class InterfaceNamesPipelineITCase {
             IpAddress optionsExporter = IpAddress.parse("192.0.2.10");
             List<RawDatagram> capture =
                     CaptureProducer.datagrams(V9, optionsExporter, PORT_OPTIONS);
-            int first = firstWithOptionsData(capture);
-            long lastWarmSequence = v9Sequence(capture.get(first));
+            int first = firstWithOptionsData(capture, V9_HEADER);
+            long lastWarmSequence = sequence(capture.get(first), 12);
+            List<RawDatagram> observed =
+                    CaptureProducer.datagrams(IPFIX, IpAddress.parse("192.0.2.40"), PORT_OBSERVED);
+            int firstObserved = firstWithOptionsData(observed, IPFIX_HEADER);
+            long lastWarmObserved = sequence(observed.get(firstObserved), 8);
 
             StreamExecutionEnvironment env = PipelineHarness.environment(s, ch);
             JobClient job = env.executeAsync("interface names");
@@ -106,6 +116,10 @@ class InterfaceNamesPipelineITCase {
                         KAFKA.bootstrapServers(), s.rawTopic(), capture.subList(0, first + 1));
                 CaptureProducer.produce(
                         KAFKA.bootstrapServers(), s.rawTopic(), List.of(ipfixDescriptions()));
+                CaptureProducer.produce(
+                        KAFKA.bootstrapServers(),
+                        s.rawTopic(),
+                        observed.subList(0, firstObserved + 1));
                 List<Long> ifIndexes = new ArrayList<>(new TreeSet<>(ifNames.keySet()));
                 long sequence = 0;
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
@@ -127,6 +141,7 @@ class InterfaceNamesPipelineITCase {
                     measured.add(v5(ifIndexes, 1_000_000 + i * ifIndexes.size(), 40_000));
                 }
                 measured.add(ipfixFlow());
+                measured.addAll(observed.subList(firstObserved + 1, observed.size()));
                 CaptureProducer.produce(KAFKA.bootstrapServers(), s.rawTopic(), measured);
                 String snmpRows = "exporter_port = " + PORT_SNMP + " AND src_port >= 40000";
                 String optionRows =
@@ -137,49 +152,21 @@ class InterfaceNamesPipelineITCase {
                 long expectedSnmp = (long) v5Datagrams * ifIndexes.size();
                 deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
                 String descriptionRows = "exporter_port = " + PORT_DESCRIPTIONS;
+                String observedRows =
+                        "exporter_port = "
+                                + PORT_OBSERVED
+                                + " AND sequence_number > "
+                                + lastWarmObserved;
                 while (count(ch, snmpRows) < expectedSnmp
                         || count(ch, optionRows) == 0
-                        || count(ch, descriptionRows) == 0) {
+                        || count(ch, descriptionRows) == 0
+                        || count(ch, observedRows) == 0) {
                     assertThat(System.nanoTime()).as("measured rows").isLessThan(deadline);
                     Thread.sleep(500);
                 }
                 Thread.sleep(3_000); // the capture's last rows
                 assertThat(count(ch, snmpRows)).isEqualTo(expectedSnmp);
-                // Every measured SNMP row: both interfaces named as snmpwalk reads them.
-                List<List<String>> rows =
-                        ch.queryRows(
-                                "SELECT in_if, in_if_name, out_if, out_if_name, exporter_name"
-                                        + " FROM flowhouse_ifn.flows WHERE "
-                                        + snmpRows);
-                assertThat(rows).hasSize((int) expectedSnmp);
-                for (List<String> r : rows) {
-                    assertThat(r.get(1))
-                            .as("in " + r.get(0))
-                            .isEqualTo(ifNames.get(Long.parseLong(r.get(0))));
-                    assertThat(r.get(3))
-                            .as("out " + r.get(2))
-                            .isEqualTo(ifNames.get(Long.parseLong(r.get(2))));
-                    assertThat(r.get(4)).isEqualTo(sysName);
-                }
-                // exporter_stats names the SNMP exporter by its sysName (V010), the other ''.
-                deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-                String named =
-                        "SELECT count() FROM flowhouse_ifn.exporter_stats WHERE exporter_port = "
-                                + PORT_SNMP
-                                + " AND exporter_name = '"
-                                + sysName.replace("'", "\\'")
-                                + "'";
-                while (Long.parseLong(ch.query(named).get(0).trim()) == 0) {
-                    assertThat(System.nanoTime()).as("exporter_stats name").isLessThan(deadline);
-                    Thread.sleep(500);
-                }
-                assertThat(
-                                ch.query(
-                                        "SELECT DISTINCT exporter_name FROM"
-                                                + " flowhouse_ifn.exporter_stats WHERE"
-                                                + " exporter_port = "
-                                                + PORT_OPTIONS))
-                        .containsExactly("");
+                assertSnmpNames(ch, snmpRows, expectedSnmp, ifNames, sysName);
                 // Every measured capture row: the options data's name of its ifIndex (0), as
                 // tshark reads it, and no SNMP for that exporter.
                 assertThat(
@@ -188,6 +175,14 @@ class InterfaceNamesPipelineITCase {
                                                 + " exporter_name FROM flowhouse_ifn.flows WHERE "
                                                 + optionRows))
                         .containsExactly(List.of("0", optionsName, "0", optionsName, ""));
+                // Every measured row of softflowd's IPFIX: the name of its meteringProcessId-scoped
+                // options on the one interface it observes, as tshark reads it.
+                assertThat(
+                                ch.queryRows(
+                                        "SELECT DISTINCT in_if, in_if_name, out_if, out_if_name"
+                                                + " FROM flowhouse_ifn.flows WHERE "
+                                                + observedRows))
+                        .containsExactly(List.of("0", observedName, "0", observedName));
                 // The IPFIX exporter's row: names and descriptions from its options data.
                 assertThat(
                                 ch.queryRows(
@@ -209,6 +204,59 @@ class InterfaceNamesPipelineITCase {
         }
     }
 
+    /**
+     * Every measured row of the SNMP exporter names both interfaces as snmpwalk reads them, and
+     * {@code exporter_stats} names that exporter by its sysName (the options exporter: '').
+     */
+    private static void assertSnmpNames(
+            LocalClickHouse ch,
+            String snmpRows,
+            long expectedSnmp,
+            Map<Long, String> ifNames,
+            String sysName)
+            throws Exception {
+        // Every measured SNMP row: both interfaces named as snmpwalk reads them.
+        List<List<String>> rows =
+                ch.queryRows(
+                        "SELECT in_if, in_if_name, out_if, out_if_name, exporter_name"
+                                + " FROM flowhouse_ifn.flows WHERE "
+                                + snmpRows);
+        assertThat(rows).hasSize((int) expectedSnmp);
+        for (List<String> r : rows) {
+            assertThat(r.get(1))
+                    .as("in " + r.get(0))
+                    .isEqualTo(ifNames.get(Long.parseLong(r.get(0))));
+            assertThat(r.get(3))
+                    .as("out " + r.get(2))
+                    .isEqualTo(ifNames.get(Long.parseLong(r.get(2))));
+            assertThat(r.get(4)).isEqualTo(sysName);
+        }
+        // exporter_stats names the SNMP exporter by its sysName (V010), the other ''.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        String named =
+                "SELECT count() FROM flowhouse_ifn.exporter_stats WHERE exporter_port = "
+                        + PORT_SNMP
+                        + " AND exporter_name = '"
+                        + sysName.replace("'", "\\'")
+                        + "'";
+        String options =
+                "SELECT count() FROM flowhouse_ifn.exporter_stats WHERE exporter_port = "
+                        + PORT_OPTIONS;
+        // Both exporters' rows: a loaded machine writes one window's rows later than another's.
+        while (Long.parseLong(ch.query(named).get(0).trim()) == 0
+                || Long.parseLong(ch.query(options).get(0).trim()) == 0) {
+            assertThat(System.nanoTime()).as("exporter_stats rows").isLessThan(deadline);
+            Thread.sleep(500);
+        }
+        assertThat(
+                        ch.query(
+                                "SELECT DISTINCT exporter_name FROM"
+                                        + " flowhouse_ifn.exporter_stats WHERE"
+                                        + " exporter_port = "
+                                        + PORT_OPTIONS))
+                .containsExactly("");
+    }
+
     /** Rows matching {@code where}; 0 while the job's sink has not made its tables yet. */
     private static long count(LocalClickHouse ch, String where) throws Exception {
         String migrated =
@@ -221,35 +269,14 @@ class InterfaceNamesPipelineITCase {
                 ch.query("SELECT count() FROM flowhouse_ifn.flows WHERE " + where).get(0).trim());
     }
 
-    /** tshark's decode of the capture's options data: the one interface name it carries. */
-    private static String tsharkIfName() throws Exception {
-        Process p =
-                new ProcessBuilder(
-                                "tshark",
-                                "-r",
-                                TestDataDir.file(V9).toString(),
-                                "-d",
-                                "udp.port==2055,cflow",
-                                "-T",
-                                "fields",
-                                "-e",
-                                "cflow.if_name",
-                                "-Y",
-                                "cflow.if_name")
-                        .redirectError(ProcessBuilder.Redirect.DISCARD)
-                        .start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        TreeSet<String> names = new TreeSet<>(List.of(out.strip().split("\n")));
-        assertThat(names).hasSize(1);
-        return names.first();
-    }
-
-    /** The first datagram with a data flowset of options template 256 (softflowd's). */
-    private static int firstWithOptionsData(List<RawDatagram> datagrams) {
+    /**
+     * The first datagram with a data set of options template 256 (softflowd's), its sets after a
+     * {@code header} of that many bytes.
+     */
+    private static int firstWithOptionsData(List<RawDatagram> datagrams, int header) {
         for (int i = 0; i < datagrams.size(); i++) {
             ByteBuffer b = ByteBuffer.wrap(datagrams.get(i).payload());
-            int pos = 20;
+            int pos = header;
             while (pos + 4 <= b.limit()) {
                 int id = b.getShort(pos) & 0xffff;
                 int length = b.getShort(pos + 2) & 0xffff;
@@ -262,11 +289,12 @@ class InterfaceNamesPipelineITCase {
                 pos += length;
             }
         }
-        throw new AssertionError("no options data in " + V9);
+        throw new AssertionError("no options data in the capture");
     }
 
-    private static long v9Sequence(RawDatagram d) {
-        return ByteBuffer.wrap(d.payload()).getInt(12) & 0xffffffffL;
+    /** The header's sequence number, at {@code offset} (v9 12, IPFIX 8). */
+    private static long sequence(RawDatagram d, int offset) {
+        return ByteBuffer.wrap(d.payload()).getInt(offset) & 0xffffffffL;
     }
 
     /**

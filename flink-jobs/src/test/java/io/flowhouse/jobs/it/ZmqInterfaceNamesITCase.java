@@ -11,9 +11,7 @@ import io.flowhouse.jobs.cli.JobArgs;
 import io.flowhouse.jobs.config.PipelineSettings;
 import io.flowhouse.jobs.enrich.GeoTestData;
 import io.flowhouse.testkit.ServiceRequirement;
-import io.flowhouse.testkit.TestDataDir;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -33,8 +31,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * v9 capture names its interface in its options data; the job learns it, and a plain JeroMQ SUB
  * subscribed as ntopng is (topics {@code flow} and {@code snmp-ifaces}) reads an {@code
  * snmp-ifaces} message for the capture's exporter whose interfaces are exactly the ones of the
- * flows, named as tshark reads the options data. (softflowd's IPFIX capture scopes its ifName by
- * meteringProcessId, with no ifIndex, so decode names no interface with it.)
+ * flows, named as tshark reads the options data.
  */
 class ZmqInterfaceNamesITCase {
 
@@ -57,7 +54,7 @@ class ZmqInterfaceNamesITCase {
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void ntopngGetsTheNamesOfTheOptionsData() throws Exception {
         ServiceRequirement.requireExecutable("tshark", "apt-get install tshark");
-        String tsharkName = tsharkIfName();
+        String tsharkName = TsharkIfName.of(CAPTURE);
         int zmqPort = FanOutPeers.freeTcpPort();
         Config conf =
                 JobArgs.resolve(
@@ -128,29 +125,5 @@ class ZmqInterfaceNamesITCase {
             }
             assertThat(names).isEqualTo(want);
         }
-    }
-
-    /** tshark's decode of the capture's options data: the one interface name it carries. */
-    private static String tsharkIfName() throws Exception {
-        Process p =
-                new ProcessBuilder(
-                                "tshark",
-                                "-r",
-                                TestDataDir.file(CAPTURE).toString(),
-                                "-d",
-                                "udp.port==2055,cflow",
-                                "-T",
-                                "fields",
-                                "-e",
-                                "cflow.if_name",
-                                "-Y",
-                                "cflow.if_name")
-                        .redirectError(ProcessBuilder.Redirect.DISCARD)
-                        .start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        TreeSet<String> names = new TreeSet<>(List.of(out.strip().split("\n")));
-        assertThat(names).hasSize(1);
-        return names.first();
     }
 }

@@ -12,8 +12,9 @@ import java.util.Map;
  *     a rate given without a sampler id (system scope)
  * @param systemInitTimeMillis {@code systemInitTimeMilliseconds} (IE 160), epoch ms, or {@link
  *     #UNKNOWN}
- * @param interfaceNames interface names (IE 82) by ifIndex
- * @param interfaceDescriptions interface descriptions (IE 83) by ifIndex
+ * @param interfaceNames interface names (IE 82) by ifIndex ({@link #OBSERVED_INTERFACE} for a name
+ *     sent under a scope without one)
+ * @param interfaceDescriptions interface descriptions (IE 83) by ifIndex, as the names
  * @param samplerNames sampler names (IE 84, v9 {@code SAMPLER_NAME}) by sampler id ({@link
  *     #ANY_SAMPLER} for a name given without one)
  * @param vrfNames VRF names (IE 236) by VRF id (IE 234, the scope Cisco exports them under)
@@ -34,6 +35,15 @@ public record OptionsData(
      * keys them); also the fallback for a sampler id with no rate of its own.
      */
     public static final long ANY_SAMPLER = 0L;
+
+    /**
+     * The key of an interface name or description sent under a scope that holds no ifIndex (RFC
+     * 7011 section 3.4.2.1: softflowd scopes its options record by {@code meteringProcessId}): it
+     * names the interface that metering process observes, whose index its flows carry as their
+     * ingress and egress interface. Outside the ifIndex range (unsigned 32 bits), so it never takes
+     * the place of a real ifIndex; a lookup falls back to it for an ifIndex without a name.
+     */
+    public static final long OBSERVED_INTERFACE = 1L << 32;
 
     /** Upper bound on entries per map, against floods of options records. */
     public static final int MAX_ENTRIES = 4096;

@@ -4,11 +4,8 @@ package io.flowhouse.sinks.ipfix;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.flow.FlowRecord;
-import io.flowhouse.codec.flow.IpAddress;
-import io.flowhouse.codec.pcap.PcapWriter;
 import io.flowhouse.sinks.testdata.CaptureFlows;
 import io.flowhouse.testkit.ServiceRequirement;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -136,34 +133,9 @@ class IpfixCollectorsITCase {
                     IpfixExporterITCase.exportOverUdp(
                             IpfixExporterOptions.builder(), tap, flows, records);
             datagrams = got.size();
-            try (PcapWriter w = PcapWriter.create(pcap, false)) {
-                for (UdpTap.Datagram d : got) {
-                    w.writeUdp(
-                            System.currentTimeMillis() * 1_000_000L,
-                            IpAddress.of(d.from().getAddress()),
-                            d.from().getPort(),
-                            IpAddress.parse("127.0.0.1"),
-                            4739,
-                            ByteBuffer.wrap(d.payload()));
-                }
-            }
+            PeerCollectors.writePcap(pcap, got);
         }
-        String bad =
-                PeerCollectors.run(
-                        dir,
-                        120,
-                        List.of(
-                                tshark.toString(),
-                                "-n",
-                                "-r",
-                                pcap.toString(),
-                                "-Y",
-                                "_ws.malformed || _ws.expert.severity >= \"error\""));
-        bad =
-                bad.replace(
-                        "Running as user \"root\" and group \"root\". This could be dangerous.",
-                        "");
-        assertThat(bad).as("tshark malformed/error packets").isBlank();
+        PeerCollectors.assertTsharkFindsNoError(dir, tshark, pcap);
         String fields =
                 PeerCollectors.run(
                         dir,

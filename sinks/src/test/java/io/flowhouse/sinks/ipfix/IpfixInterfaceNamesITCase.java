@@ -5,13 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
-import io.flowhouse.codec.pcap.PcapWriter;
 import io.flowhouse.enrich.FlowContext;
 import io.flowhouse.enrich.rules.Attributes;
 import io.flowhouse.enrich.rules.Boundary;
 import io.flowhouse.enrich.rules.InterfaceContext;
 import io.flowhouse.testkit.ServiceRequirement;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -260,17 +258,7 @@ class IpfixInterfaceNamesITCase {
             long messages = m.messagesSent();
             List<UdpTap.Datagram> got =
                     tap.awaitUntil(d -> d.size() >= messages, Duration.ofSeconds(30));
-            try (PcapWriter w = PcapWriter.create(pcap, false)) {
-                for (UdpTap.Datagram d : got) {
-                    w.writeUdp(
-                            System.currentTimeMillis() * 1_000_000L,
-                            IpAddress.of(d.from().getAddress()),
-                            d.from().getPort(),
-                            IpAddress.parse("127.0.0.1"),
-                            4739,
-                            ByteBuffer.wrap(d.payload()));
-                }
-            }
+            PeerCollectors.writePcap(pcap, got);
         }
         return m;
     }
@@ -279,22 +267,7 @@ class IpfixInterfaceNamesITCase {
     private String tsharkVerbose() throws Exception {
         Path tshark = ServiceRequirement.requireExecutable("tshark", "apt-get install tshark");
         Path pcap = dir.resolve("names.pcap");
-        String bad =
-                PeerCollectors.run(
-                        dir,
-                        120,
-                        List.of(
-                                tshark.toString(),
-                                "-n",
-                                "-r",
-                                pcap.toString(),
-                                "-Y",
-                                "_ws.malformed || _ws.expert.severity >= \"error\""));
-        bad =
-                bad.replace(
-                        "Running as user \"root\" and group \"root\". This could be dangerous.",
-                        "");
-        assertThat(bad).as("tshark malformed/error packets").isBlank();
+        PeerCollectors.assertTsharkFindsNoError(dir, tshark, pcap);
         return PeerCollectors.run(
                 dir,
                 120,

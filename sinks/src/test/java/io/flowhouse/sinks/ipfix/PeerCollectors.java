@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.sinks.ipfix;
 
+import io.flowhouse.codec.flow.IpAddress;
+import io.flowhouse.codec.pcap.PcapWriter;
 import io.flowhouse.services.LocalPorts;
 import io.flowhouse.testkit.ServiceRequirement;
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,6 +75,43 @@ final class PeerCollectors {
             throw new AssertionError(command + " exited with " + p.exitValue() + ":\n" + text);
         }
         return text;
+    }
+
+    /** Writes what a tap caught as a capture, each datagram to 127.0.0.1:4739 (IPFIX's port). */
+    static void writePcap(Path pcap, List<UdpTap.Datagram> datagrams) throws IOException {
+        try (PcapWriter w = PcapWriter.create(pcap, false)) {
+            for (UdpTap.Datagram d : datagrams) {
+                w.writeUdp(
+                        System.currentTimeMillis() * 1_000_000L,
+                        IpAddress.of(d.from().getAddress()),
+                        d.from().getPort(),
+                        IpAddress.parse("127.0.0.1"),
+                        4739,
+                        ByteBuffer.wrap(d.payload()));
+            }
+        }
+    }
+
+    /** Fails if tshark finds a malformed packet or an error-level expert note in {@code pcap}. */
+    static void assertTsharkFindsNoError(Path dir, Path tshark, Path pcap) throws Exception {
+        String bad =
+                run(
+                                dir,
+                                120,
+                                List.of(
+                                        tshark.toString(),
+                                        "-n",
+                                        "-r",
+                                        pcap.toString(),
+                                        "-Y",
+                                        "_ws.malformed || _ws.expert.severity >= \"error\""))
+                        .replace(
+                                "Running as user \"root\" and group \"root\". This could be"
+                                        + " dangerous.",
+                                "");
+        if (!bad.isBlank()) {
+            throw new AssertionError("tshark malformed/error packets in " + pcap + ":\n" + bad);
+        }
     }
 
     static void stop(Process p) throws InterruptedException {
