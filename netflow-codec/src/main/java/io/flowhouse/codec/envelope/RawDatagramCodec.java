@@ -155,18 +155,8 @@ public final class RawDatagramCodec {
                         stamp,
                         rejection);
         byte[] out = new byte[size];
-        int p =
-                write(
-                        out,
-                        0,
-                        schemaVersion,
-                        address,
-                        port,
-                        millis,
-                        agentId,
-                        payload,
-                        stamp,
-                        rejection);
+        int p = writeHead(out, 0, schemaVersion, address, port, millis, agentId, payload);
+        p = writeTail(out, p, stamp, rejection);
         if (p != size) {
             throw new IllegalStateException("wrote " + p + " bytes, sized " + size);
         }
@@ -209,17 +199,17 @@ public final class RawDatagramCodec {
             byte[] agentIdUtf8,
             ByteBuffer payload,
             DatagramStamp stamp) {
-        return write(
-                out,
-                offset,
-                RawDatagram.SCHEMA_VERSION_STAMPED,
-                exporterAddress,
-                exporterPort,
-                receivedMillis,
-                agentIdUtf8,
-                payload,
-                stamp,
-                null);
+        int p =
+                writeHead(
+                        out,
+                        offset,
+                        RawDatagram.SCHEMA_VERSION_STAMPED,
+                        exporterAddress,
+                        exporterPort,
+                        receivedMillis,
+                        agentIdUtf8,
+                        payload);
+        return writeTail(out, p, stamp, null);
     }
 
     private static int encodedSize(
@@ -257,7 +247,8 @@ public final class RawDatagramCodec {
         return size;
     }
 
-    private static int write(
+    /** Writes the fields up to the payload; the stamp and the rejection follow it. */
+    private static int writeHead(
             byte[] out,
             int p,
             int schemaVersion,
@@ -265,9 +256,7 @@ public final class RawDatagramCodec {
             int port,
             long millis,
             byte[] agentId,
-            ByteBuffer payload,
-            DatagramStamp stamp,
-            Rejection rejection) {
+            ByteBuffer payload) {
         int payloadLen = payload.remaining();
         p = writeTag(out, p, F_SCHEMA_VERSION, WT_VARINT);
         p = writeVarint(out, p, schemaVersion & 0xffff_ffffL);
@@ -286,6 +275,10 @@ public final class RawDatagramCodec {
             payload.get(payload.position(), out, p, payloadLen);
             p += payloadLen;
         }
+        return p;
+    }
+
+    private static int writeTail(byte[] out, int p, DatagramStamp stamp, Rejection rejection) {
         if (stamp != null) {
             p = writeVarintField(out, p, F_STAMP_EPOCH, stamp.epoch());
             p = writeVarintField(out, p, F_STAMP_STREAM, stamp.stream());
