@@ -21,8 +21,11 @@ import java.util.concurrent.TimeUnit;
  * it past {@code maxBytes}, when its first datagram has waited {@code linger} (a timer thread looks
  * every half linger), and at {@link #close()}. A batch of one datagram is written as that
  * datagram's own envelope. With {@code maxDatagrams} 1 every datagram is its own record at once, as
- * without a batcher. Memory is bounded by the keys heard within one linger times {@code maxBytes};
- * a key's empty batch is forgotten at the next timer round.
+ * without a batcher. Each datagram's envelope is written straight into its key's batch buffer (no
+ * array of its own, one copy of the payload from the receive buffer); the buffer grows by doubling
+ * up to {@code maxBytes} (or one larger datagram) and is kept while the key is heard. Memory is
+ * bounded by the keys heard within one timer round times {@code maxBytes}; a key's empty batch and
+ * its buffer are forgotten at the next timer round.
  *
  * <p>One key's datagrams are added and written under that key's lock, so they reach the sink in
  * arrival order whichever thread adds them.
@@ -38,6 +41,39 @@ public final class DatagramBatcher implements AutoCloseable {
     private final ConcurrentHashMap<Key, Pending> pending = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timer;
     private volatile boolean closed;
+
+    /** The smallest batch buffer: a few datagrams, so that a quiet key holds little. */
+    private static final int MIN_BUFFER = 4096;
+
+    /**
+     * One datagram's envelope ({@link RawDatagramCodec#encode}), written where the batcher wants
+     * it. Used only within {@link #add}: it may view a receive buffer that is reused afterwards.
+     */
+    public interface Envelope {
+        /** The envelope's encoded size, in bytes. */
+        int size();
+
+        /**
+         * Writes the envelope's {@link #size()} bytes into {@code out} at {@code offset}.
+         *
+         * @return the offset after them
+         */
+        int writeTo(byte[] out, int offset);
+    }
+
+    /** An envelope already encoded into its own array. */
+    private record Encoded(byte[] bytes) implements Envelope {
+        @Override
+        public int size() {
+            return bytes.length;
+        }
+
+        @Override
+        public int writeTo(byte[] out, int offset) {
+            System.arraycopy(bytes, 0, out, offset, bytes.length);
+            return offset + bytes.length;
+        }
+    }
 
     /**
      * @param maxDatagrams datagrams per record at most ({@code kafka.record-max-datagrams})
@@ -91,6 +127,20 @@ public final class DatagramBatcher implements AutoCloseable {
             sink.publish(new Outbound(topic, -1, receivedMillis, key, datagram, null));
             return;
         }
+        add(key, receivedMillis, new Encoded(datagram));
+    }
+
+    /**
+     * Takes one datagram of partition key {@code key} as an envelope to write: into the key's
+     * batch, or into an array of its own when datagrams are not gathered; never blocks on Kafka.
+     */
+    public void add(byte[] key, long receivedMillis, Envelope datagram) {
+        if (maxDatagrams == 1 || closed) {
+            byte[] value = new byte[datagram.size()];
+            checkWritten(datagram.writeTo(value, 0), value.length);
+            sink.publish(new Outbound(topic, -1, receivedMillis, key, value, null));
+            return;
+        }
         Key k = new Key(key);
         while (true) {
             Pending p = pending.computeIfAbsent(k, x -> new Pending(key));
@@ -98,6 +148,12 @@ public final class DatagramBatcher implements AutoCloseable {
                 return;
             }
             // The timer forgot this empty batch between the look-up and the add: look again.
+        }
+    }
+
+    private static void checkWritten(int end, int expected) {
+        if (end != expected) {
+            throw new IllegalStateException("envelope wrote to " + end + ", sized to " + expected);
         }
     }
 
@@ -148,9 +204,13 @@ public final class DatagramBatcher implements AutoCloseable {
     /** One key's batch being gathered. */
     private final class Pending {
         private final byte[] key;
-        private final byte[][] datagrams = new byte[maxDatagrams][];
+        // The batch record being written: schema version, then each datagram's field.
+        private byte[] buffer = new byte[0];
+        private int length;
         private int count;
-        private int bytes;
+        // Where the first datagram's envelope lies: a batch of one is written as that envelope.
+        private int firstOffset;
+        private int firstLength;
         private long firstMillis;
         private long firstNanos;
         private boolean retired;
@@ -160,25 +220,43 @@ public final class DatagramBatcher implements AutoCloseable {
         }
 
         /** Adds a datagram; false if this batch was forgotten and takes none. */
-        synchronized boolean add(long receivedMillis, byte[] datagram) {
+        synchronized boolean add(long receivedMillis, Envelope datagram) {
             if (retired) {
                 return false;
             }
-            int entry = RawDatagramCodec.batchEntrySize(datagram.length);
-            if (count > 0 && bytes + entry > maxBytes) {
+            int size = datagram.size();
+            int entry = RawDatagramCodec.batchEntrySize(size);
+            if (count > 0 && length + entry > maxBytes) {
                 flush(BatchFlush.BYTES);
             }
             if (count == 0) {
                 firstMillis = receivedMillis;
                 firstNanos = System.nanoTime();
-                bytes = 2; // the schema version field
+                reserve(RawDatagramCodec.batchHeaderSize() + entry);
+                length = RawDatagramCodec.writeBatchHeader(buffer, 0);
+            } else {
+                reserve(length + entry);
             }
-            datagrams[count++] = datagram;
-            bytes += entry;
+            int at = RawDatagramCodec.writeBatchEntryHeader(buffer, length, size);
+            int end = datagram.writeTo(buffer, at);
+            checkWritten(end, at + size);
+            if (count == 0) {
+                firstOffset = at;
+                firstLength = size;
+            }
+            length = end;
+            count++;
             if (count == maxDatagrams) {
                 flush(BatchFlush.DATAGRAMS);
             }
             return true;
+        }
+
+        private void reserve(int needed) {
+            if (buffer.length < needed) {
+                int grown = (int) Math.min((long) maxBytes, 2L * buffer.length);
+                buffer = Arrays.copyOf(buffer, Math.max(needed, Math.max(MIN_BUFFER, grown)));
+            }
         }
 
         synchronized void flushIfDue(long now) {
@@ -196,11 +274,12 @@ public final class DatagramBatcher implements AutoCloseable {
                 return;
             }
             byte[] value =
-                    count == 1 ? datagrams[0] : RawDatagramCodec.encodeBatch(datagrams, count);
+                    count == 1
+                            ? Arrays.copyOfRange(buffer, firstOffset, firstOffset + firstLength)
+                            : Arrays.copyOf(buffer, length);
             int n = count;
-            Arrays.fill(datagrams, 0, count, null);
             count = 0;
-            bytes = 0;
+            length = 0;
             metrics.batchFlushed(why, n);
             sink.publish(new Outbound(topic, -1, firstMillis, key, value, null, n));
         }

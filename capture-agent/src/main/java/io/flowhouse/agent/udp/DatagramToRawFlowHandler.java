@@ -11,6 +11,7 @@ import io.flowhouse.agent.metrics.RateLimitedLog;
 import io.flowhouse.agent.stamp.DatagramStamper;
 import io.flowhouse.codec.ExporterKey;
 import io.flowhouse.codec.HeaderCheck;
+import io.flowhouse.codec.envelope.DatagramStamp;
 import io.flowhouse.codec.envelope.ExporterPartitionKey;
 import io.flowhouse.codec.envelope.RawDatagramCodec;
 import io.flowhouse.codec.envelope.SflowAgentKey;
@@ -35,9 +36,9 @@ import org.slf4j.LoggerFactory;
  * (sFlow v5: by the agent address and sub-agent id of its header, {@link SflowAgentKey}) with its
  * stamp ({@link DatagramStamper}: the datagram's identity from here on, kept through the spool),
  * gathered with others of its key by the {@link DatagramBatcher} into one record, or {@code
- * flows.rejected} with the reason. The payload is copied out of the Netty buffer, which {@link
- * SimpleChannelInboundHandler} releases after this returns. Shared by every channel; keeps no
- * per-channel state.
+ * flows.rejected} with the reason. The payload is copied once out of the Netty buffer, straight
+ * into the batch record being written, before the buffer is released. Shared by every channel;
+ * keeps no per-channel state.
  */
 @Sharable
 public final class DatagramToRawFlowHandler extends SimpleChannelInboundHandler<DatagramPacket> {
@@ -139,15 +140,16 @@ public final class DatagramToRawFlowHandler extends SimpleChannelInboundHandler<
                     verdict.version() == FlowRecord.VERSION_SFLOW5
                             ? SflowAgentKey.encodeFromHeader(payload)
                             : ExporterPartitionKey.encode(exporter, port);
-            byte[] value =
-                    RawDatagramCodec.encode(
+            batcher.add(
+                    key,
+                    now,
+                    new StampedEnvelope(
                             exporter,
                             port,
                             now,
                             agentId,
                             payload,
-                            stamper.stamp(new ExporterKey(exporter, port)));
-            batcher.add(key, now, value);
+                            stamper.stamp(new ExporterKey(exporter, port))));
             return;
         }
         byte[] key = ExporterPartitionKey.encode(exporter, port);
@@ -162,6 +164,29 @@ public final class DatagramToRawFlowHandler extends SimpleChannelInboundHandler<
                 RawDatagramCodec.encodeRejected(
                         exporter, port, now, agentId, payload, reason, verdict.text());
         sink.publish(new Outbound(rejectedTopic, -1, now, key, value, reason));
+    }
+
+    /** An accepted datagram's envelope, written by the batcher from the receive buffer. */
+    private record StampedEnvelope(
+            IpAddress exporter,
+            int port,
+            long receivedMillis,
+            byte[] agentId,
+            ByteBuffer payload,
+            DatagramStamp stamp)
+            implements DatagramBatcher.Envelope {
+
+        @Override
+        public int size() {
+            return RawDatagramCodec.encodedSize(
+                    port, receivedMillis, agentId, payload.remaining(), stamp);
+        }
+
+        @Override
+        public int writeTo(byte[] out, int offset) {
+            return RawDatagramCodec.encodeInto(
+                    out, offset, exporter, port, receivedMillis, agentId, payload, stamp);
+        }
     }
 
     @Override

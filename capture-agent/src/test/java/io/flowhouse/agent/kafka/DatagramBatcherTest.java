@@ -73,6 +73,32 @@ class DatagramBatcherTest {
     }
 
     @Test
+    void aBatchWrittenInPlaceGrowsItsBufferAndMatchesTheEncodedBatch() {
+        // 1,400-byte payloads: the key's buffer grows from its first 4 KiB several times.
+        byte[][] encoded = new byte[40][];
+        for (int i = 0; i < encoded.length; i++) {
+            encoded[i] = datagram(A, i, 1_400);
+        }
+        try (DatagramBatcher b =
+                new DatagramBatcher(
+                        out::add, "flows.raw", 40, 1 << 20, Duration.ofHours(1), metrics)) {
+            for (int round = 0; round < 2; round++) {
+                for (byte[] d : encoded) {
+                    b.add(ExporterPartitionKey.encode(A), 1_000L, d);
+                }
+            }
+            b.add(ExporterPartitionKey.encode(A), 1_000L, encoded[7]);
+        }
+        // Two full batches from the same (reused) buffer, then a batch of one at close, written
+        // as that datagram's own envelope.
+        assertThat(out).hasSize(3);
+        assertThat(out.get(0).value()).isEqualTo(RawDatagramCodec.encodeBatch(encoded, 40));
+        assertThat(out.get(1).value()).isEqualTo(RawDatagramCodec.encodeBatch(encoded, 40));
+        assertThat(out.get(2).value()).isEqualTo(encoded[7]);
+        assertThat(out.get(2).datagrams()).isEqualTo(1);
+    }
+
+    @Test
     void writesARecordBeforeTheNextDatagramWouldPassMaxBytes() {
         int each = RawDatagramCodec.batchEntrySize(datagram(A, 1, 500).length);
         try (DatagramBatcher b =

@@ -145,7 +145,81 @@ public final class RawDatagramCodec {
             ByteBuffer payload,
             DatagramStamp stamp,
             Rejection rejection) {
-        int payloadLen = payload.remaining();
+        int size =
+                encodedSize(
+                        schemaVersion,
+                        port,
+                        millis,
+                        agentId,
+                        payload.remaining(),
+                        stamp,
+                        rejection);
+        byte[] out = new byte[size];
+        int p = writeHead(out, 0, schemaVersion, address, port, millis, agentId, payload);
+        p = writeTail(out, p, stamp, rejection);
+        if (p != size) {
+            throw new IllegalStateException("wrote " + p + " bytes, sized " + size);
+        }
+        return out;
+    }
+
+    /**
+     * The size of {@link #encode(IpAddress, int, long, byte[], ByteBuffer, DatagramStamp)}'s
+     * output, for writing it into a larger buffer with {@link #encodeInto}.
+     */
+    public static int encodedSize(
+            int exporterPort,
+            long receivedMillis,
+            byte[] agentIdUtf8,
+            int payloadLength,
+            DatagramStamp stamp) {
+        return encodedSize(
+                RawDatagram.SCHEMA_VERSION_STAMPED,
+                exporterPort,
+                receivedMillis,
+                agentIdUtf8,
+                payloadLength,
+                stamp,
+                null);
+    }
+
+    /**
+     * Writes what {@link #encode(IpAddress, int, long, byte[], ByteBuffer, DatagramStamp)} returns
+     * into {@code out} at {@code offset}, without an array of its own: the agent's batch records
+     * are built this way, the payload copied once from the receive buffer.
+     *
+     * @return the offset after the written bytes ({@code offset} plus {@link #encodedSize})
+     */
+    public static int encodeInto(
+            byte[] out,
+            int offset,
+            IpAddress exporterAddress,
+            int exporterPort,
+            long receivedMillis,
+            byte[] agentIdUtf8,
+            ByteBuffer payload,
+            DatagramStamp stamp) {
+        int p =
+                writeHead(
+                        out,
+                        offset,
+                        RawDatagram.SCHEMA_VERSION_STAMPED,
+                        exporterAddress,
+                        exporterPort,
+                        receivedMillis,
+                        agentIdUtf8,
+                        payload);
+        return writeTail(out, p, stamp, null);
+    }
+
+    private static int encodedSize(
+            int schemaVersion,
+            int port,
+            long millis,
+            byte[] agentId,
+            int payloadLen,
+            DatagramStamp stamp,
+            Rejection rejection) {
         int size =
                 1
                         + varintSize(schemaVersion & 0xffff_ffffL)
@@ -170,8 +244,20 @@ public final class RawDatagramCodec {
                     lenFieldSize(rejection.reason().length)
                             + lenFieldSize(rejection.detail().length);
         }
-        byte[] out = new byte[size];
-        int p = 0;
+        return size;
+    }
+
+    /** Writes the fields up to the payload; the stamp and the rejection follow it. */
+    private static int writeHead(
+            byte[] out,
+            int p,
+            int schemaVersion,
+            IpAddress address,
+            int port,
+            long millis,
+            byte[] agentId,
+            ByteBuffer payload) {
+        int payloadLen = payload.remaining();
         p = writeTag(out, p, F_SCHEMA_VERSION, WT_VARINT);
         p = writeVarint(out, p, schemaVersion & 0xffff_ffffL);
         p = writeTag(out, p, F_EXPORTER_ADDRESS, WT_LEN);
@@ -186,9 +272,13 @@ public final class RawDatagramCodec {
         if (payloadLen > 0) {
             p = writeTag(out, p, F_PAYLOAD, WT_LEN);
             p = writeVarint(out, p, payloadLen);
-            payload.duplicate().get(out, p, payloadLen);
+            payload.get(payload.position(), out, p, payloadLen);
             p += payloadLen;
         }
+        return p;
+    }
+
+    private static int writeTail(byte[] out, int p, DatagramStamp stamp, Rejection rejection) {
         if (stamp != null) {
             p = writeVarintField(out, p, F_STAMP_EPOCH, stamp.epoch());
             p = writeVarintField(out, p, F_STAMP_STREAM, stamp.stream());
@@ -198,10 +288,7 @@ public final class RawDatagramCodec {
             p = writeBytesField(out, p, F_REJECT_REASON, rejection.reason());
             p = writeBytesField(out, p, F_REJECT_DETAIL, rejection.detail());
         }
-        if (p != size) {
-            throw new IllegalStateException("wrote " + p + " bytes, sized " + size);
-        }
-        return out;
+        return p;
     }
 
     /**
@@ -252,6 +339,26 @@ public final class RawDatagramCodec {
     /** What one more datagram of {@code encodedLength} bytes adds to a batch record. */
     public static int batchEntrySize(int encodedLength) {
         return 1 + varintSize(encodedLength) + encodedLength;
+    }
+
+    /** The bytes of a batch record before its first datagram (the schema version field). */
+    public static int batchHeaderSize() {
+        return 1 + varintSize(RawDatagram.SCHEMA_VERSION_BATCH);
+    }
+
+    /** Writes a batch record's schema version field at {@code offset}; returns the offset after. */
+    public static int writeBatchHeader(byte[] out, int offset) {
+        int p = writeTag(out, offset, F_SCHEMA_VERSION, WT_VARINT);
+        return writeVarint(out, p, RawDatagram.SCHEMA_VERSION_BATCH);
+    }
+
+    /**
+     * Writes the field header of a batch entry of {@code encodedLength} bytes at {@code offset};
+     * the encoded datagram follows at the returned offset.
+     */
+    public static int writeBatchEntryHeader(byte[] out, int offset, int encodedLength) {
+        int p = writeTag(out, offset, F_BATCH_DATAGRAM, WT_LEN);
+        return writeVarint(out, p, encodedLength);
     }
 
     /**

@@ -73,6 +73,43 @@ class RawDatagramBatchTest {
     }
 
     @Test
+    void aBatchWrittenInPlaceIsTheBatchOfTheEncodedDatagrams() {
+        byte[] agent = "edge-1".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[][] encoded = new byte[3][];
+        byte[] out = new byte[4096];
+        int p = RawDatagramCodec.writeBatchHeader(out, 0);
+        assertThat(p).isEqualTo(RawDatagramCodec.batchHeaderSize());
+        for (int i = 0; i < 3; i++) {
+            // A payload in the middle of a larger buffer, as in a receive buffer.
+            java.nio.ByteBuffer payload =
+                    java.nio.ByteBuffer.wrap(new byte[] {9, 0, 10, (byte) i, 9}, 1, 3);
+            DatagramStamp stamp = new DatagramStamp(3, i == 0 ? 0 : 7, 300L * i);
+            long millis = 1_700_000_000_000L + i;
+            encoded[i] =
+                    RawDatagramCodec.encode(
+                            EXPORTER.address(), EXPORTER.port(), millis, agent, payload, stamp);
+            int size = RawDatagramCodec.encodedSize(EXPORTER.port(), millis, agent, 3, stamp);
+            assertThat(size).isEqualTo(encoded[i].length);
+            p = RawDatagramCodec.writeBatchEntryHeader(out, p, size);
+            int end =
+                    RawDatagramCodec.encodeInto(
+                            out,
+                            p,
+                            EXPORTER.address(),
+                            EXPORTER.port(),
+                            millis,
+                            agent,
+                            payload,
+                            stamp);
+            assertThat(end).isEqualTo(p + size);
+            assertThat(payload.position()).isEqualTo(1);
+            p = end;
+        }
+        assertThat(java.util.Arrays.copyOf(out, p))
+                .isEqualTo(RawDatagramCodec.encodeBatch(encoded, 3));
+    }
+
+    @Test
     void theSingleDatagramReaderRefusesABatchInsteadOfGuessing() {
         byte[] batch = RawDatagramCodec.encodeBatch(List.of(datagram(0, 0), datagram(1, 1)));
         assertThatThrownBy(() -> RawDatagramCodec.decode(batch))
