@@ -15,7 +15,9 @@ import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
  *
  * <p>The timers are the ones the standard operator registers (end and cleanup time, same key and
  * window), so savepoints of the standard operator restore: a restored end timer fires and registers
- * the cleanup timer, which timers being unique per key, window and time makes at most one.
+ * the cleanup timer, which timers being unique per key, window and time makes at most one. Not the
+ * other way round: restored into the plain operator, a bucket whose window had not ended keeps its
+ * state unless a piece comes after the restore (that operator registers the cleanup per element).
  */
 final class BucketWindowTrigger extends Trigger<Object, TimeWindow> {
 

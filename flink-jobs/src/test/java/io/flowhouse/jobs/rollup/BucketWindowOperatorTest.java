@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
  * per bucket (across buckets firing at the same time the order follows the timer queue, which holds
  * other timers); fewer timers (one per bucket, not two before the window's end); no timer and no
  * state left at the end; and a snapshot of either restores into the other with the same output from
- * there on.
+ * there on (restored into Flink's operator, a window that got no piece after the restore would keep
+ * its state: that operator registers the cleanup timer per piece).
  */
 @SuppressWarnings("try") // the harness's close() may throw InterruptedException
 class BucketWindowOperatorTest {
