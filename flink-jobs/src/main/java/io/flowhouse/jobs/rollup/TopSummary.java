@@ -121,12 +121,41 @@ public final class TopSummary {
      * destination address (unsigned), so the order does not depend on the input order.
      */
     public int[] top(int n) {
+        int k = Math.min(n, size);
+        if (k > SELECT_MAX) {
+            return sortedTop(k);
+        }
+        // Every window of every shard ranks on firing: keep the k best in order in one pass
+        // instead of sorting all entries (the order of a stable sort: ties keep entry order).
+        int[] out = new int[k];
+        int len = 0;
+        for (int e = 0; e < size && k > 0; e++) {
+            if (len == k) {
+                if (compareEntries(e, out[k - 1]) >= 0) {
+                    continue;
+                }
+                len--;
+            }
+            int i = len;
+            while (i > 0 && compareEntries(e, out[i - 1]) < 0) {
+                out[i] = out[i - 1];
+                i--;
+            }
+            out[i] = e;
+            len++;
+        }
+        return out;
+    }
+
+    /** Above this many ranks a full sort is cheaper than insertion into the ranks kept. */
+    private static final int SELECT_MAX = 64;
+
+    private int[] sortedTop(int k) {
         Integer[] all = new Integer[size];
         for (int i = 0; i < size; i++) {
             all[i] = i;
         }
         Arrays.sort(all, this::compareEntries);
-        int k = Math.min(n, size);
         int[] out = new int[k];
         for (int i = 0; i < k; i++) {
             out[i] = all[i];

@@ -195,4 +195,26 @@ class TopSummaryTest {
                                         + s.error(e))
                 .toList();
     }
+
+    /**
+     * The ranks kept in one pass are a full sort's first ranks, ties included (few byte values).
+     */
+    @Test
+    void topNIsTheFullSortsPrefix() {
+        Random rnd = new Random(0x70bL);
+        for (int round = 0; round < 50; round++) {
+            TopSummary s = new TopSummary(100 + rnd.nextInt(400));
+            int adds = 1 + rnd.nextInt(2_000);
+            for (int i = 0; i < adds; i++) {
+                long a = rnd.nextInt(600);
+                s.add(a % 2, a * 7, a % 3, a, 1 + rnd.nextInt(4) * 100L, 1, 1);
+            }
+            int[] all = s.top(s.size()); // above 64 ranks: a full sort
+            for (int n : new int[] {1, 2, 5, 20, 64}) {
+                int[] top = s.top(n);
+                assertThat(top)
+                        .containsExactly(java.util.Arrays.copyOf(all, Math.min(n, all.length)));
+            }
+        }
+    }
 }
