@@ -38,6 +38,25 @@ final class BenchOptions {
     Integer stepSeconds;
 
     @Option(
+            names = "--warm-up-seconds",
+            paramLabel = "N",
+            description =
+                    "e2e: unmeasured load before each system's first step, in three parts ramping"
+                            + " up to --warm-up-rate (default "
+                            + E2E_WARM_UP_SECONDS
+                            + "; the other stages: 3 s at half the first rate)")
+    Integer warmUpSeconds;
+
+    @Option(
+            names = "--warm-up-rate",
+            paramLabel = "FLOWS",
+            description =
+                    "e2e: the warm-up's last part, flows/s (default: the first rate, at most "
+                            + E2E_WARM_UP_TOP
+                            + ")")
+    Integer warmUpRate;
+
+    @Option(
             names = "--protocol",
             paramLabel = "P",
             description = "v5, v9, ipfix, sflow or mix (default ipfix)")
@@ -288,6 +307,33 @@ final class BenchOptions {
 
     String systems(String fallback) {
         return systems == null ? fallback : systems;
+    }
+
+    /** The e2e warm-up's default length: the enriched job is not warm after 3 s. */
+    static final int E2E_WARM_UP_SECONDS = 45;
+
+    /** The e2e warm-up's default top rate (flows/s), below both jobs' quiet drop-free rates. */
+    static final int E2E_WARM_UP_TOP = 100_000;
+
+    /** The e2e search halves the gap above the last clean rate up to this many times ... */
+    static final int E2E_REFINE_STEPS = 4;
+
+    /** ... until it is at most this fraction of the clean rate (90 % told from 86 %). */
+    static final double E2E_REFINE_GAP = 0.03;
+
+    /**
+     * The e2e search's warm-up and ladder: every system (enrichment off and on) gets the same
+     * warm-up, three parts ramping up to the warm-up rate, each drained; after the first unclean
+     * rung the gap is bisected ({@link RateLadder#refined}).
+     */
+    DropFreeSearch.Settings e2e(DropFreeSearch.Settings s) {
+        int seconds = range("--warm-up-seconds", warmUpSeconds, E2E_WARM_UP_SECONDS, 3, 600);
+        double top =
+                warmUpRate != null
+                        ? range("--warm-up-rate", warmUpRate, 0, 100, 10_000_000)
+                        : Math.min(E2E_WARM_UP_TOP, s.rates().get(0));
+        return s.with(
+                DropFreeSearch.WarmUp.ramp(top, seconds, 3), E2E_REFINE_STEPS, E2E_REFINE_GAP);
     }
 
     int collectorNice() {

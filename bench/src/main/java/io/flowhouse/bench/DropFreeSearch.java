@@ -39,7 +39,33 @@ final class DropFreeSearch {
             long drainMillis,
             int replayPool,
             String bind,
-            int maxDatagram) {
+            int maxDatagram,
+            WarmUp warmUp,
+            int refineSteps,
+            double refineGap) {
+        Settings(
+                String protocol,
+                int exporters,
+                List<Double> rates,
+                int stepSeconds,
+                long drainMillis,
+                int replayPool,
+                String bind,
+                int maxDatagram) {
+            this(
+                    protocol,
+                    exporters,
+                    rates,
+                    stepSeconds,
+                    drainMillis,
+                    replayPool,
+                    bind,
+                    maxDatagram,
+                    WarmUp.ramp(rates.get(0) / 2, 3, 1),
+                    1,
+                    0);
+        }
+
         Settings(
                 String protocol,
                 int exporters,
@@ -59,6 +85,55 @@ final class DropFreeSearch {
                 long drainMillis,
                 int replayPool) {
             this(protocol, exporters, rates, stepSeconds, drainMillis, replayPool, null);
+        }
+
+        /**
+         * These settings with another warm-up and ladder refinement ({@link RateLadder#refined}).
+         */
+        Settings with(WarmUp w, int steps, double gap) {
+            return new Settings(
+                    protocol,
+                    exporters,
+                    rates,
+                    stepSeconds,
+                    drainMillis,
+                    replayPool,
+                    bind,
+                    maxDatagram,
+                    w,
+                    steps,
+                    gap);
+        }
+    }
+
+    /**
+     * The unmeasured load a system gets before its first step, each part drained before the next:
+     * the same for every system of a search, so that a system that needs longer to warm (a job with
+     * more operators and state) is not measured cold while another is measured warm.
+     *
+     * @param rates offered flows/s of each part, ascending
+     * @param secondsEach load time of each part
+     */
+    record WarmUp(List<Double> rates, int secondsEach) {
+
+        /**
+         * {@code parts} loads ramping up evenly to {@code top} flows/s over about {@code seconds}
+         * (at least one second each).
+         */
+        static WarmUp ramp(double top, int seconds, int parts) {
+            if (top <= 0 || seconds < 1 || parts < 1) {
+                throw new IllegalArgumentException(
+                        "warm-up to " + top + " flows/s, " + seconds + " s, " + parts + " parts");
+            }
+            List<Double> r = new ArrayList<>();
+            for (int i = 1; i <= parts; i++) {
+                r.add((double) Math.round(top * i / parts));
+            }
+            return new WarmUp(List.copyOf(r), Math.max(1, seconds / parts));
+        }
+
+        int seconds() {
+            return rates.size() * secondsEach;
         }
     }
 
@@ -94,13 +169,18 @@ final class DropFreeSearch {
     }
 
     private RateLadder.Outcome search(Collector c, long deadlineNanos) {
+        long warm;
         try {
             c.open();
+            long w0 = System.nanoTime();
             warmUp(c);
+            warm = System.nanoTime() - w0;
         } catch (Exception e) {
             return RateLadder.Outcome.failed(e);
         }
-        return new RateLadder(settings.rates(), stepBudgetNanos(), deadlineNanos)
+        // The time limit bounds the steps; the warm-up (45 s and its drains for e2e) comes on top.
+        return new RateLadder(settings.rates(), stepBudgetNanos(), deadlineNanos + warm)
+                .refined(settings.refineSteps(), settings.refineGap())
                 .climb(rate -> step(c, rate), StepResult::dropFree);
     }
 
@@ -117,19 +197,32 @@ final class DropFreeSearch {
     }
 
     /**
-     * A short unmeasured load into the system itself (JIT, connections, metadata), drained before
-     * the first step. Systems started per step (nfcapd) are warmed by nothing; they need none.
+     * The unmeasured load of {@link Settings#warmUp} into the system itself (JIT, connections,
+     * metadata, the job's state and heap), each part drained before the next and the first step.
+     * Systems started per step (nfcapd) are warmed by nothing; they need none.
      */
     private void warmUp(Collector c) throws Exception {
         if (c instanceof NfcapdCollector) {
             return;
         }
-        c.beginStep();
-        RunSummary w = load(c.port(), settings.rates().get(0) / 2, 3);
-        c.loadSent(w);
-        c.awaitDrained(
-                "datagrams".equals(c.unit()) ? w.datagrams() : w.flows(), settings.drainMillis());
-        c.finishStep();
+        WarmUp plan = settings.warmUp();
+        if (plan.seconds() > 3) {
+            log.printf(
+                    Locale.ROOT,
+                    "bench: %s warm-up (not measured): %s flows/s, %d s each%n",
+                    c.name(),
+                    plan.rates(),
+                    plan.secondsEach());
+        }
+        for (double rate : plan.rates()) {
+            c.beginStep();
+            RunSummary w = load(c.port(), rate, plan.secondsEach());
+            c.loadSent(w);
+            c.awaitDrained(
+                    "datagrams".equals(c.unit()) ? w.datagrams() : w.flows(),
+                    settings.drainMillis());
+            c.finishStep();
+        }
     }
 
     private long stepBudgetNanos() {

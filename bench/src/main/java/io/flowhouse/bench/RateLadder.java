@@ -9,9 +9,11 @@ import java.util.function.Predicate;
 /**
  * The drop-free search's decisions, shared by {@code bench agent}, {@code bench ipfix} and {@code
  * bench zmq}: offer the rates in ascending order until a step is not clean, then try once halfway
- * between the last clean and the first unclean rate. When the very first rate is already unclean,
- * halve it (at most {@value #HALVINGS} times, never below {@value #LOWEST_RATE} flows/s) until a
- * step is clean; those steps go in front, so the steps stay in ascending rate order.
+ * between the last clean and the first unclean rate ({@link #refined}: halve that gap again, up to
+ * a number of times, until it is at most a fraction of the clean rate, so a ceiling between two
+ * rungs can be told to a few per cent; {@code bench e2e} does). When the very first rate is already
+ * unclean, halve it (at most {@value #HALVINGS} times, never below {@value #LOWEST_RATE} flows/s)
+ * until a step is clean; those steps go in front, so the steps stay in ascending rate order.
  *
  * <p>The load is not always what was asked for: a step whose load fell short of its rate (not
  * {@link StepResult#rateHeld()}) and sent less than {@value #CEILING_GROWTH} times the most any
@@ -45,7 +47,7 @@ final class RateLadder {
     /**
      * What the search did.
      *
-     * @param steps steps in ascending rate order, then the halfway step if there was one
+     * @param steps steps in ascending rate order, then the halfway steps if there were any
      * @param limited the search ended on a clean step
      * @param error why the search stopped early ({@value #TIME_BOUND}, or the failure), or null
      * @param failure what a step threw, or null; the steps before it are kept
@@ -62,6 +64,8 @@ final class RateLadder {
     private final long stepBudgetNanos;
     private final long deadlineNanos;
     private final LongSupplier clock;
+    private int refineSteps = 1;
+    private double refineGap;
 
     /**
      * @param rates offered flows/s, ascending
@@ -79,6 +83,21 @@ final class RateLadder {
     /** A ladder on {@link System#nanoTime()}. */
     RateLadder(List<Double> rates, long stepBudgetNanos, long deadlineNanos) {
         this(rates, stepBudgetNanos, deadlineNanos, System::nanoTime);
+    }
+
+    /**
+     * This ladder bisecting between the last clean and the first unclean rate up to {@code steps}
+     * times (instead of once), stopping as soon as the gap is at most {@code gap} times the highest
+     * clean rate.
+     */
+    RateLadder refined(int steps, double gap) {
+        if (steps < 1 || gap < 0) {
+            throw new IllegalArgumentException(
+                    "refine steps " + steps + ", gap " + gap + " (expected: >= 1, >= 0)");
+        }
+        this.refineSteps = steps;
+        this.refineGap = gap;
+        return this;
     }
 
     Outcome climb(Step step, Predicate<StepResult> clean) {
@@ -112,10 +131,23 @@ final class RateLadder {
             // Ended clean: on the load's ceiling, on the highest rate asked for, or at the time
             // bound. Either way the highest clean rate is a lower bound.
             limited = !steps.isEmpty() && clean.test(steps.get(steps.size() - 1));
-            if (firstLossy > 0
-                    && lastClean > 0
-                    && clock.getAsLong() + stepBudgetNanos < deadlineNanos) {
-                steps.add(step.run(Math.round((lastClean + firstLossy) / 2)));
+            double lo = lastClean;
+            double hi = firstLossy;
+            for (int i = 0;
+                    i < refineSteps
+                            && hi > 0
+                            && lo > 0
+                            && hi - lo > refineGap * lo
+                            && clock.getAsLong() + stepBudgetNanos < deadlineNanos;
+                    i++) {
+                double mid = Math.round((lo + hi) / 2);
+                StepResult s = step.run(mid);
+                steps.add(s);
+                if (clean.test(s)) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
             }
             // Unclean from the first step: halve the rate to find a clean one.
             double down = firstLossy;

@@ -234,4 +234,34 @@ class RateLadderTest {
         assertThat(targets(o)).containsExactly(1000.0, 2000.0, 4000.0, 3000.0);
         assertThat(o.limited()).isFalse();
     }
+
+    @Test
+    void refinedBisectsTheGapAboveTheLastCleanRateUntilItIsSmallEnough() {
+        // Clean to 150 K, lossy at 200 K; the capacity lies at 170 K.
+        FakeSystem s = new FakeSystem(170_000, 1e9);
+        RateLadder.Outcome o =
+                ladder(s, rates(50_000, 100_000, 150_000, 200_000))
+                        .refined(4, 0.03)
+                        .climb(s, StepResult::clean);
+
+        // 175 K lossy, 162.5 K clean, 168.75 K clean: gap 6.25 K > 3 % of 168.75 K, so one more
+        // at 171.875 K (lossy); gap 3.125 K <= 5.06 K: done.
+        assertThat(targets(o))
+                .containsExactly(
+                        50_000.0, 100_000.0, 150_000.0, 200_000.0, 175_000.0, 162_500.0, 168_750.0,
+                        171_875.0);
+        assertThat(o.limited()).isFalse();
+    }
+
+    @Test
+    void refinedStopsAtItsStepBoundAndTheDefaultIsOneHalfwayStep() {
+        FakeSystem s = new FakeSystem(101_000, 1e9);
+        RateLadder.Outcome o =
+                ladder(s, rates(100_000, 200_000)).refined(2, 0.0).climb(s, StepResult::clean);
+        assertThat(targets(o)).containsExactly(100_000.0, 200_000.0, 150_000.0, 125_000.0);
+
+        FakeSystem d = new FakeSystem(101_000, 1e9);
+        assertThat(targets(ladder(d, rates(100_000, 200_000)).climb(d, StepResult::clean)))
+                .containsExactly(100_000.0, 200_000.0, 150_000.0);
+    }
 }

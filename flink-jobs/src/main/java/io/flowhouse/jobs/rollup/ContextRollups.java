@@ -8,7 +8,16 @@ import io.flowhouse.enrich.rules.InterfaceContext;
 import io.flowhouse.jobs.enrich.EnrichedFlow;
 import java.io.Serializable;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.metrics.Counter;
@@ -25,9 +34,9 @@ import org.apache.flink.util.OutputTag;
  * The rollups of enriched flows: the plain rollups ({@link RollupTopology}) of the flows with the
  * AS numbers the enrich stage chose (those {@code flows} stores), and the context rollups ({@link
  * ContextRow}: interface names and boundaries, country pairs, boundary/protocol/AS) into {@code
- * flows_context_<resolution>}. Each resolution's context rows are summed from the flows (not
- * derived from a finer one): their buckets are few (interfaces, country pairs, the AS pairs times
- * boundaries and protocols), as the plain interface and AS-pair buckets are.
+ * flows_context_<resolution>}. As for the plain rows, a resolution that a finer one divides exactly
+ * (1 h from 1 min) adds up the finer one's bucket results (a delta per firing) instead of splitting
+ * the flows again; the others are summed from the flows' context pieces.
  */
 public final class ContextRollups {
 
@@ -63,24 +72,67 @@ public final class ContextRollups {
             RollupSettings s,
             RollupTopology.SinkFactory sinks,
             SinkFactory contextSinks) {
-        // One operator takes each enriched flow once: the plain rollups' input and the context
-        // pieces of every resolution come out of it.
-        SingleOutputStreamOperator<FlowRecord> plain =
-                flows.process(
-                                new EnrichedRollupSplit(s.resolutions()),
-                                TypeInformation.of(FlowRecord.class))
-                        .uid("rollup-enriched-as")
-                        .name("enriched AS, context pieces");
-        RollupTopology.attach(plain, s, sinks);
-        for (Duration r : s.resolutions()) {
-            DataStream<ContextRow> rows =
-                    sums(plain.getSideOutput(EnrichedRollupSplit.tag(r)), r, s);
+        List<DataStream<ContextRow>> rows = streams(flows, s, sinks);
+        for (int i = 0; i < rows.size(); i++) {
+            Duration r = s.resolutions().get(i);
             if (contextSinks != null) {
-                rows.sinkTo(contextSinks.contextSinkFor(r))
+                rows.get(i)
+                        .sinkTo(contextSinks.contextSinkFor(r))
                         .uid("sink-clickhouse-rollup-context-" + RollupTables.label(r))
                         .name("clickhouse " + ContextRollupTables.tableName(r));
             }
         }
+    }
+
+    /**
+     * Adds the plain rollups of enriched flows and returns the context rows of every resolution
+     * (same order as settings). A resolution that a finer one divides exactly is derived from the
+     * finer one's bucket results (deltas, as in {@link RollupTopology}); the others are summed from
+     * the flows' context pieces.
+     */
+    static List<DataStream<ContextRow>> streams(
+            DataStream<EnrichedFlow> flows, RollupSettings s, RollupTopology.SinkFactory sinks) {
+        List<Duration> ascending = new ArrayList<>(s.resolutions());
+        ascending.sort(Comparator.naturalOrder());
+        Set<Duration> sources = new HashSet<>();
+        List<Duration> roots = new ArrayList<>();
+        for (Duration r : ascending) {
+            Duration from = RollupTopology.source(r, ascending);
+            if (from == null) {
+                roots.add(r);
+            } else {
+                sources.add(from);
+            }
+        }
+        // One operator takes each enriched flow once: the plain rollups' input and the context
+        // pieces of every resolution computed from the flows come out of it.
+        SingleOutputStreamOperator<FlowRecord> plain =
+                flows.process(new EnrichedRollupSplit(roots), TypeInformation.of(FlowRecord.class))
+                        .uid("rollup-enriched-as")
+                        .name("enriched AS, context pieces");
+        RollupTopology.attach(plain, s, sinks);
+        Map<Duration, SingleOutputStreamOperator<ContextRow>> built = new HashMap<>();
+        for (Duration r : ascending) {
+            Duration from = RollupTopology.source(r, ascending);
+            OutputTag<ContextRow> deltas = sources.contains(r) ? deltaTag(r) : null;
+            built.put(
+                    r,
+                    from == null
+                            ? sums(plain.getSideOutput(EnrichedRollupSplit.tag(r)), r, s, deltas)
+                            : derived(built.get(from).getSideOutput(deltaTag(from)), r, s, deltas));
+        }
+        List<DataStream<ContextRow>> out = new ArrayList<>();
+        for (Duration r : s.resolutions()) {
+            out.add(built.get(r));
+        }
+        return out;
+    }
+
+    /** What the context windows of a resolution add, per firing, for coarser resolutions. */
+    static OutputTag<ContextRow> deltaTag(Duration resolution) {
+        return new OutputTag<>(
+                "rollup-context-delta-" + RollupTables.label(resolution),
+                ContextRowTypeInfo.INSTANCE);
     }
 
     /** The flow with the AS numbers of its context. */
@@ -103,12 +155,20 @@ public final class ContextRollups {
                         .uid("rollup-context-split-" + label)
                         .name("split context " + label),
                 resolution,
-                s);
+                s,
+                null);
     }
 
-    /** The context rows of one resolution summed from its pieces (late pieces counted). */
-    private static DataStream<ContextRow> sums(
-            DataStream<ContextRow> pieces, Duration resolution, RollupSettings s) {
+    /**
+     * The context rows of one resolution summed from its pieces (late pieces counted).
+     *
+     * @param deltas side output of the per-firing differences for a coarser resolution, or null
+     */
+    private static SingleOutputStreamOperator<ContextRow> sums(
+            DataStream<ContextRow> pieces,
+            Duration resolution,
+            RollupSettings s,
+            OutputTag<ContextRow> deltas) {
         String label = RollupTables.label(resolution);
         TypeInformation<ContextRow> type = ContextRowTypeInfo.INSTANCE;
         OutputTag<ContextRow> late = new OutputTag<>("rollup-context-late-" + label, type);
@@ -149,7 +209,7 @@ public final class ContextRollups {
                         .sideOutputLateData(late)
                         .aggregate(
                                 new SumCounters<>(),
-                                new Emit(),
+                                new Emit(deltas),
                                 RollupCountersTypeInfo.INSTANCE,
                                 RollupCountersTypeInfo.INSTANCE,
                                 type)
@@ -163,25 +223,88 @@ public final class ContextRollups {
         return sums;
     }
 
-    /** A window's counters as a row; a late firing carries the complete new counts. */
+    /**
+     * The context rows of a resolution derived from a finer one's deltas: no event time, budget or
+     * combiner of its own (the finer resolution's pieces went through them; a delta is one bucket
+     * of one finer window, already bounded), and never late (see {@link RollupTopology}). New
+     * operators, not those that summed this resolution from the flows: their state must not be
+     * restored here, the finer windows send their counts again.
+     */
+    private static SingleOutputStreamOperator<ContextRow> derived(
+            DataStream<ContextRow> deltas,
+            Duration resolution,
+            RollupSettings s,
+            OutputTag<ContextRow> coarser) {
+        String label = RollupTables.label(resolution);
+        return deltas.keyBy(ContextRow::key, ContextKeyTypeInfo.INSTANCE)
+                .window(TumblingEventTimeWindows.of(resolution))
+                .allowedLateness(s.allowedLateness())
+                .aggregate(
+                        new SumCounters<>(),
+                        new Emit(coarser),
+                        RollupCountersTypeInfo.INSTANCE,
+                        RollupCountersTypeInfo.INSTANCE,
+                        ContextRowTypeInfo.INSTANCE)
+                .uid("rollup-context-derived-buckets-" + label)
+                .name("rollup context (derived) " + label);
+    }
+
+    /**
+     * A window's counters as a row; a late firing carries the complete new counts. With a delta
+     * tag, every firing also sends what changed since the bucket's previous firing there (first
+     * firing: the full counts; a re-firing that changed nothing: none), as {@link EmitRollup} does
+     * for the plain rows; the counts already sent are kept per bucket until the window is cleared.
+     */
     static final class Emit
             extends ProcessWindowFunction<RollupCounters, ContextRow, ContextRow.Key, TimeWindow> {
         private static final long serialVersionUID = 1L;
+
+        static final ValueStateDescriptor<RollupCounters> EMITTED =
+                new ValueStateDescriptor<>(
+                        "rollup-context-emitted", RollupCountersTypeInfo.INSTANCE);
+
+        private final OutputTag<ContextRow> deltas;
+
+        Emit(OutputTag<ContextRow> deltas) {
+            this.deltas = deltas;
+        }
 
         @Override
         public void process(
                 ContextRow.Key k,
                 Context ctx,
                 Iterable<RollupCounters> sums,
-                Collector<ContextRow> out) {
+                Collector<ContextRow> out)
+                throws Exception {
             RollupCounters c = sums.iterator().next();
-            out.collect(
-                    k.row(
-                            ctx.window().getStart(),
-                            c.bytes,
-                            c.packets,
-                            c.flows,
-                            c.bytes + c.packets + c.flows));
+            long b = c.bytes;
+            long p = c.packets;
+            long f = c.flows;
+            long start = ctx.window().getStart();
+            out.collect(k.row(start, b, p, f, b + p + f));
+            if (deltas == null) {
+                return;
+            }
+            ValueState<RollupCounters> state = ctx.windowState().getState(EMITTED);
+            RollupCounters sent = state.value();
+            if (sent == null) {
+                sent = new RollupCounters();
+            } else if (sent.bytes == b && sent.packets == p && sent.flows == f) {
+                return;
+            }
+            ctx.output(deltas, k.row(start, b - sent.bytes, p - sent.packets, f - sent.flows, 0));
+            // A copy: the accumulator object keeps changing in the heap backend.
+            sent.bytes = b;
+            sent.packets = p;
+            sent.flows = f;
+            state.update(sent);
+        }
+
+        @Override
+        public void clear(Context ctx) {
+            if (deltas != null) {
+                ctx.windowState().getState(EMITTED).clear();
+            }
         }
     }
 

@@ -10,47 +10,43 @@ import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * Splits an enriched flow over the windows it spans exactly as {@link FlowSplitter} does (the same
- * shares per window, so the context rows and the plain rows of a window add up to the same totals),
- * and emits one piece per window for each context kind: the in and the out interface with their
- * names and boundaries, the country pair and the boundary/protocol/AS combination. Every flow
- * counts once in each kind (twice in INTERFACE: once per direction, as in the plain rollups).
+ * Splits an enriched flow over the windows it spans exactly as {@link FlowSplitter} does ({@link
+ * FlowSplitter#shares}: the same shares per window, so the context rows and the plain rows of a
+ * window add up to the same totals), and emits one piece per window for each context kind: the in
+ * and the out interface with their names and boundaries, the country pair and the
+ * boundary/protocol/AS combination. Every flow counts once in each kind (twice in INTERFACE: once
+ * per direction, as in the plain rollups).
  */
 public final class ContextSplitter implements FlatMapFunction<EnrichedFlow, ContextRow> {
 
     private static final long serialVersionUID = 1L;
 
-    private final FlowSplitter splitter;
+    private final long resolutionMillis;
 
     public ContextSplitter(long resolutionMillis) {
-        this.splitter = new FlowSplitter(resolutionMillis);
+        if (resolutionMillis <= 0) {
+            throw new IllegalArgumentException(
+                    "resolution " + resolutionMillis + " ms (expected: > 0)");
+        }
+        this.resolutionMillis = resolutionMillis;
     }
 
     @Override
     public void flatMap(EnrichedFlow e, Collector<ContextRow> out) {
         FlowRecord f = e.flow();
         FlowContext c = e.context();
-        splitter.flatMap(
-                f,
-                new Collector<>() {
-                    @Override
-                    public void collect(RollupRow piece) {
-                        // One piece per window: the in-interface row of the plain split.
-                        if (piece.kind() == RollupKind.INTERFACE.code() && piece.direction() == 0) {
-                            emit(f, c, piece, out);
-                        }
-                    }
-
-                    @Override
-                    public void close() {}
-                });
+        // Only the shares: the plain pieces (six per window) are not built.
+        FlowSplitter.shares(f, resolutionMillis, (w, b, n, fl) -> emit(f, c, w, b, n, fl, out));
     }
 
-    private static void emit(FlowRecord f, FlowContext c, RollupRow p, Collector<ContextRow> out) {
-        long w = p.windowStart();
-        long b = p.bytes();
-        long n = p.packets();
-        long fl = p.flows();
+    private static void emit(
+            FlowRecord f,
+            FlowContext c,
+            long w,
+            long b,
+            long n,
+            long fl,
+            Collector<ContextRow> out) {
         IpAddress e = f.exporterAddress();
         InterfaceContext in = c.in() == null ? InterfaceContext.UNKNOWN : c.in();
         InterfaceContext o = c.out() == null ? InterfaceContext.UNKNOWN : c.out();

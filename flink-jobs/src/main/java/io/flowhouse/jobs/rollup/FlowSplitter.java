@@ -54,6 +54,31 @@ public final class FlowSplitter implements FlatMapFunction<FlowRecord, RollupRow
             long allowedLatenessMillis,
             Collector<RollupRow> open,
             Collector<RollupRow> late) {
+        shares(
+                f,
+                resolutionMillis,
+                (w, b, p, flows) ->
+                        emit(
+                                f,
+                                w,
+                                b,
+                                p,
+                                flows,
+                                closed(w, allowedLatenessMillis, watermark) ? late : open));
+    }
+
+    /** One window's share of a flow. */
+    @FunctionalInterface
+    interface Shares {
+        void share(long windowStart, long bytes, long packets, long flows);
+    }
+
+    /**
+     * Walks the windows of {@code resolutionMillis} that {@code f} overlaps, oldest first, and
+     * gives each its exact share (flows: 1 in the window of the flow's end, 0 before): the split
+     * every rollup kind uses, plain or context, so their totals agree.
+     */
+    static void shares(FlowRecord f, long resolutionMillis, Shares out) {
         long scale = Math.max(1L, f.samplingRate());
         long bytes = scaled(f.bytes() + f.reverseBytes(), scale);
         long packets = scaled(f.packets() + f.reversePackets(), scale);
@@ -79,13 +104,7 @@ public final class FlowSplitter implements FlatMapFunction<FlowRecord, RollupRow
             }
             givenBytes += b;
             givenPackets += p;
-            emit(
-                    f,
-                    windowStart,
-                    b,
-                    p,
-                    last ? 1 : 0,
-                    closed(windowStart, allowedLatenessMillis, watermark) ? late : open);
+            out.share(windowStart, b, p, last ? 1 : 0);
             if (last) {
                 return;
             }
