@@ -82,6 +82,14 @@ class HostilePipelineITCase {
     private static final int MUTATION_RATE =
             Integer.parseInt(System.getProperty("flowhouse.hostile.rate", "5000"));
 
+    /**
+     * The job's checkpoint interval ({@code -Dflowhouse.hostile.checkpoint-interval}, "2 s" by
+     * default so the rows end quickly): the long run takes a deployment's (10 s or more), since a
+     * heap-state snapshot every 2 s of a state the attackers fill is the largest cost left there.
+     */
+    private static final String CHECKPOINT_INTERVAL =
+            System.getProperty("flowhouse.hostile.checkpoint-interval", "2 s");
+
     /** The mutated row alone ({@code -Dflowhouse.hostile.only-mutated=true}): the long run. */
     private static final boolean ONLY_MUTATED =
             Boolean.parseBoolean(System.getProperty("flowhouse.hostile.only-mutated", "false"));
@@ -1209,7 +1217,7 @@ class HostilePipelineITCase {
             "--kafka.group-id", DB,
             "--kafka.start", "earliest",
             "--job.parallelism", "1",
-            "--job.checkpoint-interval", "2 s",
+            "--job.checkpoint-interval", CHECKPOINT_INTERVAL,
             "--decode.idleness", "5 s",
             "--decode.template-hold-time", "2 s",
             // The bound under test: the 500-port flood (about 8 MB of templates) must meet it.
