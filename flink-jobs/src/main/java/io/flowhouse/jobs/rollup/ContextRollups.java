@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -285,19 +284,10 @@ public final class ContextRollups {
             if (deltas == null) {
                 return;
             }
-            ValueState<RollupCounters> state = ctx.windowState().getState(EMITTED);
-            RollupCounters sent = state.value();
-            if (sent == null) {
-                sent = new RollupCounters();
-            } else if (sent.bytes == b && sent.packets == p && sent.flows == f) {
-                return;
+            RollupCounters d = EmitRollup.delta(ctx.windowState().getState(EMITTED), b, p, f);
+            if (d != null) {
+                ctx.output(deltas, k.row(start, d.bytes, d.packets, d.flows, 0));
             }
-            ctx.output(deltas, k.row(start, b - sent.bytes, p - sent.packets, f - sent.flows, 0));
-            // A copy: the accumulator object keeps changing in the heap backend.
-            sent.bytes = b;
-            sent.packets = p;
-            sent.flows = f;
-            state.update(sent);
         }
 
         @Override

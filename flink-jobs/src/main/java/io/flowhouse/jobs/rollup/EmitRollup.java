@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.rollup;
 
+import java.io.IOException;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
@@ -53,19 +54,37 @@ public final class EmitRollup
         if (deltas == null) {
             return;
         }
-        ValueState<RollupCounters> state = ctx.windowState().getState(EMITTED);
-        RollupCounters sent = state.value();
+        RollupCounters d = delta(ctx.windowState().getState(EMITTED), b, p, f);
+        if (d != null) {
+            ctx.output(deltas, row(k, start, d.bytes, d.packets, d.flows, 0));
+        }
+    }
+
+    /**
+     * What a firing adds to a coarser resolution: the counts minus those sent at the bucket's
+     * previous firing (all of them at the first), or null if it changed nothing; records the counts
+     * as sent. Shared by the plain and the context windows.
+     *
+     * @param emitted the window's counts already sent
+     */
+    static RollupCounters delta(ValueState<RollupCounters> emitted, long b, long p, long f)
+            throws IOException {
+        RollupCounters sent = emitted.value();
         if (sent == null) {
             sent = new RollupCounters();
         } else if (sent.bytes == b && sent.packets == p && sent.flows == f) {
-            return;
+            return null;
         }
-        ctx.output(deltas, row(k, start, b - sent.bytes, p - sent.packets, f - sent.flows, 0));
+        RollupCounters d = new RollupCounters();
+        d.bytes = b - sent.bytes;
+        d.packets = p - sent.packets;
+        d.flows = f - sent.flows;
         // A copy: the accumulator object keeps changing in the heap backend.
         sent.bytes = b;
         sent.packets = p;
         sent.flows = f;
-        state.update(sent);
+        emitted.update(sent);
+        return d;
     }
 
     @Override
