@@ -42,9 +42,6 @@ public final class DatagramBatcher implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private volatile boolean closed;
 
-    /** The smallest batch buffer: a few datagrams, so that a quiet key holds little. */
-    private static final int MIN_BUFFER = 4096;
-
     /**
      * One datagram's envelope ({@link RawDatagramCodec#encode}), written where the batcher wants
      * it. Used only within {@link #add}: it may view a receive buffer that is reused afterwards.
@@ -255,7 +252,8 @@ public final class DatagramBatcher implements AutoCloseable {
         private void reserve(int needed) {
             if (buffer.length < needed) {
                 int grown = (int) Math.min((long) maxBytes, 2L * buffer.length);
-                buffer = Arrays.copyOf(buffer, Math.max(needed, Math.max(MIN_BUFFER, grown)));
+                // No floor: a key heard once (a spoofed source) holds only its datagram.
+                buffer = Arrays.copyOf(buffer, Math.max(needed, grown));
             }
         }
 
