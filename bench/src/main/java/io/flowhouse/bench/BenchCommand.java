@@ -16,6 +16,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -280,6 +281,13 @@ public final class BenchCommand implements Callable<Integer> {
                             + " enrichment/scripts/fetch-geo-data.sh fetches them)");
             return 2;
         }
+        // A pipeline the bench starts writes the bench's own database, emptied before each setting;
+        // one that was up already is measured where it writes.
+        String database = wasUp || cl.database != null ? cl.database() : BenchDatabase.OWN;
+        ClickHouseHttp clickhouse =
+                new ClickHouseHttp(
+                        services.clickhouseUrl(),
+                        ClickHousePassword.headersFor(services.clickhousePasswordFile()));
         List<SystemResult> systems = new ArrayList<>();
         for (boolean enriched : modes) {
             if (!wasUp) {
@@ -287,7 +295,15 @@ public final class BenchCommand implements Callable<Integer> {
                 // and a backlog left by an earlier run (offsets are committed on checkpoints, so a
                 // run whose TaskManager failed leaves one) would be processed first and skew every
                 // step. Job keys after -- go to the job, e.g. -- --job.checkpoint-interval "5 s".
-                List<String> up = new ArrayList<>(List.of("up", "--", "--kafka.start", "latest"));
+                List<String> up =
+                        new ArrayList<>(
+                                List.of(
+                                        "up",
+                                        "--",
+                                        "--kafka.start",
+                                        "latest",
+                                        "--clickhouse.database",
+                                        database));
                 up.addAll(jobArgs);
                 if (enriched) {
                     up.addAll(enrichArgs);
@@ -302,6 +318,12 @@ public final class BenchCommand implements Callable<Integer> {
                 }
             }
             try {
+                // The same ClickHouse for each setting: no rows and no merges of an earlier one.
+                BenchDatabase bench = new BenchDatabase(clickhouse);
+                if (BenchDatabase.OWN.equals(database)) {
+                    out.println("bench e2e: emptied " + database + ": " + bench.empty(database));
+                }
+                bench.awaitNoMerges(Duration.ofMinutes(5), out);
                 // Each setting gets the whole time limit for its steps, from the end of its
                 // start-up (minutes on a loaded machine): the same ladder for each.
                 long deadline = System.nanoTime() + cl.timeLimitSeconds() * 1_000_000_000L;
@@ -318,9 +340,8 @@ public final class BenchCommand implements Callable<Integer> {
                 search.warmUp();
                 PipelineCollector pipeline =
                         new PipelineCollector(
-                                services.clickhouseUrl(),
-                                ClickHousePassword.headersFor(services.clickhousePasswordFile()),
-                                cl.database(),
+                                clickhouse,
+                                database,
                                 port,
                                 pids,
                                 9464,

@@ -114,7 +114,10 @@ final class BenchOptions {
     @Option(
             names = "--database",
             paramLabel = "DB",
-            description = "e2e: the ClickHouse database the job writes (default flowhouse)")
+            description =
+                    "e2e: the ClickHouse database the job writes (default: flowhouse for a pipeline"
+                            + " that is up; a pipeline the bench starts writes flowhouse_bench,"
+                            + " emptied before each setting)")
     String database;
 
     @Option(

@@ -4,13 +4,6 @@ package io.flowhouse.bench;
 import io.flowhouse.loadgen.report.ExporterTotals;
 import io.flowhouse.loadgen.report.RunSummary;
 import java.io.IOException;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,14 +20,10 @@ import java.util.StringJoiner;
  * period longer than the checkpoint interval.
  */
 final class PipelineCollector implements Collector {
-    private static final HttpClient HTTP =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
-
     /** Longer than the job's default checkpoint interval (10 s): rows land once per checkpoint. */
     private static final long QUIET_MILLIS = 25_000;
 
-    private final String clickhouseUrl;
-    private final Map<String, String> clickhouseAuth;
+    private final ClickHouseHttp clickhouse;
     private final String database;
     private final int port;
     private final Map<String, Long> processes;
@@ -53,16 +42,14 @@ final class PipelineCollector implements Collector {
     private final List<String> latencies = new ArrayList<>();
 
     PipelineCollector(
-            String clickhouseUrl,
-            Map<String, String> clickhouseAuth,
+            ClickHouseHttp clickhouse,
             String database,
             int port,
             Map<String, Long> processes,
             int agentMetricsPort,
             String name,
             double maxLagSeconds) {
-        this.clickhouseUrl = clickhouseUrl;
-        this.clickhouseAuth = Map.copyOf(clickhouseAuth);
+        this.clickhouse = clickhouse;
         this.database = database;
         this.port = port;
         this.processes = Map.copyOf(processes);
@@ -176,22 +163,7 @@ final class PipelineCollector implements Collector {
     }
 
     private String query(String sql) throws IOException, InterruptedException {
-        HttpRequest.Builder b =
-                HttpRequest.newBuilder(
-                                URI.create(
-                                        clickhouseUrl
-                                                + "/?query="
-                                                + URLEncoder.encode(
-                                                        sql + " FORMAT TabSeparated",
-                                                        StandardCharsets.UTF_8)))
-                        .timeout(Duration.ofSeconds(20));
-        clickhouseAuth.forEach(b::header);
-        HttpRequest req = b.build();
-        HttpResponse<String> res = HTTP.send(req, HttpResponse.BodyHandlers.ofString());
-        if (res.statusCode() != 200) {
-            throw new IOException("ClickHouse answered " + res.statusCode() + ": " + res.body());
-        }
-        return res.body();
+        return clickhouse.query(sql);
     }
 
     @Override
