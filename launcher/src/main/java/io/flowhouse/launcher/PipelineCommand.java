@@ -13,6 +13,7 @@ import io.flowhouse.services.LocalPorts;
 import io.flowhouse.services.ManagedProcess;
 import io.flowhouse.services.ServicesConfig;
 import io.flowhouse.services.ServicesManager;
+import io.flowhouse.sinks.clickhouse.ClickHouseSinkKeys;
 import io.flowhouse.sinks.ipfix.IpfixExporterOptions;
 import io.flowhouse.sinks.kafka.FlowsTopicKeys;
 import io.flowhouse.sinks.zmq.ZmqSinkOptions;
@@ -379,11 +380,18 @@ final class PipelineCommand {
             recordJob(config, id);
             out.println("pipeline job " + id + " runs on " + config.flinkRestUrl());
         }
-        Path asnDatabase = asnDatabase(ctx, options.jobArgs);
+        Config job = jobConfig(ctx, options.jobArgs);
+        Path asnDatabase = job == null ? null : job.get(EnrichKeys.ASN_DATABASE);
         if (asnDatabase != null) {
-            // The job's writers create as_names as they open; the names are read at query time.
+            // The job's writers create as_names as they open, in the job's database; the names are
+            // read at query time.
             EnrichCommand.load(
-                    config, EnrichCommand.DATABASE, asnDatabase, Duration.ofSeconds(120), out, err);
+                    config,
+                    job.get(ClickHouseSinkKeys.DATABASE),
+                    asnDatabase,
+                    Duration.ofSeconds(120),
+                    out,
+                    err);
         }
         String consoleUrl = startConsole(ctx, config);
         if (consoleUrl == null) {
@@ -406,15 +414,13 @@ final class PipelineCommand {
         return ExitCode.OK;
     }
 
-    /** The job's {@code enrich.geoip.asn-database} as its flags and the environment set it. */
-    private static Path asnDatabase(LaunchContext ctx, List<String> jobArgs) {
+    /** The job's config as its flags and the environment set it; null if it does not resolve. */
+    private static Config jobConfig(LaunchContext ctx, List<String> jobArgs) {
         try {
-            Config c =
-                    JobArgs.resolve(
-                            ctx.env(),
-                            new PrintStream(OutputStream.nullOutputStream()),
-                            jobArgs.toArray(String[]::new));
-            return c == null ? null : c.get(EnrichKeys.ASN_DATABASE);
+            return JobArgs.resolve(
+                    ctx.env(),
+                    new PrintStream(OutputStream.nullOutputStream()),
+                    jobArgs.toArray(String[]::new));
         } catch (ConfigException e) {
             return null; // the job reported it when it was submitted
         }
