@@ -393,7 +393,9 @@ final class PipelineCommand {
                     out,
                     err);
         }
-        String consoleUrl = startConsole(ctx, config);
+        String consoleUrl =
+                startConsole(
+                        ctx, config, job == null ? null : job.get(ClickHouseSinkKeys.DATABASE));
         if (consoleUrl == null) {
             return ExitCode.FAILURE;
         }
@@ -464,9 +466,10 @@ final class PipelineCommand {
 
     /**
      * The console as a background JVM on the local services (its keys from the environment: {@code
-     * FLOWHOUSE_CONSOLE_*}); returns its URL once it answers, or null.
+     * FLOWHOUSE_CONSOLE_*}), reading the job's database unless the environment names another;
+     * returns its URL once it answers, or null.
      */
-    private static String startConsole(LaunchContext ctx, ServicesConfig config)
+    private static String startConsole(LaunchContext ctx, ServicesConfig config, String database)
             throws InterruptedException {
         Map<String, String> env =
                 ConsoleMain.localEnvironment(
@@ -474,6 +477,9 @@ final class PipelineCommand {
                         config.clickhouseUrl(),
                         config.stateDir(),
                         config.kafkaBootstrap());
+        if (database != null) {
+            env.putIfAbsent("FLOWHOUSE_CONSOLE_CLICKHOUSE_DATABASE", database);
+        }
         ConsoleConfig console;
         try {
             console = ConsoleMain.config(env);
