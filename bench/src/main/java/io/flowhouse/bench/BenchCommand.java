@@ -147,15 +147,16 @@ public final class BenchCommand implements Callable<Integer> {
         long deadline = System.nanoTime() + cl.timeLimitSeconds() * 1_000_000_000L;
         List<Double> rates = cl.rates("25000,50000,100000,200000,400000,800000");
         DropFreeSearch.Settings settings =
-                new DropFreeSearch.Settings(
-                        cl.protocol(),
-                        cl.exporters(),
-                        rates,
-                        cl.stepSeconds(8),
-                        15_000,
-                        cl.replayPool(),
-                        cl.bind,
-                        cl.maxDatagram());
+                cl.agent(
+                        new DropFreeSearch.Settings(
+                                cl.protocol(),
+                                cl.exporters(),
+                                rates,
+                                cl.stepSeconds(8),
+                                15_000,
+                                cl.replayPool(),
+                                cl.bind,
+                                cl.maxDatagram()));
         ServicesConfig services =
                 ServicesConfig.resolve(
                         home.root(), home.stateDir(), System.getenv(), Map.of(), true);
@@ -210,6 +211,8 @@ public final class BenchCommand implements Callable<Integer> {
                         Locale.ROOT,
                         "{\"protocol\": \"%s\", \"exporters\": %d, \"step_seconds\": %d,"
                                 + " \"replay_pool\": %d, \"max_datagram\": %d, \"rates\": %s,"
+                                + " \"warm_up_rates\": %s, \"warm_up_seconds_each\": %d,"
+                                + " \"refine_steps\": %d, \"refine_gap\": %.3f,"
                                 + " \"kafka\": \"%s\"}",
                         settings.protocol(),
                         settings.exporters(),
@@ -217,6 +220,10 @@ public final class BenchCommand implements Callable<Integer> {
                         settings.replayPool(),
                         settings.maxDatagram(),
                         rates,
+                        settings.warmUp().rates(),
+                        settings.warmUp().secondsEach(),
+                        settings.refineSteps(),
+                        settings.refineGap(),
                         bootstrap);
         Path json = BenchReport.write(results, "agent", runId, settingsJson, systems);
         out.println("bench: results in " + json + " (+ .csv, .png)");

@@ -41,17 +41,20 @@ final class BenchOptions {
             names = "--warm-up-seconds",
             paramLabel = "N",
             description =
-                    "e2e: unmeasured load before each system's first step, in three parts ramping"
-                            + " up to --warm-up-rate (default "
+                    "e2e and agent: unmeasured load before each system's first step, in three"
+                            + " parts ramping up to --warm-up-rate (default "
                             + E2E_WARM_UP_SECONDS
-                            + "; the other stages: 3 s at half the first rate)")
+                            + " for e2e, "
+                            + AGENT_WARM_UP_SECONDS
+                            + " for agent; the other stages: 3 s at half the first rate)")
     Integer warmUpSeconds;
 
     @Option(
             names = "--warm-up-rate",
             paramLabel = "FLOWS",
             description =
-                    "e2e: the warm-up's last part, flows/s (default: the first rate, at most "
+                    "e2e and agent: the warm-up's last part, flows/s (default: the first rate;"
+                            + " for e2e at most "
                             + E2E_WARM_UP_TOP
                             + ")")
     Integer warmUpRate;
@@ -335,6 +338,27 @@ final class BenchOptions {
                 warmUpRate != null
                         ? range("--warm-up-rate", warmUpRate, 0, 100, 10_000_000)
                         : Math.min(E2E_WARM_UP_TOP, s.rates().get(0));
+        return s.with(
+                DropFreeSearch.WarmUp.ramp(top, seconds, 3), E2E_REFINE_STEPS, E2E_REFINE_GAP);
+    }
+
+    /**
+     * The agent stage's default warm-up: a fresh agent JVM spent about a third of its CPU in the
+     * JIT over its first 8 s steps (JFR, 2026-11-26), so 3 s measured it cold.
+     */
+    static final int AGENT_WARM_UP_SECONDS = 20;
+
+    /**
+     * The agent stage's warm-up and ladder: every system (the agent, goflow2) gets the same
+     * warm-up, three parts ramping up to the first rate, each drained (nfcapd and sfcapd start per
+     * step and get none); after the first unclean rung the gap is bisected as for e2e.
+     */
+    DropFreeSearch.Settings agent(DropFreeSearch.Settings s) {
+        int seconds = range("--warm-up-seconds", warmUpSeconds, AGENT_WARM_UP_SECONDS, 3, 600);
+        double top =
+                warmUpRate != null
+                        ? range("--warm-up-rate", warmUpRate, 0, 100, 10_000_000)
+                        : s.rates().get(0);
         return s.with(
                 DropFreeSearch.WarmUp.ramp(top, seconds, 3), E2E_REFINE_STEPS, E2E_REFINE_GAP);
     }

@@ -8,8 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The e2e search's warm-up and ladder refinement, as chosen from the options. */
-class E2eWarmUpTest {
+/** The e2e and agent searches' warm-up and ladder refinement, as chosen from the options. */
+class SearchWarmUpTest {
 
     private static DropFreeSearch.Settings plain(double... rates) {
         List<Double> r = new ArrayList<>();
@@ -55,5 +55,18 @@ class E2eWarmUpTest {
         assertThat(s.warmUp().secondsEach()).isEqualTo(30);
         assertThatThrownBy(() -> BenchOptions.parse("--warm-up-seconds", "1").e2e(plain(20_000)))
                 .isInstanceOf(BenchOptions.UsageError.class);
+    }
+
+    @Test
+    void theAgentStageRampsEverySystemToTheFirstRateOverTwentySecondsAndRefines() {
+        DropFreeSearch.Settings s = BenchOptions.parse().agent(plain(400_000, 800_000, 1_200_000));
+        assertThat(s.warmUp().rates()).containsExactly(133_333.0, 266_667.0, 400_000.0);
+        assertThat(s.warmUp().seconds()).isEqualTo(18);
+        assertThat(s.refineSteps()).isEqualTo(BenchOptions.E2E_REFINE_STEPS);
+        DropFreeSearch.Settings flagged =
+                BenchOptions.parse("--warm-up-seconds", "30", "--warm-up-rate", "600000")
+                        .agent(plain(400_000));
+        assertThat(flagged.warmUp().rates()).containsExactly(200_000.0, 400_000.0, 600_000.0);
+        assertThat(flagged.warmUp().secondsEach()).isEqualTo(10);
     }
 }
