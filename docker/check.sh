@@ -78,6 +78,7 @@ import json
 import sys
 
 json.load(open("grafana/dashboards/flowhouse-flows.json", encoding="utf-8"))
+json.load(open("grafana/dashboards/flowhouse-pipeline.json", encoding="utf-8"))
 try:
     import yaml
 except ImportError:
