@@ -429,10 +429,13 @@ def pipeline_panels():
             grid(12, 0, 12, 8), "pps", bars=True),
         prom_panel(
             3, "Agent: Kafka and spool",
-            "Records acknowledged by Kafka per topic, and records waiting in the on-disk spool"
-            " while Kafka is unreachable.",
-            [("sum by (topic) (rate(flowhouse_agent_kafka_records_total[$__rate_interval]))",
-              "acked {{topic}} /s"),
+            "Datagrams and records acknowledged by Kafka per topic (a record holds up to"
+            " kafka.record-max-datagrams datagrams of one exporter, 64 by default), and records"
+            " waiting in the on-disk spool while Kafka is unreachable.",
+            [("sum by (topic) (rate(flowhouse_agent_kafka_datagrams_total[$__rate_interval]))",
+              "acked datagrams {{topic}} /s"),
+             ("sum by (topic) (rate(flowhouse_agent_kafka_records_total[$__rate_interval]))",
+              "acked records {{topic}} /s"),
              ("sum(flowhouse_agent_spool_depth_records)", "spooled records (depth)")],
             grid(0, 8, 12, 8), "short"),
         prom_panel(
