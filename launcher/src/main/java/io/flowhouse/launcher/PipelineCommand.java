@@ -381,18 +381,7 @@ final class PipelineCommand {
             out.println("pipeline job " + id + " runs on " + config.flinkRestUrl());
         }
         Config job = jobConfig(ctx, options.jobArgs);
-        Path asnDatabase = job == null ? null : job.get(EnrichKeys.ASN_DATABASE);
-        if (asnDatabase != null) {
-            // The job's writers create as_names as they open, in the job's database; the names are
-            // read at query time.
-            EnrichCommand.load(
-                    config,
-                    job.get(ClickHouseSinkKeys.DATABASE),
-                    asnDatabase,
-                    Duration.ofSeconds(120),
-                    out,
-                    err);
-        }
+        loadAsNames(config, job, out, err);
         String consoleUrl =
                 startConsole(
                         ctx, config, job == null ? null : job.get(ClickHouseSinkKeys.DATABASE));
@@ -414,6 +403,25 @@ final class PipelineCommand {
         out.println("query: ./flowhouse query \"SELECT count() FROM flows\"");
         out.println("stop:  ./flowhouse down");
         return ExitCode.OK;
+    }
+
+    /**
+     * Fills {@code as_names} from the job's ASN database, if it has one, in the job's database: the
+     * job's writers create the table as they open; the names are read at query time.
+     */
+    private static void loadAsNames(
+            ServicesConfig config, Config job, PrintStream out, PrintStream err)
+            throws InterruptedException {
+        Path asnDatabase = job == null ? null : job.get(EnrichKeys.ASN_DATABASE);
+        if (asnDatabase != null) {
+            EnrichCommand.load(
+                    config,
+                    job.get(ClickHouseSinkKeys.DATABASE),
+                    asnDatabase,
+                    Duration.ofSeconds(120),
+                    out,
+                    err);
+        }
     }
 
     /** The job's config as its flags and the environment set it; null if it does not resolve. */
