@@ -333,13 +333,8 @@ final class BenchOptions {
      * rung the gap is bisected ({@link RateLadder#refined}).
      */
     DropFreeSearch.Settings e2e(DropFreeSearch.Settings s) {
-        int seconds = range("--warm-up-seconds", warmUpSeconds, E2E_WARM_UP_SECONDS, 3, 600);
-        double top =
-                warmUpRate != null
-                        ? range("--warm-up-rate", warmUpRate, 0, 100, 10_000_000)
-                        : Math.min(E2E_WARM_UP_TOP, s.rates().get(0));
-        return s.with(
-                DropFreeSearch.WarmUp.ramp(top, seconds, 3), E2E_REFINE_STEPS, E2E_REFINE_GAP);
+        return rampedAndRefined(
+                s, E2E_WARM_UP_SECONDS, Math.min(E2E_WARM_UP_TOP, s.rates().get(0)));
     }
 
     /**
@@ -354,13 +349,20 @@ final class BenchOptions {
      * step and get none); after the first unclean rung the gap is bisected as for e2e.
      */
     DropFreeSearch.Settings agent(DropFreeSearch.Settings s) {
-        int seconds = range("--warm-up-seconds", warmUpSeconds, AGENT_WARM_UP_SECONDS, 3, 600);
-        double top =
-                warmUpRate != null
-                        ? range("--warm-up-rate", warmUpRate, 0, 100, 10_000_000)
-                        : s.rates().get(0);
+        return rampedAndRefined(s, AGENT_WARM_UP_SECONDS, s.rates().get(0));
+    }
+
+    /**
+     * {@code s} with a warm-up of three parts ramping up to {@code --warm-up-rate} (else {@code
+     * top}) over {@code --warm-up-seconds} (else {@code seconds}), and the refined ladder.
+     */
+    private DropFreeSearch.Settings rampedAndRefined(
+            DropFreeSearch.Settings s, int seconds, double top) {
+        int length = range("--warm-up-seconds", warmUpSeconds, seconds, 3, 600);
+        double last =
+                warmUpRate != null ? range("--warm-up-rate", warmUpRate, 0, 100, 10_000_000) : top;
         return s.with(
-                DropFreeSearch.WarmUp.ramp(top, seconds, 3), E2E_REFINE_STEPS, E2E_REFINE_GAP);
+                DropFreeSearch.WarmUp.ramp(last, length, 3), E2E_REFINE_STEPS, E2E_REFINE_GAP);
     }
 
     int collectorNice() {
