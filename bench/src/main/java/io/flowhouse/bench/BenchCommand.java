@@ -291,10 +291,6 @@ public final class BenchCommand implements Callable<Integer> {
         // A pipeline the bench starts writes the bench's own database, emptied before each setting;
         // one that was up already is measured where it writes.
         String database = wasUp || cl.database != null ? cl.database() : BenchDatabase.OWN;
-        ClickHouseHttp clickhouse =
-                new ClickHouseHttp(
-                        services.clickhouseUrl(),
-                        ClickHousePassword.headersFor(services.clickhousePasswordFile()));
         List<SystemResult> systems = new ArrayList<>();
         for (boolean enriched : modes) {
             if (!wasUp) {
@@ -325,6 +321,11 @@ public final class BenchCommand implements Callable<Integer> {
                 }
             }
             try {
+                // After up: the first up on a fresh machine writes the password file.
+                ClickHouseHttp clickhouse =
+                        new ClickHouseHttp(
+                                services.clickhouseUrl(),
+                                ClickHousePassword.headersFor(services.clickhousePasswordFile()));
                 // The same ClickHouse for each setting: no rows and no merges of an earlier one.
                 BenchDatabase bench = new BenchDatabase(clickhouse);
                 if (BenchDatabase.OWN.equals(database)) {
