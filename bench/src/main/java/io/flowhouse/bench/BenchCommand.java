@@ -54,7 +54,7 @@ import picocli.CommandLine.Spec;
             "           each row visible within --max-lag of the step's end (sustained);",
             "           --enrich on,off: both jobs on the same ladder after the same",
             "           warm-up (--warm-up-seconds, --warm-up-rate); the gap above the last",
-            "           clean rung is bisected to 3 %; JOB_ARGS after -- go to the job",
+            "           clean rung is bisected to 3 %%; JOB_ARGS after -- go to the job",
             "  kafka-out  ./flowhouse up --flows-topic (exactly once), then loadgen ->",
             "           agent -> Kafka -> Flink -> the decoded-flows topic: drop-free search",
             "           on committed records (read_committed; flows, packets, bytes exact per",
