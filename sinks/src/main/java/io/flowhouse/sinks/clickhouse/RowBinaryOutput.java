@@ -118,6 +118,25 @@ public final class RowBinaryOutput {
     }
 
     public RowBinaryOutput string(String s) {
+        // The enriched flows row has 29 String columns, mostly empty or short ASCII names: written
+        // char by char they cost no byte[] per value (getBytes was 11 % of the enriched decode
+        // chain's samples in a JFR of the job at 130,000 flows/s). Anything else goes through
+        // the UTF-8 encoder.
+        int n = s.length();
+        if (n < 128) {
+            ensure(n + 1);
+            int at = size + 1;
+            for (int i = 0; i < n; i++) {
+                char c = s.charAt(i);
+                if (c >= 0x80) {
+                    return bytes(s.getBytes(StandardCharsets.UTF_8));
+                }
+                buf[at + i] = (byte) c;
+            }
+            buf[size] = (byte) n;
+            size = at + n;
+            return this;
+        }
         return bytes(s.getBytes(StandardCharsets.UTF_8));
     }
 

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.flowhouse.codec.flow.IpAddress;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -38,6 +40,33 @@ class RowBinaryOutputTest {
         // 300 = 0b1_0010_1100 -> 0xac 0x02
         assertThat(HexFormat.of().formatHex(b, 4, 6)).isEqualTo("ac02");
         assertThat(b).hasSize(4 + 2 + 300);
+    }
+
+    @Test
+    void stringsAreUtf8WhateverTheirLengthAndCharacters() {
+        List<String> values =
+                List.of(
+                        "",
+                        "xe-0/0/1",
+                        "x".repeat(127),
+                        "x".repeat(128),
+                        "mgmt-\u00e9",
+                        "\u00e9" + "x".repeat(126),
+                        "x".repeat(126) + "\u00e9",
+                        "edge1 \u2192 \ud83d\ude80",
+                        "\u007f\u0080",
+                        "\u00e9".repeat(200));
+        RowBinaryOutput small = new RowBinaryOutput(1);
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        for (String v : values) {
+            small.string(v);
+            byte[] utf8 = v.getBytes(StandardCharsets.UTF_8);
+            RowBinaryOutput length = new RowBinaryOutput(8);
+            length.varUInt(utf8.length);
+            expected.writeBytes(length.toByteArray());
+            expected.writeBytes(utf8);
+        }
+        assertThat(small.toByteArray()).isEqualTo(expected.toByteArray());
     }
 
     @Test
