@@ -116,8 +116,16 @@ public final class TopicAdmin implements AutoCloseable {
     }
 
     /**
-     * Whether every partition of {@code topic} shows in the broker's metadata with a leader: a new
-     * topic takes a moment after its creation.
+     * Whether every partition of {@code topic} has a leader that serves it: each shows in the
+     * metadata with a leader, and that leader answers a ListOffsets request for it. A new topic
+     * takes a moment after its creation, and the metadata alone says too little: a KRaft broker
+     * publishes a new partition's leader in its metadata before its replica manager has taken the
+     * lead, and refuses a produce request in between (NOT_LEADER_OR_FOLLOWER). An idempotent
+     * producer with several requests in flight can then have its first batch refused and a later
+     * one appended (the broker takes any first sequence from a producer it has no state for), and
+     * every retry of the first batch fails with OUT_OF_ORDER_SEQUENCE_NUMBER until its delivery
+     * timeout expires it (KAFKA-15591). ListOffsets passes the same leader check as a produce
+     * request.
      */
     public boolean isReady(String topic) throws InterruptedException {
         try {
@@ -126,9 +134,20 @@ public final class TopicAdmin implements AutoCloseable {
                             .allTopicNames()
                             .get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
                             .get(topic);
-            return d != null
-                    && !d.partitions().isEmpty()
-                    && d.partitions().stream().allMatch(p -> p.leader() != null);
+            if (d == null
+                    || d.partitions().isEmpty()
+                    || !d.partitions().stream().allMatch(p -> p.leader() != null)) {
+                return false;
+            }
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            d.partitions()
+                    .forEach(
+                            p ->
+                                    latest.put(
+                                            new TopicPartition(topic, p.partition()),
+                                            OffsetSpec.latest()));
+            admin.listOffsets(latest).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            return true;
         } catch (ExecutionException | TimeoutException e) {
             return false;
         }

@@ -163,8 +163,9 @@ public final class InProcessKafka implements AutoCloseable {
     /**
      * Creates a topic with the given partition count and topic configs (for example {@code
      * cleanup.policy=compact}), if it does not exist yet, and waits until every partition has a
-     * leader: an idempotent producer that writes the moment a topic exists can get its first batch
-     * refused (not the leader yet) and then never get past its sequence numbers.
+     * leader that serves it: an idempotent producer that writes the moment a topic exists can get
+     * its first batch refused (not the leader yet) and then never get past its sequence numbers
+     * ({@link io.flowhouse.kafka.TopicAdmin#isReady}).
      */
     public void createTopic(String name, int topicPartitions, Map<String, String> configs) {
         Objects.requireNonNull(name, "name");

@@ -184,7 +184,10 @@ public final class KafkaBrokerConfig {
         }
     }
 
-    /** Waits until every partition of {@code topic} has a leader; fails after {@code timeout}. */
+    /**
+     * Waits until every partition of {@code topic} has a leader that serves it ({@link
+     * TopicAdmin#isReady}); fails after {@code timeout}.
+     */
     public static void awaitLeaders(TopicAdmin topics, String topic, Duration timeout) {
         boolean ready =
                 Retry.within(timeout)
@@ -200,7 +203,10 @@ public final class KafkaBrokerConfig {
                                 });
         if (!ready) {
             throw new IllegalStateException(
-                    "topic " + topic + " has partitions without a leader after " + timeout);
+                    "topic "
+                            + topic
+                            + " has partitions without a leader that serves them after "
+                            + timeout);
         }
     }
 }
