@@ -4,7 +4,6 @@ package io.flowhouse.codec.sflow;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.flow.SflowFields;
-import io.flowhouse.codec.packet.PacketSummary;
 
 /**
  * What the records of one flow sample said, gathered before the sample becomes a {@link
@@ -114,21 +113,21 @@ final class FlowSampleState {
         hasGateway = false;
     }
 
-    /** Takes the fields a parsed packet header gave (all of them: the parser cleared the rest). */
-    void fromHeader(PacketSummary.Builder p) {
-        srcMac = p.srcMac();
-        dstMac = p.dstMac();
-        headerVlan = p.outerVlan();
-        ipVersion = p.ipVersion();
-        srcHi = p.srcHi();
-        srcLo = p.srcLo();
-        dstHi = p.dstHi();
-        dstLo = p.dstLo();
-        srcPort = p.srcPort();
-        dstPort = p.dstPort();
-        protocol = p.protocol();
-        tcpFlags = p.tcpFlags();
-        tos = p.tos();
+    /** Clears what a sampled header's parse fills, before the parse. */
+    void clearHeaderFields() {
+        srcMac = 0;
+        dstMac = 0;
+        headerVlan = 0;
+        ipVersion = 0;
+        srcHi = 0;
+        srcLo = 0;
+        dstHi = 0;
+        dstLo = 0;
+        srcPort = 0;
+        dstPort = 0;
+        protocol = 0;
+        tcpFlags = 0;
+        tos = 0;
     }
 
     /**
