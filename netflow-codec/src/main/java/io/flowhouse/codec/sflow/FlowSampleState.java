@@ -52,6 +52,7 @@ final class FlowSampleState {
 
     // extended_router (addresses as two longs each: no reference stores into this long-lived
     // object, which G1 would make pay a card-marking barrier per sample)
+    boolean hasRouter;
     boolean hasNextHop;
     long nextHopHi;
     long nextHopLo;
@@ -69,47 +70,20 @@ final class FlowSampleState {
     boolean hasPath;
     boolean hasGateway;
 
+    /**
+     * Clears what a sample's records may leave unwritten and {@link #toRecord} reads. The sample's
+     * fixed part is always written before its records; the extended records' fields are read only
+     * under their flag, so clearing the flags is enough.
+     */
     void reset() {
-        sampleSequence = 0;
-        sourceIdClass = 0;
-        sourceIdIndex = 0;
-        samplingRate = 0;
-        samplePool = 0;
-        drops = 0;
-        inputFormat = 0;
-        inputValue = 0;
-        outputFormat = 0;
-        outputValue = 0;
         hasHeader = false;
         frameLength = 0;
         stripped = 0;
-        ipVersion = 0;
-        srcHi = 0;
-        srcLo = 0;
-        dstHi = 0;
-        dstLo = 0;
-        srcPort = 0;
-        dstPort = 0;
-        protocol = 0;
-        tcpFlags = 0;
-        tos = 0;
-        srcMac = 0;
-        dstMac = 0;
-        headerVlan = 0;
+        clearHeaderFields();
         hasSwitch = false;
-        srcVlan = 0;
-        srcPriority = 0;
-        dstVlan = 0;
-        dstPriority = 0;
+        hasRouter = false;
         hasNextHop = false;
-        srcMaskLen = 0;
-        dstMaskLen = 0;
         hasBgpNextHop = false;
-        gatewayAs = 0;
-        srcAs = 0;
-        srcPeerAs = 0;
-        lastPathAs = 0;
-        hasPath = false;
         hasGateway = false;
     }
 
@@ -157,13 +131,13 @@ final class FlowSampleState {
                         outputFormat,
                         outputValue,
                         stripped,
-                        srcPriority,
-                        dstPriority,
+                        hasSwitch ? srcPriority : 0,
+                        hasSwitch ? dstPriority : 0,
                         hasBgpNextHop
                                 ? new IpAddress(bgpNextHopHi, bgpNextHopLo)
                                 : IpAddress.UNSPECIFIED,
-                        gatewayAs,
-                        srcPeerAs);
+                        hasGateway ? gatewayAs : 0L,
+                        hasGateway ? srcPeerAs : 0L);
         // The canonical constructor, not a builder: a reused builder would pay a G1 card mark per
         // reference it holds, and a fresh one is too large for C2 to inline and scalar replace.
         return new FlowRecord(
@@ -175,8 +149,8 @@ final class FlowSampleState {
                 src,
                 dst,
                 hasNextHop ? new IpAddress(nextHopHi, nextHopLo) : IpAddress.UNSPECIFIED,
-                srcMaskLen,
-                dstMaskLen,
+                hasRouter ? srcMaskLen : 0,
+                hasRouter ? dstMaskLen : 0,
                 srcPort,
                 dstPort,
                 protocol,
@@ -192,7 +166,7 @@ final class FlowSampleState {
                 hasSwitch ? dstVlan : 0, // postVlanId
                 srcMac,
                 dstMac,
-                hasGateway && srcAs == 0 ? gatewayAs : srcAs,
+                hasGateway ? (srcAs == 0 ? gatewayAs : srcAs) : 0L, // srcAs
                 hasGateway ? (hasPath ? lastPathAs : gatewayAs) : 0L, // dstAs
                 -1, // direction: not given
                 0, // flowEndReason: not given
