@@ -8,7 +8,7 @@
 #   bench/scripts/codec.sh fuzz-sflow [inputs] [seed]  the same on the sFlow captures (tighter allocation bound)
 #   bench/scripts/codec.sh peer [capture...]      same-run: our decoder vs nfcapd/nfdump vs goflow2
 #   bench/scripts/codec.sh sflow [JMH args...]    same-run: JMH on the sFlow captures, then goflow2's sFlow decoder
-#   bench/scripts/codec.sh digest [inputs] [seed] [dump] SHA-256 of every decode result: compare two builds
+#   bench/scripts/codec.sh digest [inputs] [seed] [dump|-] [netflow|sflow] SHA-256 of every decode result: compare two builds
 #   bench/scripts/codec.sh rate [seconds] [capture...] records per CPU-second of the decoding thread
 #       (captures: testdata/ file names, or synthetic-distinct|synthetic-zipf|synthetic-site)
 set -euo pipefail
@@ -37,7 +37,7 @@ case "$what" in
     [ ${#captures[@]} -gt 0 ] || captures=(netflow-v5-softflowd.pcap netflow-v9-softflowd.pcap netflow-v9-pmacct.pcap netflow-v9-nfreplay.pcap ipfix-softflowd.pcap ipfix-pmacct.pcap ipfix-biflow-softflowd.pcap)
     exec java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.CpuRateMain "$secs" "load=$(cut -d' ' -f1 /proc/loadavg)" "${captures[@]}" ;;
   digest)
-    exec java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.DecodeDigestMain "${1:-300000}" "${2:-7}" ${3:+"$3"} ;;
+    exec java -Xmx1g -cp "$cp" io.flowhouse.codec.bench.DecodeDigestMain "${1:-300000}" "${2:-7}" ${3:+"$3"} ${4:+"$4"} ;;
   peer)
     gobench=""
     if command -v go >/dev/null; then

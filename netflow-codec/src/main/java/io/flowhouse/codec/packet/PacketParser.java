@@ -42,7 +42,7 @@ public final class PacketParser {
     public static final int LINKTYPE_LINUX_SLL2 = 276;
 
     /** Most IPv6 extension headers followed before giving up (RFC 8200 allows few in practice). */
-    static final int MAX_IPV6_EXTENSION_HEADERS = 8;
+    public static final int MAX_IPV6_EXTENSION_HEADERS = 8;
 
     private static final int ETHERTYPE_IPV4 = 0x0800;
     private static final int ETHERTYPE_IPV6 = 0x86dd;

@@ -29,6 +29,7 @@ final class ExtendedRouter {
             FlowRecords.tooShort(t, FORMAT, len, size);
             return;
         }
+        s.hasRouter = true;
         s.hasNextHop = type != Xdr.ADDRESS_UNKNOWN;
         s.nextHopHi = Xdr.addressHi(b, at + 4, type);
         s.nextHopLo = Xdr.addressLo(b, at + 4, type);

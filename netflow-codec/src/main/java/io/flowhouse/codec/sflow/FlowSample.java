@@ -3,8 +3,6 @@ package io.flowhouse.codec.sflow;
 
 import io.flowhouse.codec.DecodeProblem;
 import io.flowhouse.codec.flow.FlowRecord;
-import io.flowhouse.codec.packet.PacketSummary;
-import java.nio.ByteBuffer;
 
 /**
  * {@code flow_sample} (sample 0:1) and {@code flow_sample_expanded} (0:3): one sampled packet and
@@ -25,7 +23,6 @@ final class FlowSample {
     static final int EXPANDED_SIZE = 44;
 
     private final FlowSampleState s = new FlowSampleState();
-    private final PacketSummary.Builder packet = PacketSummary.builder();
     private final RecordWalk records = new RecordWalk();
 
     /**
@@ -35,7 +32,6 @@ final class FlowSample {
      */
     FlowRecord decode(
             byte[] b,
-            ByteBuffer view,
             int at,
             int len,
             boolean expanded,
@@ -89,17 +85,16 @@ final class FlowSample {
         RecordWalk w = records;
         w.start(p + 4, at + len, count);
         while (w.next(b, t, "flow record")) {
-            record(b, view, w.format(), w.at(), w.length(), t);
+            record(b, w.format(), w.at(), w.length(), t);
         }
         return s.toRecord(d, index);
     }
 
-    private void record(
-            byte[] b, ByteBuffer view, int dataFormat, int at, int len, ProblemTally t) {
+    private void record(byte[] b, int dataFormat, int at, int len, ProblemTally t) {
         FlowSampleState s = this.s;
         switch (dataFormat) {
             case SampledHeader.FORMAT:
-                SampledHeader.read(b, view, at, len, s, packet, t);
+                SampledHeader.read(b, at, len, s, t);
                 break;
             case ExtendedSwitch.FORMAT:
                 ExtendedSwitch.read(b, at, len, s, t);

@@ -4,7 +4,6 @@ package io.flowhouse.codec.sflow;
 import io.flowhouse.codec.flow.FlowRecord;
 import io.flowhouse.codec.flow.IpAddress;
 import io.flowhouse.codec.flow.SflowFields;
-import io.flowhouse.codec.packet.PacketSummary;
 
 /**
  * What the records of one flow sample said, gathered before the sample becomes a {@link
@@ -53,6 +52,7 @@ final class FlowSampleState {
 
     // extended_router (addresses as two longs each: no reference stores into this long-lived
     // object, which G1 would make pay a card-marking barrier per sample)
+    boolean hasRouter;
     boolean hasNextHop;
     long nextHopHi;
     long nextHopLo;
@@ -70,20 +70,28 @@ final class FlowSampleState {
     boolean hasPath;
     boolean hasGateway;
 
+    /**
+     * Clears what a sample's records may leave unwritten and {@link #toRecord} reads. The sample's
+     * fixed part is always written before its records; the extended records' fields are read only
+     * under their flag, so clearing the flags is enough.
+     */
     void reset() {
-        sampleSequence = 0;
-        sourceIdClass = 0;
-        sourceIdIndex = 0;
-        samplingRate = 0;
-        samplePool = 0;
-        drops = 0;
-        inputFormat = 0;
-        inputValue = 0;
-        outputFormat = 0;
-        outputValue = 0;
         hasHeader = false;
         frameLength = 0;
         stripped = 0;
+        clearHeaderFields();
+        hasSwitch = false;
+        hasRouter = false;
+        hasNextHop = false;
+        hasBgpNextHop = false;
+        hasGateway = false;
+    }
+
+    /** Clears what a sampled header's parse fills, before the parse. */
+    void clearHeaderFields() {
+        srcMac = 0;
+        dstMac = 0;
+        headerVlan = 0;
         ipVersion = 0;
         srcHi = 0;
         srcLo = 0;
@@ -94,41 +102,6 @@ final class FlowSampleState {
         protocol = 0;
         tcpFlags = 0;
         tos = 0;
-        srcMac = 0;
-        dstMac = 0;
-        headerVlan = 0;
-        hasSwitch = false;
-        srcVlan = 0;
-        srcPriority = 0;
-        dstVlan = 0;
-        dstPriority = 0;
-        hasNextHop = false;
-        srcMaskLen = 0;
-        dstMaskLen = 0;
-        hasBgpNextHop = false;
-        gatewayAs = 0;
-        srcAs = 0;
-        srcPeerAs = 0;
-        lastPathAs = 0;
-        hasPath = false;
-        hasGateway = false;
-    }
-
-    /** Takes the fields a parsed packet header gave (all of them: the parser cleared the rest). */
-    void fromHeader(PacketSummary.Builder p) {
-        srcMac = p.srcMac();
-        dstMac = p.dstMac();
-        headerVlan = p.outerVlan();
-        ipVersion = p.ipVersion();
-        srcHi = p.srcHi();
-        srcLo = p.srcLo();
-        dstHi = p.dstHi();
-        dstLo = p.dstLo();
-        srcPort = p.srcPort();
-        dstPort = p.dstPort();
-        protocol = p.protocol();
-        tcpFlags = p.tcpFlags();
-        tos = p.tos();
     }
 
     /**
@@ -158,13 +131,13 @@ final class FlowSampleState {
                         outputFormat,
                         outputValue,
                         stripped,
-                        srcPriority,
-                        dstPriority,
+                        hasSwitch ? srcPriority : 0,
+                        hasSwitch ? dstPriority : 0,
                         hasBgpNextHop
                                 ? new IpAddress(bgpNextHopHi, bgpNextHopLo)
                                 : IpAddress.UNSPECIFIED,
-                        gatewayAs,
-                        srcPeerAs);
+                        hasGateway ? gatewayAs : 0L,
+                        hasGateway ? srcPeerAs : 0L);
         // The canonical constructor, not a builder: a reused builder would pay a G1 card mark per
         // reference it holds, and a fresh one is too large for C2 to inline and scalar replace.
         return new FlowRecord(
@@ -176,8 +149,8 @@ final class FlowSampleState {
                 src,
                 dst,
                 hasNextHop ? new IpAddress(nextHopHi, nextHopLo) : IpAddress.UNSPECIFIED,
-                srcMaskLen,
-                dstMaskLen,
+                hasRouter ? srcMaskLen : 0,
+                hasRouter ? dstMaskLen : 0,
                 srcPort,
                 dstPort,
                 protocol,
@@ -193,7 +166,7 @@ final class FlowSampleState {
                 hasSwitch ? dstVlan : 0, // postVlanId
                 srcMac,
                 dstMac,
-                hasGateway && srcAs == 0 ? gatewayAs : srcAs,
+                hasGateway ? (srcAs == 0 ? gatewayAs : srcAs) : 0L, // srcAs
                 hasGateway ? (hasPath ? lastPathAs : gatewayAs) : 0L, // dstAs
                 -1, // direction: not given
                 0, // flowEndReason: not given

@@ -103,8 +103,6 @@ public final class SflowDecoder {
     private final CounterSample counterSample = new CounterSample();
     private final RecordWalk walk = new RecordWalk();
     private byte[] scratch = new byte[2048];
-    // The packet parser reads sampled headers through a buffer: one over the scratch, reused.
-    private ByteBuffer view = ByteBuffer.wrap(scratch);
 
     /**
      * Decodes the datagram between {@code datagram}'s position and limit.
@@ -124,7 +122,6 @@ public final class SflowDecoder {
         // buffer is never read twice, moved or kept.
         if (scratch.length < n) {
             scratch = new byte[Math.max(n, Math.min(MAX_DATAGRAM, scratch.length * 2))];
-            view = ByteBuffer.wrap(scratch);
         }
         datagram.get(start, scratch, 0, n);
         return decode(scratch, n, ctx);
@@ -179,7 +176,7 @@ public final class SflowDecoder {
                 d.receivedMillis,
                 (int) Math.min(declared, Integer.MAX_VALUE),
                 d.uptimeMillis);
-        Samples s = new Samples(b, view, d, t, r);
+        Samples s = new Samples(b, d, t, r);
         RecordWalk w = walk;
         w.start(p, end, declared);
         while (w.next(b, t, "sample")) {
@@ -204,7 +201,6 @@ public final class SflowDecoder {
     /** Dispatches each sample of one datagram by its format; one per datagram (young). */
     private final class Samples {
         private final byte[] b;
-        private final ByteBuffer view;
         private final DatagramFacts d;
         private final ProblemTally t;
         private final DecodeResult.Builder r;
@@ -216,14 +212,8 @@ public final class SflowDecoder {
 
         List<InterfaceCounters> counters = List.of();
 
-        Samples(
-                byte[] b,
-                ByteBuffer view,
-                DatagramFacts d,
-                ProblemTally t,
-                DecodeResult.Builder r) {
+        Samples(byte[] b, DatagramFacts d, ProblemTally t, DecodeResult.Builder r) {
             this.b = b;
-            this.view = view;
             this.d = d;
             this.t = t;
             this.r = r;
@@ -237,7 +227,6 @@ public final class SflowDecoder {
                     FlowRecord f =
                             flowSample.decode(
                                     b,
-                                    view,
                                     at,
                                     len,
                                     dataFormat == FlowSample.EXPANDED_FORMAT,

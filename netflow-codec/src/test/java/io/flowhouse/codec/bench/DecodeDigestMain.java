@@ -22,9 +22,11 @@ import java.util.Random;
  * learned and withdrawn, every problem and its message) and every {@link DecodeException}. Run it
  * on two builds: equal digests mean equal results, byte for byte.
  *
- * <p>Usage: {@code DecodeDigestMain [mutatedInputs=300000] [seed=7] [dumpFile]}; see BENCHMARKS.md.
- * With a dump file, every result's text is also written there, one per line, so two builds whose
- * digests differ can be compared with {@code diff}.
+ * <p>Usage: {@code DecodeDigestMain [mutatedInputs=300000] [seed=7] [dumpFile|-] [netflow|sflow]};
+ * see BENCHMARKS.md. With a dump file, every result's text is also written there, one per line, so
+ * two builds whose digests differ can be compared with {@code diff} ({@code -}: no dump). The
+ * {@code sflow} corpus is the two sFlow captures, mutated as {@link FuzzMain} does (half of the
+ * inputs also get XDR length and count words set); the default is the eight NetFlow/IPFIX ones.
  */
 public final class DecodeDigestMain {
 
@@ -37,13 +39,14 @@ public final class DecodeDigestMain {
         long inputs = args.length > 0 ? Long.parseLong(args[0]) : 300_000L;
         long seed = args.length > 1 ? Long.parseLong(args[1]) : 7L;
         dump =
-                args.length > 2
+                args.length > 2 && !args[2].equals("-")
                         ? new java.io.PrintWriter(
                                 java.nio.file.Files.newBufferedWriter(
                                         java.nio.file.Path.of(args[2])))
                         : null;
+        boolean sflow = args.length > 3 && args[3].equals("sflow");
         List<CaptureDatagrams.Datagram> seeds = new ArrayList<>();
-        for (String f : FuzzMain.CAPTURES) {
+        for (String f : sflow ? FuzzMain.SFLOW_CAPTURES : FuzzMain.CAPTURES) {
             seeds.addAll(CaptureDatagrams.datagrams(f));
         }
         MessageDigest md = MessageDigest.getInstance("SHA-256");
@@ -59,7 +62,10 @@ public final class DecodeDigestMain {
                 }
             }
             CaptureDatagrams.Datagram s = seeds.get(rnd.nextInt(seeds.size()));
-            byte[] in = Mutator.mutate(s.payload(), rnd);
+            byte[] in =
+                    sflow && rnd.nextBoolean()
+                            ? Mutator.mutateWords(Mutator.mutate(s.payload(), rnd), rnd)
+                            : Mutator.mutate(s.payload(), rnd);
             records += digest(md, decoder, ByteBuffer.wrap(in), s, cache);
         }
         System.out.println(
