@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.rollup;
 
+import java.io.Serializable;
+
 /**
  * The running sums of a {@link BucketCombiner} between two flushes: one entry per bucket, holding
  * the bucket's first piece (its key fields) and the counters of every piece added to it.
@@ -23,8 +25,11 @@ package io.flowhouse.jobs.rollup;
  */
 final class BucketTable<T extends Counted> {
 
-    /** What makes a bucket: equal pieces are summed together. */
-    interface Identity<T> {
+    /**
+     * What makes a bucket: equal pieces are summed together. Serializable: an operator may keep
+     * one.
+     */
+    interface Identity<T> extends Serializable {
         /**
          * A well-mixed 64-bit hash of the piece's bucket fields ({@link BucketHash}): equal for
          * pieces of the same bucket; its low bits index the table.

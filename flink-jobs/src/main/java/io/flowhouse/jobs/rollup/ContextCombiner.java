@@ -17,6 +17,8 @@ public final class ContextCombiner extends BucketCombiner<ContextRow> {
      * is for the windows' key groups, and it is a 31-polynomial of small fields.
      */
     private static final class Bucket implements BucketTable.Identity<ContextRow> {
+        private static final long serialVersionUID = 1L;
+
         @Override
         public long hash(ContextRow r) {
             long h = BucketHash.add(BucketHash.SEED, r.windowStart());
@@ -62,7 +64,8 @@ public final class ContextCombiner extends BucketCombiner<ContextRow> {
         }
     }
 
-    private static final Bucket BUCKET = new Bucket();
+    /** A context piece's bucket (also the {@link BucketBudget}'s). */
+    static final BucketTable.Identity<ContextRow> BUCKET = new Bucket();
 
     /**
      * @param resolutionMillis the window length

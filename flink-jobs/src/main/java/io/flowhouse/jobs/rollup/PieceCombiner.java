@@ -11,6 +11,8 @@ public final class PieceCombiner extends BucketCombiner<RollupRow> {
 
     /** A bucket of one window: every key field of a piece and its window. */
     private static final class Bucket implements BucketTable.Identity<RollupRow> {
+        private static final long serialVersionUID = 1L;
+
         @Override
         public long hash(RollupRow r) {
             long h = BucketHash.add(BucketHash.SEED, r.windowStart());
