@@ -4,10 +4,8 @@ package io.flowhouse.jobs.rollup;
 import io.flowhouse.codec.flow.IpAddress;
 import java.io.Serializable;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Function;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -48,12 +46,13 @@ public final class BucketBudget<T extends Bucketed> extends AbstractStreamOperat
      * What a bucket of a piece type is.
      *
      * @param exempt whether a piece passes untouched (bounded elsewhere)
-     * @param bucket the key fields of the piece's bucket within its (window, kind, exporter)
+     * @param bucket what makes a piece's bucket: its window, kind and exporter (its scope) and the
+     *     key fields within them
      * @param fold the piece moved to its kind's bucket of zeros
      * @param metric the name of the counter of folded pieces
      */
     record Buckets<T>(
-            Rule<T, Boolean> exempt, Rule<T, Object> bucket, Rule<T, T> fold, String metric)
+            Rule<T, Boolean> exempt, BucketTable.Identity<T> bucket, Rule<T, T> fold, String metric)
             implements Serializable {
         private static final long serialVersionUID = 1L;
     }
@@ -61,29 +60,61 @@ public final class BucketBudget<T extends Bucketed> extends AbstractStreamOperat
     /** One exporter's buckets of one kind in one window. */
     private record Scope(long windowStart, int kind, IpAddress exporter) {}
 
+    /**
+     * A plain rollup's bucket: window, kind, exporter, interface and direction, protocol and port,
+     * AS pair (not the addresses: talker pieces are exempt).
+     */
+    private static final class RowBucket implements BucketTable.Identity<RollupRow> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public long hash(RollupRow r) {
+            long h = BucketHash.add(BucketHash.SEED, r.windowStart());
+            h =
+                    BucketHash.add(
+                            h,
+                            ((long) r.kind() << 56)
+                                    ^ ((long) r.direction() << 48)
+                                    ^ ((long) r.protocol() << 32)
+                                    ^ (r.port() & 0xffff_ffffL));
+            h = BucketHash.add(h, r.iface() ^ (r.srcAs() << 32));
+            h = BucketHash.add(h, r.dstAs());
+            h = BucketHash.add(h, r.exporter().hi());
+            h = BucketHash.add(h, r.exporter().lo());
+            return BucketHash.finish(h);
+        }
+
+        @Override
+        public boolean sameBucket(RollupRow a, RollupRow b) {
+            return a.windowStart() == b.windowStart()
+                    && a.kind() == b.kind()
+                    && a.iface() == b.iface()
+                    && a.direction() == b.direction()
+                    && a.protocol() == b.protocol()
+                    && a.port() == b.port()
+                    && a.srcAs() == b.srcAs()
+                    && a.dstAs() == b.dstAs()
+                    && a.exporter().equals(b.exporter());
+        }
+    }
+
     /** The plain rollups: interface, proto-port and AS-pair buckets; talkers pass. */
     private static final Buckets<RollupRow> ROWS =
             new Buckets<>(
                     RollupTopology::isAddressSum,
-                    r ->
-                            new RowBucket(
-                                    r.iface(),
-                                    r.direction(),
-                                    r.protocol(),
-                                    r.port(),
-                                    r.srcAs(),
-                                    r.dstAs()),
+                    new RowBucket(),
                     BucketBudget::fold,
                     "rollup_buckets_folded_total");
 
     /**
-     * The context rollups: every bucket counts. The bucket of zeros keeps the direction and the
-     * boundaries (three values each), so external/internal totals stay exact too.
+     * The context rollups: every bucket counts (a bucket as the context sums see it). The bucket of
+     * zeros keeps the direction and the boundaries (three values each), so external/internal totals
+     * stay exact too.
      */
     private static final Buckets<ContextRow> CONTEXT =
             new Buckets<>(
                     r -> false,
-                    ContextRow::key,
+                    ContextCombiner.BUCKET,
                     BucketBudget::fold,
                     "rollup_context_buckets_folded_total");
 
@@ -104,7 +135,12 @@ public final class BucketBudget<T extends Bucketed> extends AbstractStreamOperat
     private final int maxBuckets;
     private final Buckets<T> buckets;
 
-    private transient Map<Scope, Set<Object>> admitted;
+    /** The buckets admitted in each scope, counted. */
+    private transient Map<Scope, int[]> scopes;
+
+    /** The buckets admitted, of every scope. */
+    private transient BucketSet<T> admitted;
+
     private transient long watermark;
     private transient Counter folded;
 
@@ -135,7 +171,8 @@ public final class BucketBudget<T extends Bucketed> extends AbstractStreamOperat
     @Override
     public void open() throws Exception {
         super.open();
-        admitted = new HashMap<>();
+        scopes = new HashMap<>();
+        admitted = new BucketSet<>(buckets.bucket());
         watermark = Long.MIN_VALUE;
         folded = getMetricGroup().addGroup("flowhouse").counter(buckets.metric());
     }
@@ -147,21 +184,22 @@ public final class BucketBudget<T extends Bucketed> extends AbstractStreamOperat
             output.collect(element);
             return;
         }
-        Set<Object> seen =
-                admitted.computeIfAbsent(
-                        new Scope(r.windowStart(), r.kind(), r.exporter()), k -> new HashSet<>());
-        Object b = buckets.bucket().apply(r);
-        if (seen.contains(b) || (seen.size() < maxBuckets && seen.add(b))) {
+        if (admitted.contains(r)) {
+            output.collect(element);
+            return;
+        }
+        int[] seen =
+                scopes.computeIfAbsent(
+                        new Scope(r.windowStart(), r.kind(), r.exporter()), k -> new int[1]);
+        if (seen[0] < maxBuckets) {
+            seen[0]++;
+            admitted.add(r);
             output.collect(element);
             return;
         }
         folded.inc();
         output.collect(element.replace(buckets.fold().apply(r)));
     }
-
-    /** The key fields of a plain rollup's bucket within its scope. */
-    private record RowBucket(
-            long iface, int direction, int protocol, int port, long srcAs, long dstAs) {}
 
     /** A context piece moved to its kind's bucket of zeros (direction and boundaries kept). */
     static ContextRow fold(ContextRow r) {
@@ -209,19 +247,33 @@ public final class BucketBudget<T extends Bucketed> extends AbstractStreamOperat
     @Override
     public void processWatermark(Watermark mark) throws Exception {
         watermark = Math.max(watermark, mark.getTimestamp());
-        for (Iterator<Scope> it = admitted.keySet().iterator(); it.hasNext(); ) {
-            long start = it.next().windowStart();
-            long maxTimestamp = start + resolutionMillis - 1;
-            long cleanup = maxTimestamp + allowedLatenessMillis;
-            if (cleanup >= maxTimestamp && cleanup <= watermark) {
+        boolean closed = false;
+        for (Iterator<Scope> it = scopes.keySet().iterator(); it.hasNext(); ) {
+            if (closed(it.next().windowStart())) {
                 it.remove();
+                closed = true;
             }
+        }
+        if (closed) {
+            admitted.removeIf(r -> closed(r.windowStart()));
         }
         super.processWatermark(mark);
     }
 
+    /** Whether a window is past its lateness by the watermark: its budget can go. */
+    private boolean closed(long windowStart) {
+        long maxTimestamp = windowStart + resolutionMillis - 1;
+        long cleanup = maxTimestamp + allowedLatenessMillis;
+        return cleanup >= maxTimestamp && cleanup <= watermark;
+    }
+
     /** Scopes (exporter, kind, window) held now. */
     int scopes() {
+        return scopes.size();
+    }
+
+    /** Buckets admitted in the scopes held now. */
+    int buckets() {
         return admitted.size();
     }
 }

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.rollup;
 
-import java.util.HashMap;
-import java.util.Map;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
@@ -14,8 +12,8 @@ import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 /**
  * Local pre-aggregation of rollup pieces in the upstream subtask, before the {@code keyBy} to the
  * rollup windows (the mini-batch idea of Flink's Table runtime): pieces of the same bucket and
- * window are summed in a hash map and go downstream as one row, so the shuffle, the serializer and
- * the window state see one row per bucket per flush instead of one per flow.
+ * window are summed in a {@link BucketTable} and go downstream as one row, so the shuffle, the
+ * serializer and the window state see one row per bucket per flush instead of one per flow.
  *
  * <p>The buffer is emptied before every watermark is passed on, before every checkpoint barrier
  * ({@link #prepareSnapshotPreBarrier}, so the operator has no state and checkpoints stay exact),
@@ -33,28 +31,12 @@ public abstract class BucketCombiner<T extends Counted & Bucketed> extends Abstr
     /** Default bound of the buffer per subtask and resolution. */
     public static final int DEFAULT_MAX_BUCKETS = 50_000;
 
-    /** The first piece of a bucket (its key fields) and the running sums. */
-    private static final class Sums<T> {
-        final T first;
-        long bytes;
-        long packets;
-        long flows;
-        int pieces = 1;
-
-        Sums(T first, long bytes, long packets, long flows) {
-            this.first = first;
-            this.bytes = bytes;
-            this.packets = packets;
-            this.flows = flows;
-        }
-    }
-
     private final long resolutionMillis;
     private final long allowedLatenessMillis;
     private final int maxBuckets;
     private final String metricPrefix;
 
-    private transient Map<Object, Sums<T>> buffer;
+    private transient BucketTable<T> buffer;
     private transient StreamRecord<T> reuse;
     private transient long watermark;
     private transient Counter piecesIn;
@@ -72,7 +54,10 @@ public abstract class BucketCombiner<T extends Counted & Bucketed> extends Abstr
             long allowedLatenessMillis,
             int maxBuckets,
             String metricPrefix) {
-        if (resolutionMillis <= 0 || allowedLatenessMillis < 0 || maxBuckets < 1) {
+        if (resolutionMillis <= 0
+                || allowedLatenessMillis < 0
+                || maxBuckets < 1
+                || maxBuckets > BucketTable.MAX_BUCKETS) {
             throw new IllegalArgumentException(
                     "resolution "
                             + resolutionMillis
@@ -80,7 +65,9 @@ public abstract class BucketCombiner<T extends Counted & Bucketed> extends Abstr
                             + allowedLatenessMillis
                             + " ms, buckets "
                             + maxBuckets
-                            + " (expected: > 0, >= 0, >= 1)");
+                            + " (expected: > 0, >= 0, 1 to "
+                            + BucketTable.MAX_BUCKETS
+                            + ")");
         }
         this.resolutionMillis = resolutionMillis;
         this.allowedLatenessMillis = allowedLatenessMillis;
@@ -88,8 +75,8 @@ public abstract class BucketCombiner<T extends Counted & Bucketed> extends Abstr
         this.metricPrefix = metricPrefix;
     }
 
-    /** The identity of a piece's bucket and window (equal for pieces summed together). */
-    protected abstract Object bucket(T piece);
+    /** What makes a piece's bucket: its key fields and its window (equal for pieces summed). */
+    abstract BucketTable.Identity<T> bucket();
 
     /** The first piece of a bucket with the bucket's sums as its counters. */
     protected abstract T summed(T first, long bytes, long packets, long flows);
@@ -97,7 +84,7 @@ public abstract class BucketCombiner<T extends Counted & Bucketed> extends Abstr
     @Override
     public void open() throws Exception {
         super.open();
-        buffer = new HashMap<>();
+        buffer = new BucketTable<>(bucket(), maxBuckets);
         reuse = new StreamRecord<>(null);
         watermark = Long.MIN_VALUE;
         var g = getMetricGroup().addGroup("flowhouse");
@@ -114,18 +101,8 @@ public abstract class BucketCombiner<T extends Counted & Bucketed> extends Abstr
             output.collect(element);
             return;
         }
-        Object b = bucket(r);
-        Sums<T> s = buffer.get(b);
-        if (s == null) {
-            buffer.put(b, new Sums<>(r, r.bytes(), r.packets(), r.flows()));
-            if (buffer.size() >= maxBuckets) {
-                flush();
-            }
-        } else {
-            s.bytes += r.bytes();
-            s.packets += r.packets();
-            s.flows += r.flows();
-            s.pieces++;
+        if (buffer.add(r) && buffer.full()) {
+            flush();
         }
     }
 
@@ -144,15 +121,13 @@ public abstract class BucketCombiner<T extends Counted & Bucketed> extends Abstr
         if (buffer.isEmpty()) {
             return;
         }
-        for (Sums<T> s : buffer.values()) {
-            T row = s.pieces == 1 ? s.first : summed(s.first, s.bytes, s.packets, s.flows);
-            output.collect(reuse.replace(row, row.windowStart()));
-        }
         rowsOut.inc(buffer.size());
-        // A new map sized for the flush just sent, not clear() of one sized for the largest (up
-        // to maxBuckets): that table would make every lookup miss the cache and every small flush
-        // walk and clear all of it.
-        buffer = new HashMap<>(buffer.size() * 4 / 3 + 1);
+        buffer.drain(this::emit);
+    }
+
+    private void emit(T first, int pieces, long bytes, long packets, long flows) {
+        T row = pieces == 1 ? first : summed(first, bytes, packets, flows);
+        output.collect(reuse.replace(row, row.windowStart()));
     }
 
     @Override

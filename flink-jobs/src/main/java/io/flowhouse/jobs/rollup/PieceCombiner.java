@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.jobs.rollup;
 
-import io.flowhouse.codec.flow.IpAddress;
-
 /** The plain rollups' {@link BucketCombiner}: pieces of the same {@link RollupRow} bucket. */
 public final class PieceCombiner extends BucketCombiner<RollupRow> {
 
@@ -12,18 +10,49 @@ public final class PieceCombiner extends BucketCombiner<RollupRow> {
     public static final int DEFAULT_MAX_BUCKETS = BucketCombiner.DEFAULT_MAX_BUCKETS;
 
     /** A bucket of one window: every key field of a piece and its window. */
-    private record Bucket(
-            long windowStart,
-            int kind,
-            IpAddress exporter,
-            long iface,
-            int direction,
-            int protocol,
-            int port,
-            long srcAs,
-            long dstAs,
-            IpAddress srcAddr,
-            IpAddress dstAddr) {}
+    private static final class Bucket implements BucketTable.Identity<RollupRow> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public long hash(RollupRow r) {
+            long h = BucketHash.add(BucketHash.SEED, r.windowStart());
+            // kind (a code < 16), direction (0, 1), protocol (uint8), port (uint16) in one word.
+            h =
+                    BucketHash.add(
+                            h,
+                            ((long) r.kind() << 56)
+                                    ^ ((long) r.direction() << 48)
+                                    ^ ((long) r.protocol() << 32)
+                                    ^ (r.port() & 0xffff_ffffL));
+            // iface and the ASes are uint32.
+            h = BucketHash.add(h, r.iface() ^ (r.srcAs() << 32));
+            h = BucketHash.add(h, r.dstAs());
+            h = BucketHash.add(h, r.exporter().hi());
+            h = BucketHash.add(h, r.exporter().lo());
+            h = BucketHash.add(h, r.srcAddr().hi());
+            h = BucketHash.add(h, r.srcAddr().lo());
+            h = BucketHash.add(h, r.dstAddr().hi());
+            h = BucketHash.add(h, r.dstAddr().lo());
+            return BucketHash.finish(h);
+        }
+
+        @Override
+        public boolean sameBucket(RollupRow a, RollupRow b) {
+            return a.windowStart() == b.windowStart()
+                    && a.kind() == b.kind()
+                    && a.iface() == b.iface()
+                    && a.direction() == b.direction()
+                    && a.protocol() == b.protocol()
+                    && a.port() == b.port()
+                    && a.srcAs() == b.srcAs()
+                    && a.dstAs() == b.dstAs()
+                    && a.exporter().equals(b.exporter())
+                    && a.srcAddr().equals(b.srcAddr())
+                    && a.dstAddr().equals(b.dstAddr());
+        }
+    }
+
+    private static final Bucket BUCKET = new Bucket();
 
     /**
      * @param resolutionMillis the window length
@@ -35,19 +64,8 @@ public final class PieceCombiner extends BucketCombiner<RollupRow> {
     }
 
     @Override
-    protected Object bucket(RollupRow r) {
-        return new Bucket(
-                r.windowStart(),
-                r.kind(),
-                r.exporter(),
-                r.iface(),
-                r.direction(),
-                r.protocol(),
-                r.port(),
-                r.srcAs(),
-                r.dstAs(),
-                r.srcAddr(),
-                r.dstAddr());
+    BucketTable.Identity<RollupRow> bucket() {
+        return BUCKET;
     }
 
     @Override

@@ -54,9 +54,13 @@ public record RollupSettings(
         if (resolutions.stream().distinct().count() != resolutions.size()) {
             throw new IllegalArgumentException("rollup resolutions repeat: " + resolutions);
         }
-        if (combineBuckets < 0) {
+        if (combineBuckets < 0 || combineBuckets > BucketTable.MAX_BUCKETS) {
             throw new IllegalArgumentException(
-                    "rollup combine buckets " + combineBuckets + " (expected: >= 0)");
+                    "rollup combine buckets "
+                            + combineBuckets
+                            + " (expected: 0 to "
+                            + BucketTable.MAX_BUCKETS
+                            + ")");
         }
         if (maxBucketsPerExporter < 1) {
             throw new IllegalArgumentException(

@@ -78,10 +78,14 @@ class BucketBudgetTest {
                     .anySatisfy(r -> assertThat(r.exporter()).isEqualTo(GOOD))
                     .anySatisfy(r -> assertThat(r.port()).isEqualTo(9_999));
             assertThat(budget.scopes()).isEqualTo(3);
+            assertThat(budget.buckets()).isEqualTo(102);
 
             // The first window closes (lateness 0): its budgets go, the next one's stay.
             h.processWatermark(new Watermark(T0 + MINUTE));
             assertThat(budget.scopes()).isEqualTo(1);
+            assertThat(budget.buckets()).isEqualTo(1);
+            h.processElement(portPiece(HOSTILE, T0 + MINUTE, 9_999, 5), T0 + MINUTE);
+            assertThat(budget.buckets()).isEqualTo(1);
         }
     }
 

@@ -7,7 +7,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.flowhouse.codec.flow.IpAddress;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -203,11 +206,95 @@ class PieceCombinerTest {
         }
     }
 
+    /**
+     * Pieces drawn from few values of every bucket field (so each field alone tells some buckets
+     * apart, and the old key's 31-polynomial hash collided often) are summed exactly as grouping
+     * them by all their bucket fields does.
+     */
+    @Test
+    void sumsThePiecesOfEqualBucketFieldsAndNoOthers() throws Exception {
+        IpAddress[] addrs = {
+            EXPORTER,
+            IpAddress.parse("192.0.2.2"),
+            IpAddress.parse("2001:db8::1"),
+            IpAddress.parse("2001:db8::1:0:0:1"),
+            IpAddress.UNSPECIFIED
+        };
+        SplittableRandom rnd = new SplittableRandom(5);
+        Map<List<Object>, long[]> expected = new HashMap<>();
+        // 2^9 x 3 x 3 buckets, about four pieces each, one flush (at the end).
+        try (var h = harness(10 * MINUTE, 100_000)) {
+            for (int i = 0; i < 20_000; i++) {
+                RollupRow r =
+                        new RollupRow(
+                                1 + rnd.nextInt(2),
+                                T0 + rnd.nextInt(2) * MINUTE,
+                                addrs[rnd.nextInt(2)],
+                                rnd.nextInt(2),
+                                rnd.nextInt(2),
+                                rnd.nextInt(2) * 6,
+                                rnd.nextInt(2) * 31,
+                                64_500 + rnd.nextInt(2),
+                                64_500 + rnd.nextInt(2) * 31,
+                                0,
+                                addrs[2 + rnd.nextInt(3)],
+                                addrs[2 + rnd.nextInt(3)],
+                                1 + rnd.nextInt(1000),
+                                1 + rnd.nextInt(10),
+                                rnd.nextInt(2),
+                                0);
+                add(h, r);
+                long[] sums =
+                        expected.computeIfAbsent(
+                                List.of(
+                                        r.kind(),
+                                        r.windowStart(),
+                                        r.exporter(),
+                                        r.iface(),
+                                        r.direction(),
+                                        r.protocol(),
+                                        r.port(),
+                                        r.srcAs(),
+                                        r.dstAs(),
+                                        r.srcAddr(),
+                                        r.dstAddr()),
+                                k -> new long[3]);
+                sums[0] += r.bytes();
+                sums[1] += r.packets();
+                sums[2] += r.flows();
+            }
+            h.endInput();
+            Map<List<Object>, long[]> actual = new HashMap<>();
+            for (RollupRow r : h.extractOutputValues()) {
+                List<Object> key =
+                        List.of(
+                                r.kind(),
+                                r.windowStart(),
+                                r.exporter(),
+                                r.iface(),
+                                r.direction(),
+                                r.protocol(),
+                                r.port(),
+                                r.srcAs(),
+                                r.dstAs(),
+                                r.srcAddr(),
+                                r.dstAddr());
+                assertThat(actual.put(key, new long[] {r.bytes(), r.packets(), r.flows()}))
+                        .as("one row per bucket")
+                        .isNull();
+            }
+            assertThat(actual).hasSameSizeAs(expected);
+            expected.forEach((k, v) -> assertThat(actual.get(k)).as("%s", k).containsExactly(v));
+        }
+    }
+
     @Test
     void rejectsBadSettings() {
         assertThatThrownBy(() -> new PieceCombiner(0, 0, 1))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new PieceCombiner(MINUTE, 0, 0))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new PieceCombiner(MINUTE, 0, BucketTable.MAX_BUCKETS + 1))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 }

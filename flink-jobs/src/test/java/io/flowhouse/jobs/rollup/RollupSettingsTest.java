@@ -45,6 +45,18 @@ class RollupSettingsTest {
     }
 
     @Test
+    void rejectsMoreLocalSumsThanATableHolds() {
+        Config c =
+                ConfigResolver.of(RollupConfigKeys.SCHEMA)
+                        .flag(
+                                "flowhouse.rollup.combine-buckets",
+                                Integer.toString(BucketTable.MAX_BUCKETS + 1),
+                                "--rollup.combine-buckets")
+                        .resolve();
+        assertThatThrownBy(() -> RollupSettings.from(c)).hasMessageContaining("combine buckets");
+    }
+
+    @Test
     void tableDdlFollowsTheServer() {
         String legacy =
                 RollupTables.createStatement(
