@@ -8,8 +8,10 @@ import io.flowhouse.jobs.config.PipelineSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -142,6 +144,46 @@ class RollupChainTest {
                         "split 1m (packets)",
                         "combine 1m (packets)",
                         "combine context 1m (packets)");
+    }
+
+    private static Set<String> uids(StreamGraph g) {
+        Set<String> uids = new HashSet<>();
+        for (StreamNode n : g.getStreamNodes()) {
+            uids.add(n.getTransformationUID());
+        }
+        return uids;
+    }
+
+    /**
+     * The decoded flows' operators keep the uids they had when every input went through one split
+     * (a savepoint names them; they hold no state, but a uid that went away would need {@code
+     * --allow-non-restored} for nothing); the other inputs' carry a suffix.
+     */
+    @Test
+    void theDecodedFlowsKeepTheUidsOfASingleInput() throws Exception {
+        List<String> plain =
+                List.of(
+                        "rollup-split-1m",
+                        "rollup-watermarks-1m",
+                        "rollup-bucket-budget-1m",
+                        "rollup-combine-1m",
+                        "rollup-bucket-pieces-1m",
+                        "rollup-address-pieces-1m");
+        List<String> context =
+                List.of(
+                        "rollup-enriched-as",
+                        "rollup-packet-flows-context",
+                        "rollup-context-watermarks-1m",
+                        "rollup-context-combine-1m",
+                        "rollup-context-bucket-budget-1m");
+        Set<String> off = uids(productionGraph(false));
+        assertThat(off).containsAll(plain);
+        for (String u : plain) {
+            assertThat(off).contains(u + "-" + FlowPipelineJob.ROLLUP_INPUT_PACKETS);
+        }
+        Set<String> on = uids(productionGraph(true));
+        assertThat(on).containsAll(plain).containsAll(context);
+        assertThat(on).contains("rollup-enriched-as-" + FlowPipelineJob.ROLLUP_INPUT_PACKETS);
     }
 
     @Test
