@@ -59,7 +59,9 @@ public final class PipelineBench {
         String modes = args.length > 2 ? args[2] : "decode,clickhouse,rollups";
         // Optional: buckets of the rollups' local pre-aggregation (0 = off), for A/B runs.
         String combineBuckets = args.length > 3 && !args[3].equals("-") ? args[3] : null;
-        // Optional: a directory with country.mmdb and asn.mmdb: the rollups run with enrichment.
+        // Optional: a directory with country.mmdb and asn.mmdb, or an enrichment rules file
+        // (*.yaml, e.g. "exporters: []" for enrichment without GeoIP databases): the rollups run
+        // with enrichment.
         String geo = args.length > 4 && !args[4].equals("-") ? args[4] : null;
         // Optional: "packets" turns the packets path on (an empty packets topic, as in a
         // deployment without captures): the rollups then take the packet flows beside decode's.
@@ -169,7 +171,9 @@ public final class PipelineBench {
         if (combineBuckets != null) {
             extra.addAll(List.of("--flowhouse.rollup.combine-buckets", combineBuckets));
         }
-        if (geo != null) {
+        if (geo != null && geo.endsWith(".yaml")) {
+            extra.addAll(List.of("--enrich.rules-file", geo));
+        } else if (geo != null) {
             extra.addAll(
                     List.of(
                             "--enrich.geoip.country-database",
