@@ -21,12 +21,15 @@ import io.flowhouse.jobs.enrich.WithContextAs;
 import io.flowhouse.jobs.model.ArchivedTemplate;
 import io.flowhouse.jobs.model.ExporterKeyTypeInfo;
 import io.flowhouse.jobs.rollup.ContextRollups;
+import io.flowhouse.jobs.rollup.RollupInput;
 import io.flowhouse.jobs.rollup.RollupTopology;
 import io.flowhouse.jobs.stats.AggregateExporterStats;
 import io.flowhouse.jobs.stats.ExporterStats;
 import io.flowhouse.sinks.ipfix.IpfixExporterSink;
 import io.flowhouse.sinks.zmq.ZmqSink;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -56,8 +59,13 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *                 ├─▶ sFlow counter samples ─▶ interface_counters (ClickHouse)
  *                 └─▶ observations ─▶ exporter statistics (keyed by exporter) ─▶ exporter_stats
  * packets.raw ─▶ packet flow ageing (keyed by flow) ─▶ flows (ClickHouse)
- * decoded ∪ packet flows ─▶ rollups ─▶ flows_&lt;resolution&gt; (ClickHouse)
+ * decoded, aged sFlow samples, packet flows ─▶ rollups ─▶ flows_&lt;resolution&gt; (ClickHouse)
  * </pre>
+ *
+ * <p>The rollups' per-flow part (split, event time, bucket budget, combiner) runs in the chain of
+ * each flow producer ({@link RollupInput}: decode, the sFlow sample ageing, the packet flow
+ * ageing); the inputs meet only at the rollups' {@code keyBy}, so no flow is serialized on its way
+ * to the rollups.
  *
  * <p>{@link #main} is the entry point of the shaded job jar ({@code flink run flink-jobs-*-job.jar
  * [--config FILE] [--set KEY=VALUE | --KEY VALUE ...]}, or {@code ./flowhouse job submit}): it
@@ -86,6 +94,15 @@ public final class FlowPipelineJob {
     public static final String UID_CONTEXT_AS = "context-as";
     public static final String UID_SINK_IPFIX = "ipfix-sink";
     public static final String UID_SINK_FLOWS_TOPIC = "sink-kafka-flows-topic";
+
+    /**
+     * The suffix of the uids of the rollup operators before the shuffle that take the packet flows
+     * (the decoded flows' keep the uids of a single input).
+     */
+    public static final String ROLLUP_INPUT_PACKETS = "packets";
+
+    /** The suffix of the uids of the rollup operators that take the aged sFlow samples. */
+    public static final String ROLLUP_INPUT_SFLOW_AGED = "sflow-aged";
 
     private FlowPipelineJob() {}
 
@@ -200,13 +217,15 @@ public final class FlowPipelineJob {
             PipelineSinks sinks,
             PipelineSettings s) {
         DataStream<FlowRecord> all = null;
-        DataStream<EnrichedFlow> enrichedFlows = null;
+        List<RollupInput<FlowRecord>> rollupFlows = new ArrayList<>();
+        List<RollupInput<EnrichedFlow>> rollupEnriched = new ArrayList<>();
         DataStream<FlowRecord> agedFlows = null;
         if (sources.raw() != null) {
             Decoded decoded = decode(env, sources, sinks, s);
             fanOut(decoded, sinks, s);
             all = decoded.flows();
-            enrichedFlows = decoded.enriched();
+            rollupFlows.addAll(decoded.rollupFlows());
+            rollupEnriched.addAll(decoded.rollupEnriched());
         }
         if (sources.packets() != null && s.ageing().enabled()) {
             DataStream<FlowRecord> packetFlows =
@@ -219,40 +238,49 @@ public final class FlowPipelineJob {
             }
             all = all == null ? packetFlows : all.union(packetFlows);
             agedFlows = packetFlows;
+            rollupFlows.add(new RollupInput<>(packetFlows, ROLLUP_INPUT_PACKETS));
         }
         if (all != null && s.rollup().enabled() && sinks.rollups() != null) {
+            // Each input separately: the rollups split and combine it in its producer's chain.
             if (sinks.enrichedFlows() != null) {
                 ContextRollups.attach(
-                        enrichedForRollups(enrichedFlows, agedFlows),
+                        enrichedForRollups(rollupEnriched, agedFlows),
                         s.rollup(),
                         sinks.rollups(),
                         sinks.rollups() instanceof ContextRollups.SinkFactory c ? c : null);
             } else {
-                RollupTopology.attach(all, s.rollup(), sinks.rollups());
+                RollupTopology.attach(rollupFlows, s.rollup(), sinks.rollups());
             }
         }
         return all;
     }
 
-    /** The decoded flows, and the same flows with their context when enrichment is on. */
-    private record Decoded(DataStream<FlowRecord> flows, DataStream<EnrichedFlow> enriched) {}
+    /**
+     * The decoded flows, and the same flows with their context when enrichment is on; and the
+     * rollups' inputs of each (decode's, and the aged sFlow samples' when those are aged), apart.
+     */
+    private record Decoded(
+            DataStream<FlowRecord> flows,
+            DataStream<EnrichedFlow> enriched,
+            List<RollupInput<FlowRecord>> rollupFlows,
+            List<RollupInput<EnrichedFlow>> rollupEnriched) {}
 
     /**
      * The flows the rollups count with enrichment on, with the context {@code flows} stores: the
-     * one enriched stream that also feeds the flows table (so a reload cannot make the two
-     * disagree), and packet flows with none (they are stored without context).
+     * enriched streams that also feed the flows table (so a reload cannot make the two disagree),
+     * and packet flows with none (they are stored without context), each an input of its own.
      */
-    private static DataStream<EnrichedFlow> enrichedForRollups(
-            DataStream<EnrichedFlow> enriched, DataStream<FlowRecord> aged) {
+    private static List<RollupInput<EnrichedFlow>> enrichedForRollups(
+            List<RollupInput<EnrichedFlow>> enriched, DataStream<FlowRecord> aged) {
         TypeInformation<EnrichedFlow> type = TypeInformation.of(EnrichedFlow.class);
-        DataStream<EnrichedFlow> out = enriched;
+        List<RollupInput<EnrichedFlow>> out = new ArrayList<>(enriched);
         if (aged != null) {
             DataStream<EnrichedFlow> none =
                     aged.map(f -> new EnrichedFlow(f, ContextRollups.none(f)))
                             .returns(type)
                             .uid("rollup-packet-flows-context")
                             .name("packet flows (no context)");
-            out = out == null ? none : out.union(none);
+            out.add(new RollupInput<>(none, ROLLUP_INPUT_PACKETS));
         }
         return out;
     }
@@ -290,10 +318,16 @@ public final class FlowPipelineJob {
                         .uid(UID_DECODE)
                         .name("decode");
         DataStream<FlowRecord> flows = decoded;
+        List<RollupInput<FlowRecord>> rollupFlows = new ArrayList<>();
+        List<RollupInput<EnrichedFlow>> rollupEnriched = new ArrayList<>();
         SflowSampleAgeing.Split aged = null;
         if (s.ageing().sflowSamples()) {
             aged = SflowSampleAgeing.split(decoded, s.ageing());
             flows = aged.all();
+            rollupFlows.add(RollupInput.main(aged.others()));
+            rollupFlows.add(new RollupInput<>(aged.aged(), ROLLUP_INPUT_SFLOW_AGED));
+        } else {
+            rollupFlows.add(RollupInput.main(decoded));
         }
         DataStream<EnrichedFlow> enriched = null;
         if (enrich != null) {
@@ -304,14 +338,19 @@ public final class FlowPipelineJob {
             enriched = decoded.getSideOutput(DecodeOutputs.ENRICHED);
             if (aged != null) {
                 // sFlow samples are enriched once aged into flows (sFlow has no options data).
-                enriched =
+                DataStream<EnrichedFlow> notSamples =
                         enriched.filter(new NotSflowSample())
                                 .uid(UID_ENRICH_NOT_SAMPLES)
-                                .name("enriched (not sflow samples)")
-                                .union(
-                                        EnrichFlows.attach(aged.aged(), enrich)
-                                                .uid(UID_ENRICH)
-                                                .name("enrich aged sflow samples"));
+                                .name("enriched (not sflow samples)");
+                DataStream<EnrichedFlow> agedEnriched =
+                        EnrichFlows.attach(aged.aged(), enrich)
+                                .uid(UID_ENRICH)
+                                .name("enrich aged sflow samples");
+                enriched = notSamples.union(agedEnriched);
+                rollupEnriched.add(RollupInput.main(notSamples));
+                rollupEnriched.add(new RollupInput<>(agedEnriched, ROLLUP_INPUT_SFLOW_AGED));
+            } else {
+                rollupEnriched.add(RollupInput.main(enriched));
             }
             if (sinks.enrichedFlows() != null) {
                 enriched.sinkTo(sinks.enrichedFlows())
@@ -358,7 +397,7 @@ public final class FlowPipelineJob {
             }
             stats.sinkTo(sinks.stats()).uid(UID_SINK_STATS).name("clickhouse exporter_stats");
         }
-        return new Decoded(flows, enriched);
+        return new Decoded(flows, enriched, rollupFlows, rollupEnriched);
     }
 
     /**

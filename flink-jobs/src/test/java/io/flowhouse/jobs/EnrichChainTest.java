@@ -78,10 +78,11 @@ class EnrichChainTest {
     }
 
     /**
-     * With the packets path on, the rollups take the enriched flows after a union with the packet
-     * flows: one operator takes each enriched flow once for the plain rollups and the context
-     * pieces, not one consumer (and one copy of each flow) per rollup. Only the finest resolution
-     * splits flows; the coarser ones, context included, are derived from its windows' deltas.
+     * With the packets path on, the rollups take the enriched flows and the packet flows each in
+     * its own chain (decode's, the packet ageing's; {@link RollupChainTest}): one operator per
+     * input takes each enriched flow once for the plain rollups and the context pieces, not one
+     * consumer (and one copy of each flow) per rollup. Only the finest resolution splits flows; the
+     * coarser ones, context included, are derived from its windows' deltas.
      */
     @Test
     void theRollupsTakeEachEnrichedFlowOnce() throws Exception {
@@ -98,7 +99,8 @@ class EnrichChainTest {
                         .doesNotContain("context bucket budget 1h");
             }
         }
-        assertThat(splits).isEqualTo(1);
+        assertThat(splits).as("decode's and the packet flows'").isEqualTo(2);
+        assertThat(decodeVertex(g).getName()).contains("enriched AS, context pieces");
     }
 
     /**

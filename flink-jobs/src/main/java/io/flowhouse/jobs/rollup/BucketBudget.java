@@ -18,11 +18,12 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * (and, with enrichment, the context rollups' interface-name, country-pair and boundary/AS keys)
  * come from the exporter's own fields, so an exporter sending random ports, interfaces or AS
  * numbers would grow the windows' state (and their checkpoints) without bound. The first {@code
- * maxBuckets} distinct buckets of each exporter, kind and window (per subtask) pass as they are; a
- * piece of any further bucket goes to the kind's bucket of zeros (unknown interface, protocol 0
- * port 0, AS 0 to AS 0, no country) and is counted in the row type's metric ({@code
- * rollup_buckets_folded_total}, {@code rollup_context_buckets_folded_total}). Totals per exporter
- * stay exact. Talker and conversation pieces pass untouched: their summaries are bounded already.
+ * maxBuckets} distinct buckets of each exporter, kind and window (per subtask and rollup input,
+ * {@link RollupInput}: one budget runs in each input's chain) pass as they are; a piece of any
+ * further bucket goes to the kind's bucket of zeros (unknown interface, protocol 0 port 0, AS 0 to
+ * AS 0, no country) and is counted in the row type's metric ({@code rollup_buckets_folded_total},
+ * {@code rollup_context_buckets_folded_total}). Totals per exporter stay exact. Talker and
+ * conversation pieces pass untouched: their summaries are bounded already.
  *
  * <p>What was admitted is kept per open window only, dropped when the watermark passes the window's
  * lateness, and not checkpointed: after a restart an exporter may open up to {@code maxBuckets}

@@ -71,7 +71,21 @@ public final class ContextRollups {
             RollupSettings s,
             RollupTopology.SinkFactory sinks,
             SinkFactory contextSinks) {
-        List<DataStream<ContextRow>> rows = streams(flows, s, sinks);
+        attach(List.of(RollupInput.main(flows)), s, sinks, contextSinks);
+    }
+
+    /**
+     * Adds the plain and the context rollups of several inputs of enriched flows, each split and
+     * combined in its own chain ({@link RollupInput}).
+     *
+     * @param contextSinks where the context rows go, or null for none
+     */
+    public static void attach(
+            List<RollupInput<EnrichedFlow>> inputs,
+            RollupSettings s,
+            RollupTopology.SinkFactory sinks,
+            SinkFactory contextSinks) {
+        List<DataStream<ContextRow>> rows = streams(inputs, s, sinks);
         for (int i = 0; i < rows.size(); i++) {
             Duration r = s.resolutions().get(i);
             if (contextSinks != null) {
@@ -91,6 +105,18 @@ public final class ContextRollups {
      */
     static List<DataStream<ContextRow>> streams(
             DataStream<EnrichedFlow> flows, RollupSettings s, RollupTopology.SinkFactory sinks) {
+        return streams(List.of(RollupInput.main(flows)), s, sinks);
+    }
+
+    /**
+     * {@link #streams(DataStream, RollupSettings, RollupTopology.SinkFactory)} over several inputs:
+     * the per-flow part (the split, and per resolution the context pieces' event time, combiner and
+     * budget) once per input, in its chain; the inputs meet at each window's {@code keyBy}.
+     */
+    static List<DataStream<ContextRow>> streams(
+            List<RollupInput<EnrichedFlow>> inputs,
+            RollupSettings s,
+            RollupTopology.SinkFactory sinks) {
         List<Duration> ascending = new ArrayList<>(s.resolutions());
         ascending.sort(Comparator.naturalOrder());
         Set<Duration> sources = new HashSet<>();
@@ -103,22 +129,38 @@ public final class ContextRollups {
                 sources.add(from);
             }
         }
-        // One operator takes each enriched flow once: the plain rollups' input and the context
-        // pieces of every resolution computed from the flows come out of it.
-        SingleOutputStreamOperator<FlowRecord> plain =
-                flows.process(new EnrichedRollupSplit(roots), TypeInformation.of(FlowRecord.class))
-                        .uid("rollup-enriched-as")
-                        .name("enriched AS, context pieces");
+        // One operator per input takes each enriched flow once: the plain rollups' input and the
+        // context pieces of every resolution computed from the flows come out of it.
+        List<SingleOutputStreamOperator<FlowRecord>> splits = new ArrayList<>();
+        List<RollupInput<FlowRecord>> plain = new ArrayList<>();
+        for (RollupInput<EnrichedFlow> in : inputs) {
+            SingleOutputStreamOperator<FlowRecord> split =
+                    in.flows()
+                            .process(
+                                    new EnrichedRollupSplit(roots),
+                                    TypeInformation.of(FlowRecord.class))
+                            .uid(in.uid("rollup-enriched-as"))
+                            .name(in.name("enriched AS, context pieces"));
+            splits.add(split);
+            plain.add(new RollupInput<>(split, in.suffix()));
+        }
         RollupTopology.attach(plain, s, sinks);
         Map<Duration, SingleOutputStreamOperator<ContextRow>> built = new HashMap<>();
         for (Duration r : ascending) {
             Duration from = RollupTopology.source(r, ascending);
             OutputTag<ContextRow> deltas = sources.contains(r) ? deltaTag(r) : null;
-            built.put(
-                    r,
-                    from == null
-                            ? sums(plain.getSideOutput(EnrichedRollupSplit.tag(r)), r, s, deltas)
-                            : derived(built.get(from).getSideOutput(deltaTag(from)), r, s, deltas));
+            if (from == null) {
+                List<RollupInput<ContextRow>> pieces = new ArrayList<>();
+                for (int i = 0; i < inputs.size(); i++) {
+                    pieces.add(
+                            new RollupInput<>(
+                                    splits.get(i).getSideOutput(EnrichedRollupSplit.tag(r)),
+                                    inputs.get(i).suffix()));
+                }
+                built.put(r, sums(pieces, r, s, deltas));
+            } else {
+                built.put(r, derived(built.get(from).getSideOutput(deltaTag(from)), r, s, deltas));
+            }
         }
         List<DataStream<ContextRow>> out = new ArrayList<>();
         for (Duration r : s.resolutions()) {
@@ -150,59 +192,37 @@ public final class ContextRollups {
         String label = RollupTables.label(resolution);
         TypeInformation<ContextRow> type = ContextRowTypeInfo.INSTANCE;
         return sums(
-                flows.flatMap(new ContextSplitter(resolution.toMillis()), type)
-                        .uid("rollup-context-split-" + label)
-                        .name("split context " + label),
+                List.of(
+                        RollupInput.main(
+                                flows.flatMap(new ContextSplitter(resolution.toMillis()), type)
+                                        .uid("rollup-context-split-" + label)
+                                        .name("split context " + label))),
                 resolution,
                 s,
                 null);
     }
 
     /**
-     * The context rows of one resolution summed from its pieces (late pieces counted).
+     * The context rows of one resolution summed from its pieces (late pieces counted): event time,
+     * combiner and budget per input, in the input's chain; the inputs meet at the {@code keyBy}.
      *
      * @param deltas side output of the per-firing differences for a coarser resolution, or null
      */
     private static SingleOutputStreamOperator<ContextRow> sums(
-            DataStream<ContextRow> pieces,
+            List<RollupInput<ContextRow>> pieces,
             Duration resolution,
             RollupSettings s,
             OutputTag<ContextRow> deltas) {
         String label = RollupTables.label(resolution);
         TypeInformation<ContextRow> type = ContextRowTypeInfo.INSTANCE;
         OutputTag<ContextRow> late = new OutputTag<>("rollup-context-late-" + label, type);
-        DataStream<ContextRow> timed =
-                pieces.transform(
-                                "rollup context event time " + label,
-                                type,
-                                new PieceEventTime<>(
-                                        s.maxOutOfOrderness().toMillis(), ContextRow::windowStart))
-                        .uid("rollup-context-watermarks-" + label);
-        if (s.combineBuckets() > 0) {
-            // Chained, and before the budget: a flow makes four pieces per window, the buckets
-            // are few, so the budget and the shuffle see one row per bucket and flush. Over the
-            // bound, the buckets kept are the first of the flush, not of the flows.
-            timed =
-                    timed.transform(
-                                    "combine context " + label,
-                                    type,
-                                    new ContextCombiner(
-                                            resolution.toMillis(),
-                                            s.allowedLateness().toMillis(),
-                                            s.combineBuckets()))
-                            .uid("rollup-context-combine-" + label);
+        List<DataStream<ContextRow>> budgeted = new ArrayList<>();
+        for (RollupInput<ContextRow> in : pieces) {
+            budgeted.add(budgeted(in, resolution, s));
         }
-        DataStream<ContextRow> budgeted =
-                timed.transform(
-                                "context bucket budget " + label,
-                                type,
-                                BucketBudget.ofContext(
-                                        resolution.toMillis(),
-                                        s.allowedLateness().toMillis(),
-                                        s.maxBucketsPerExporter()))
-                        .uid("rollup-context-bucket-budget-" + label);
         SingleOutputStreamOperator<ContextRow> sums =
-                budgeted.keyBy(ContextRow::key, ContextKeyTypeInfo.INSTANCE)
+                RollupInput.union(budgeted)
+                        .keyBy(ContextRow::key, ContextKeyTypeInfo.INSTANCE)
                         .window(TumblingEventTimeWindows.of(resolution))
                         .allowedLateness(s.allowedLateness())
                         .sideOutputLateData(late)
@@ -220,6 +240,47 @@ public final class ContextRollups {
                 .uid("rollup-context-late-" + label)
                 .name("late context pieces " + label);
         return sums;
+    }
+
+    /**
+     * One input's context pieces of a resolution, timed, combined and bounded: one-input operators
+     * without state, chained to the input's producer. Each passes on its input's watermark and
+     * idleness.
+     */
+    private static DataStream<ContextRow> budgeted(
+            RollupInput<ContextRow> in, Duration resolution, RollupSettings s) {
+        String label = RollupTables.label(resolution);
+        TypeInformation<ContextRow> type = ContextRowTypeInfo.INSTANCE;
+        DataStream<ContextRow> timed =
+                in.flows()
+                        .transform(
+                                in.name("rollup context event time " + label),
+                                type,
+                                new PieceEventTime<>(
+                                        s.maxOutOfOrderness().toMillis(), ContextRow::windowStart))
+                        .uid(in.uid("rollup-context-watermarks-" + label));
+        if (s.combineBuckets() > 0) {
+            // Chained, and before the budget: a flow makes four pieces per window, the buckets
+            // are few, so the budget and the shuffle see one row per bucket and flush. Over the
+            // bound, the buckets kept are the first of the flush, not of the flows.
+            timed =
+                    timed.transform(
+                                    in.name("combine context " + label),
+                                    type,
+                                    new ContextCombiner(
+                                            resolution.toMillis(),
+                                            s.allowedLateness().toMillis(),
+                                            s.combineBuckets()))
+                            .uid(in.uid("rollup-context-combine-" + label));
+        }
+        return timed.transform(
+                        in.name("context bucket budget " + label),
+                        type,
+                        BucketBudget.ofContext(
+                                resolution.toMillis(),
+                                s.allowedLateness().toMillis(),
+                                s.maxBucketsPerExporter()))
+                .uid(in.uid("rollup-context-bucket-budget-" + label));
     }
 
     /**

@@ -15,8 +15,8 @@ import org.apache.flink.util.OutputTag;
  * The per-flow work of the rollups with enrichment on, in one operator: each enriched flow goes out
  * once with the AS numbers of its context (to the plain rollups) and, for each resolution, as its
  * context pieces ({@link ContextSplitter}) on that resolution's side output ({@link #tag}). One
- * operator, so the enriched flows cross to the rollups once, not once per consumer (the union with
- * the packet flows keeps the rollups out of decode's chain).
+ * operator per input ({@link RollupInput}), chained to the input's producer (decode for the decoded
+ * flows), so each enriched flow is handed to the rollups once and never serialized before them.
  */
 public final class EnrichedRollupSplit extends ProcessFunction<EnrichedFlow, FlowRecord> {
 

@@ -105,14 +105,17 @@ public final class RollupConfigKeys {
                                     + " before the shuffle to the windows, and sent on at every"
                                     + " watermark,"
                                     + " checkpoint, or when this many buckets are held (per"
-                                    + " subtask and resolution); 0 sends every piece on its own.");
+                                    + " subtask, input and resolution; the inputs are the decoded"
+                                    + " flows, the aged sFlow samples and the packet flows); 0"
+                                    + " sends every piece on its own.");
 
     public static final Key<Integer> MAX_BUCKETS_PER_EXPORTER =
             Key.of("rollup.max-buckets-per-exporter", Types.integer(1, Integer.MAX_VALUE))
                     .defaultValue(BucketBudget.DEFAULT_MAX_BUCKETS)
                     .doc(
                             "Distinct interface, proto-port and AS-pair buckets one exporter opens"
-                                    + " per window and kind (per subtask); pieces of further"
+                                    + " per window and kind (per subtask and input: decoded flows,"
+                                    + " aged sFlow samples, packet flows); pieces of further"
                                     + " buckets are summed in the kind's bucket of zeros (interface"
                                     + " 0, protocol 0 port 0, AS 0 to AS 0), so totals stay exact,"
                                     + " and counted in rollup_buckets_folded_total. The same bound"

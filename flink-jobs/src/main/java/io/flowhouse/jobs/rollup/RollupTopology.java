@@ -36,8 +36,15 @@ import org.apache.flink.util.OutputTag;
  *   -> sink (flows_&lt;resolution&gt;)
  * </pre>
  *
- * A coarser resolution that a finer one divides exactly (1 h from 1 min) is derived from the finer
- * one's window results instead of from the flows again: the finer bucket window also emits a
+ * <p>With several inputs ({@link RollupInput}: the decoded flows, the aged sFlow samples, the
+ * packet flows) everything before the first {@code keyBy} (split, event time, bucket budget,
+ * combiner) is built once per input and chained to the input's producer; the pieces of all inputs
+ * meet at the {@code keyBy}, which shuffles anyway. A union of the flows before the split would
+ * give the split two input edges, so it could chain to neither producer and every flow would be
+ * serialized to reach it. The windows' watermark is the least of all inputs', as before.
+ *
+ * <p>A coarser resolution that a finer one divides exactly (1 h from 1 min) is derived from the
+ * finer one's window results instead of from the flows again: the finer bucket window also emits a
  * <em>delta</em> per firing (first firing: its counts; a late re-firing: only what it added, see
  * {@link EmitRollup}), and the deltas go through the coarser resolution's {@code keyBy(bucket)},
  * window and top N as above. A delta's event time is the end of its finer window, inside the
@@ -83,7 +90,16 @@ public final class RollupTopology {
     /** Adds the rollups of every resolution; returns the rows of each (same order as settings). */
     public static List<DataStream<RollupRow>> attach(
             DataStream<FlowRecord> flows, RollupSettings s, SinkFactory sinks) {
-        List<Streams> all = streams(flows, s);
+        return attach(List.of(RollupInput.main(flows)), s, sinks);
+    }
+
+    /**
+     * Adds the rollups of every resolution over several inputs, each split and combined in its own
+     * chain ({@link RollupInput}); returns the rows of each resolution (same order as settings).
+     */
+    public static List<DataStream<RollupRow>> attach(
+            List<RollupInput<FlowRecord>> inputs, RollupSettings s, SinkFactory sinks) {
+        List<Streams> all = streams(inputs, s, true);
         List<DataStream<RollupRow>> rows = new ArrayList<>();
         for (int i = 0; i < all.size(); i++) {
             Duration r = s.resolutions().get(i);
@@ -135,6 +151,15 @@ public final class RollupTopology {
      */
     static List<Streams> streams(
             DataStream<FlowRecord> flows, RollupSettings s, boolean splitDropsLate) {
+        return streams(List.of(RollupInput.main(flows)), s, splitDropsLate);
+    }
+
+    /** {@link #streams(DataStream, RollupSettings, boolean)} over several inputs. */
+    static List<Streams> streams(
+            List<RollupInput<FlowRecord>> inputs, RollupSettings s, boolean splitDropsLate) {
+        if (inputs.isEmpty()) {
+            throw new IllegalArgumentException("no input (expected: at least one)");
+        }
         List<Duration> ascending = new ArrayList<>(s.resolutions());
         ascending.sort(Comparator.naturalOrder());
         Set<Duration> sources = new HashSet<>();
@@ -151,7 +176,7 @@ public final class RollupTopology {
             OutputTag<RollupRow> deltas = sources.contains(r) ? deltaTag(r) : null;
             Level level;
             if (from == null) {
-                FromFlows root = fromFlows(flows, r, s, deltas, splitDropsLate);
+                FromFlows root = fromFlows(inputs, r, s, deltas, splitDropsLate);
                 roots.put(r, root);
                 level = new Level(root.sums(), FROM_FLOWS, r);
             } else {
@@ -221,19 +246,68 @@ public final class RollupTopology {
      */
     private static final String DERIVED = "rollup-derived-";
 
+    /**
+     * The bucket sums of a resolution computed from the flows: the per-flow part once per input, in
+     * the input's chain ({@link #pieces}), the pieces of every input unioned at the {@code keyBy}.
+     */
     private static FromFlows fromFlows(
-            DataStream<FlowRecord> flows,
+            List<RollupInput<FlowRecord>> inputs,
             Duration resolution,
             RollupSettings s,
             OutputTag<RollupRow> deltas,
+            boolean splitDropsLate) {
+        List<DataStream<RollupRow>> bucketPieces = new ArrayList<>();
+        List<DataStream<RollupRow>> addressPieces = new ArrayList<>();
+        List<DataStream<RollupRow>> lateAtSplit = new ArrayList<>();
+        for (RollupInput<FlowRecord> in : inputs) {
+            Pieces p = pieces(in, resolution, s, splitDropsLate);
+            bucketPieces.add(p.buckets());
+            addressPieces.add(p.addresses());
+            lateAtSplit.add(p.lateAtSplit());
+        }
+        OutputTag<RollupRow> late = lateTag(resolution);
+        SingleOutputStreamOperator<RollupRow> sums =
+                sum(RollupInput.union(bucketPieces), resolution, s, deltas, FROM_FLOWS, late);
+        return new FromFlows(
+                sums,
+                RollupInput.union(addressPieces),
+                RollupInput.union(lateAtSplit),
+                sums.getSideOutput(late));
+    }
+
+    /**
+     * One input's pieces of a resolution, before the shuffle.
+     *
+     * @param buckets interface, proto-port and AS-pair pieces, combined
+     * @param addresses talker and conversation pieces, combined
+     * @param lateAtSplit pieces of windows already closed, kept back (and counted) by the split
+     */
+    private record Pieces(
+            DataStream<RollupRow> buckets,
+            DataStream<RollupRow> addresses,
+            DataStream<RollupRow> lateAtSplit) {}
+
+    /**
+     * The per-flow part of a resolution for one input: split, piece event time, bucket budget and
+     * combiner, then the bucket and talker pieces apart. Every operator here is a one-input
+     * operator with Flink's default chaining strategy and no state, so the whole part runs in the
+     * input's chain (decode's for the decoded flows): no flow is serialized. The split judges
+     * lateness by this input's watermark, the budget counts this input's buckets; each passes on
+     * its input's watermark and idleness, so a quiet input does not hold back the windows.
+     */
+    private static Pieces pieces(
+            RollupInput<FlowRecord> in,
+            Duration resolution,
+            RollupSettings s,
             boolean splitDropsLate) {
         String label = RollupTables.label(resolution);
         long delay = s.maxOutOfOrderness().toMillis();
         OutputTag<RollupRow> lateAtSplit =
                 new OutputTag<>("rollup-late-split-" + label, RollupRowTypeInfo.INSTANCE);
         SingleOutputStreamOperator<RollupRow> split =
-                flows.transform(
-                                "split " + label,
+                in.flows()
+                        .transform(
+                                in.name("split " + label),
                                 RollupRowTypeInfo.INSTANCE,
                                 new SplitOpenWindows(
                                         resolution.toMillis(),
@@ -241,21 +315,21 @@ public final class RollupTopology {
                                         s.allowedLateness().toMillis(),
                                         lateAtSplit,
                                         splitDropsLate))
-                        .uid("rollup-split-" + label);
+                        .uid(in.uid("rollup-split-" + label));
         DataStream<RollupRow> pieces =
                 split.transform(
-                                "rollup event time " + label,
+                                in.name("rollup event time " + label),
                                 RollupRowTypeInfo.INSTANCE,
                                 PieceEventTime.ofRows(delay))
-                        .uid("rollup-watermarks-" + label)
+                        .uid(in.uid("rollup-watermarks-" + label))
                         .transform(
-                                "bucket budget " + label,
+                                in.name("bucket budget " + label),
                                 RollupRowTypeInfo.INSTANCE,
                                 BucketBudget.ofRows(
                                         resolution.toMillis(),
                                         s.allowedLateness().toMillis(),
                                         s.maxBucketsPerExporter()))
-                        .uid("rollup-bucket-budget-" + label);
+                        .uid(in.uid("rollup-bucket-budget-" + label));
         if (s.combineBuckets() > 0) {
             // Chained (Flink's default chaining strategy): no shuffle before the sums.
             PieceCombiner combiner =
@@ -264,22 +338,21 @@ public final class RollupTopology {
                             s.allowedLateness().toMillis(),
                             s.combineBuckets());
             pieces =
-                    pieces.transform("combine " + label, RollupRowTypeInfo.INSTANCE, combiner)
-                            .uid("rollup-combine-" + label);
+                    pieces.transform(
+                                    in.name("combine " + label),
+                                    RollupRowTypeInfo.INSTANCE,
+                                    combiner)
+                            .uid(in.uid("rollup-combine-" + label));
         }
         DataStream<RollupRow> bucketPieces =
                 pieces.filter(r -> !isAddressSum(r))
-                        .uid("rollup-bucket-pieces-" + label)
-                        .name("bucket pieces " + label);
+                        .uid(in.uid("rollup-bucket-pieces-" + label))
+                        .name(in.name("bucket pieces " + label));
         DataStream<RollupRow> addressPieces =
                 pieces.filter(RollupTopology::isAddressSum)
-                        .uid("rollup-address-pieces-" + label)
-                        .name("talker pieces " + label);
-        OutputTag<RollupRow> late = lateTag(resolution);
-        SingleOutputStreamOperator<RollupRow> sums =
-                sum(bucketPieces, resolution, s, deltas, FROM_FLOWS, late);
-        return new FromFlows(
-                sums, addressPieces, split.getSideOutput(lateAtSplit), sums.getSideOutput(late));
+                        .uid(in.uid("rollup-address-pieces-" + label))
+                        .name(in.name("talker pieces " + label));
+        return new Pieces(bucketPieces, addressPieces, split.getSideOutput(lateAtSplit));
     }
 
     /**

@@ -29,6 +29,14 @@ import org.slf4j.LoggerFactory;
  * pieces dropped here are exactly those the windows would have dropped; with several, a piece
  * closed by this subtask's watermark may still have found its window open while another subtask's
  * watermark (from the same sources, after decode's shuffle) was in flight.
+ *
+ * <p>The same holds across the rollups' inputs ({@link RollupInput}): each input has its own split,
+ * in its producer's chain, which judges by that input's watermark, while the windows take the least
+ * of all inputs'. With one input (and one subtask) the pieces dropped here are exactly the
+ * windows'; with the packet flows or the aged sFlow samples beside the decoded flows, a decoded
+ * flow's piece closed by decode's watermark is dropped (and counted) even if a packet flow's
+ * lagging watermark still held its window open: a flow's lateness depends on its own input, not on
+ * another's pace.
  */
 final class SplitOpenWindows extends AbstractStreamOperator<RollupRow>
         implements OneInputStreamOperator<FlowRecord, RollupRow> {

@@ -59,8 +59,13 @@ public final class PipelineBench {
         String modes = args.length > 2 ? args[2] : "decode,clickhouse,rollups";
         // Optional: buckets of the rollups' local pre-aggregation (0 = off), for A/B runs.
         String combineBuckets = args.length > 3 && !args[3].equals("-") ? args[3] : null;
-        // Optional: a directory with country.mmdb and asn.mmdb: the rollups run with enrichment.
-        String geo = args.length > 4 ? args[4] : null;
+        // Optional: a directory with country.mmdb and asn.mmdb, or an enrichment rules file
+        // (*.yaml, e.g. "exporters: []" for enrichment without GeoIP databases): the rollups run
+        // with enrichment.
+        String geo = args.length > 4 && !args[4].equals("-") ? args[4] : null;
+        // Optional: "packets" turns the packets path on (an empty packets topic, as in a
+        // deployment without captures): the rollups then take the packet flows beside decode's.
+        boolean packets = args.length > 5 && args[5].equals("packets");
         if (loops < 1 || loops > 1000) {
             throw new IllegalArgumentException("loops " + loops + " (expected: 1..1000)");
         }
@@ -97,7 +102,7 @@ public final class PipelineBench {
 
             long flows = expectedFlows(loops);
             if (modes.contains("rollups")) {
-                runRollups(kafka, ch, parallelism, flows, combineBuckets, geo);
+                runRollups(kafka, ch, parallelism, flows, combineBuckets, geo, packets);
             }
             if (!modes.contains("decode")) {
                 return;
@@ -158,13 +163,17 @@ public final class PipelineBench {
             int parallelism,
             long flows,
             String combineBuckets,
-            String geo)
+            String geo,
+            boolean packets)
             throws Exception {
-        List<String> extra = new ArrayList<>(List.of("--flowhouse.packets.enabled", "false"));
+        List<String> extra =
+                new ArrayList<>(List.of("--flowhouse.packets.enabled", Boolean.toString(packets)));
         if (combineBuckets != null) {
             extra.addAll(List.of("--flowhouse.rollup.combine-buckets", combineBuckets));
         }
-        if (geo != null) {
+        if (geo != null && geo.endsWith(".yaml")) {
+            extra.addAll(List.of("--enrich.rules-file", geo));
+        } else if (geo != null) {
             extra.addAll(
                     List.of(
                             "--enrich.geoip.country-database",
@@ -206,12 +215,13 @@ public final class PipelineBench {
                                 + ".flows_1h FINAL WHERE kind = 'interface' AND direction = 0");
         System.out.printf(
                 Locale.ROOT,
-                "with rollups  p=%d combine-buckets=%s enrich=%s: %d flows in %.1f s = %,.0f flows/s (1m interface flows: %s,"
+                "with rollups  p=%d combine-buckets=%s enrich=%s packets=%s: %d flows in %.1f s = %,.0f flows/s (1m interface flows: %s,"
                         + " 1h: %s, expected %d); CPU JVM %.1f s + clickhouse-server %.1f s ="
                         + " %,.0f flows per JVM CPU-second%n",
                 parallelism,
                 combineBuckets == null ? "default" : combineBuckets,
                 geo == null ? "off" : "on",
+                packets ? "on" : "off",
                 flows,
                 sec,
                 flows / sec,
