@@ -70,32 +70,12 @@ public final class BucketBudget<T extends Bucketed> extends AbstractStreamOperat
 
         @Override
         public long hash(RollupRow r) {
-            long h = BucketHash.add(BucketHash.SEED, r.windowStart());
-            h =
-                    BucketHash.add(
-                            h,
-                            ((long) r.kind() << 56)
-                                    ^ ((long) r.direction() << 48)
-                                    ^ ((long) r.protocol() << 32)
-                                    ^ (r.port() & 0xffff_ffffL));
-            h = BucketHash.add(h, r.iface() ^ (r.srcAs() << 32));
-            h = BucketHash.add(h, r.dstAs());
-            h = BucketHash.add(h, r.exporter().hi());
-            h = BucketHash.add(h, r.exporter().lo());
-            return BucketHash.finish(h);
+            return BucketHash.finish(PieceCombiner.fieldsHash(r));
         }
 
         @Override
         public boolean sameBucket(RollupRow a, RollupRow b) {
-            return a.windowStart() == b.windowStart()
-                    && a.kind() == b.kind()
-                    && a.iface() == b.iface()
-                    && a.direction() == b.direction()
-                    && a.protocol() == b.protocol()
-                    && a.port() == b.port()
-                    && a.srcAs() == b.srcAs()
-                    && a.dstAs() == b.dstAs()
-                    && a.exporter().equals(b.exporter());
+            return PieceCombiner.sameFields(a, b);
         }
     }
 

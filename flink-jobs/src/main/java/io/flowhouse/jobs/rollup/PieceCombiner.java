@@ -15,20 +15,7 @@ public final class PieceCombiner extends BucketCombiner<RollupRow> {
 
         @Override
         public long hash(RollupRow r) {
-            long h = BucketHash.add(BucketHash.SEED, r.windowStart());
-            // kind (a code < 16), direction (0, 1), protocol (uint8), port (uint16) in one word.
-            h =
-                    BucketHash.add(
-                            h,
-                            ((long) r.kind() << 56)
-                                    ^ ((long) r.direction() << 48)
-                                    ^ ((long) r.protocol() << 32)
-                                    ^ (r.port() & 0xffff_ffffL));
-            // iface and the ASes are uint32.
-            h = BucketHash.add(h, r.iface() ^ (r.srcAs() << 32));
-            h = BucketHash.add(h, r.dstAs());
-            h = BucketHash.add(h, r.exporter().hi());
-            h = BucketHash.add(h, r.exporter().lo());
+            long h = fieldsHash(r);
             h = BucketHash.add(h, r.srcAddr().hi());
             h = BucketHash.add(h, r.srcAddr().lo());
             h = BucketHash.add(h, r.dstAddr().hi());
@@ -38,18 +25,45 @@ public final class PieceCombiner extends BucketCombiner<RollupRow> {
 
         @Override
         public boolean sameBucket(RollupRow a, RollupRow b) {
-            return a.windowStart() == b.windowStart()
-                    && a.kind() == b.kind()
-                    && a.iface() == b.iface()
-                    && a.direction() == b.direction()
-                    && a.protocol() == b.protocol()
-                    && a.port() == b.port()
-                    && a.srcAs() == b.srcAs()
-                    && a.dstAs() == b.dstAs()
-                    && a.exporter().equals(b.exporter())
+            return sameFields(a, b)
                     && a.srcAddr().equals(b.srcAddr())
                     && a.dstAddr().equals(b.dstAddr());
         }
+    }
+
+    /**
+     * The running (unfinished) {@link BucketHash} of a piece's window, kind, exporter, interface
+     * and direction, protocol and port, and AS pair: every key field but the addresses. The bucket
+     * budget's bucket is these fields alone.
+     */
+    static long fieldsHash(RollupRow r) {
+        long h = BucketHash.add(BucketHash.SEED, r.windowStart());
+        // kind (a code < 16), direction (0, 1), protocol (uint8), port (uint16) in one word.
+        h =
+                BucketHash.add(
+                        h,
+                        ((long) r.kind() << 56)
+                                ^ ((long) r.direction() << 48)
+                                ^ ((long) r.protocol() << 32)
+                                ^ (r.port() & 0xffff_ffffL));
+        // iface and the ASes are uint32.
+        h = BucketHash.add(h, r.iface() ^ (r.srcAs() << 32));
+        h = BucketHash.add(h, r.dstAs());
+        h = BucketHash.add(h, r.exporter().hi());
+        return BucketHash.add(h, r.exporter().lo());
+    }
+
+    /** Whether two pieces agree on every field {@link #fieldsHash} reads. */
+    static boolean sameFields(RollupRow a, RollupRow b) {
+        return a.windowStart() == b.windowStart()
+                && a.kind() == b.kind()
+                && a.iface() == b.iface()
+                && a.direction() == b.direction()
+                && a.protocol() == b.protocol()
+                && a.port() == b.port()
+                && a.srcAs() == b.srcAs()
+                && a.dstAs() == b.dstAs()
+                && a.exporter().equals(b.exporter());
     }
 
     private static final Bucket BUCKET = new Bucket();
