@@ -22,6 +22,9 @@ final class BenchDatabase {
     /** Tables kept as they are: the schema's version and the AS names the flows are joined to. */
     private static final List<String> KEPT = List.of("schema_migrations", "as_names");
 
+    /** How long one TRUNCATE may wait for the merges of its table. */
+    static final Duration TRUNCATE_TIMEOUT = Duration.ofMinutes(5);
+
     private final ClickHouseHttp clickhouse;
 
     BenchDatabase(ClickHouseHttp clickhouse) {
@@ -44,7 +47,9 @@ final class BenchDatabase {
         List<String> emptied =
                 names.lines().filter(n -> !n.isBlank() && !KEPT.contains(n)).toList();
         for (String table : emptied) {
-            clickhouse.query("TRUNCATE TABLE " + database + "." + table);
+            // Waits for the table's running merges (minutes on a table of gigabytes, just after
+            // the server started: a 20 s bound failed the first e2e run of a session).
+            clickhouse.query("TRUNCATE TABLE " + database + "." + table, TRUNCATE_TIMEOUT);
         }
         return emptied;
     }

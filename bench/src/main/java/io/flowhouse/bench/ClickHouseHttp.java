@@ -17,6 +17,10 @@ final class ClickHouseHttp {
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
 
     private final String url;
+
+    /** The bound of a query that reads. */
+    static final Duration QUERY_TIMEOUT = Duration.ofSeconds(20);
+
     private final Map<String, String> auth;
 
     ClickHouseHttp(String url, Map<String, String> auth) {
@@ -26,6 +30,14 @@ final class ClickHouseHttp {
 
     /** Runs {@code sql}; its rows as TabSeparated text (empty for a statement without rows). */
     String query(String sql) throws IOException, InterruptedException {
+        return query(sql, QUERY_TIMEOUT);
+    }
+
+    /**
+     * Runs {@code sql} with its own bound: a {@code TRUNCATE} waits for the table's merges to stop,
+     * which on a large table outlasts the queries' {@link #QUERY_TIMEOUT}.
+     */
+    String query(String sql, Duration timeout) throws IOException, InterruptedException {
         boolean select = sql.stripLeading().regionMatches(true, 0, "SELECT", 0, 6);
         HttpRequest.Builder b =
                 HttpRequest.newBuilder(
@@ -35,7 +47,7 @@ final class ClickHouseHttp {
                                                 + URLEncoder.encode(
                                                         select ? sql + " FORMAT TabSeparated" : sql,
                                                         StandardCharsets.UTF_8)))
-                        .timeout(Duration.ofSeconds(20));
+                        .timeout(timeout);
         auth.forEach(b::header);
         // A statement that changes something goes as a POST: ClickHouse takes GETs as read-only.
         if (!select) {
