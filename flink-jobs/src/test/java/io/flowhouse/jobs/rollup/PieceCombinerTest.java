@@ -244,21 +244,7 @@ class PieceCombinerTest {
                                 rnd.nextInt(2),
                                 0);
                 add(h, r);
-                long[] sums =
-                        expected.computeIfAbsent(
-                                List.of(
-                                        r.kind(),
-                                        r.windowStart(),
-                                        r.exporter(),
-                                        r.iface(),
-                                        r.direction(),
-                                        r.protocol(),
-                                        r.port(),
-                                        r.srcAs(),
-                                        r.dstAs(),
-                                        r.srcAddr(),
-                                        r.dstAddr()),
-                                k -> new long[3]);
+                long[] sums = expected.computeIfAbsent(bucketKey(r), k -> new long[3]);
                 sums[0] += r.bytes();
                 sums[1] += r.packets();
                 sums[2] += r.flows();
@@ -266,19 +252,7 @@ class PieceCombinerTest {
             h.endInput();
             Map<List<Object>, long[]> actual = new HashMap<>();
             for (RollupRow r : h.extractOutputValues()) {
-                List<Object> key =
-                        List.of(
-                                r.kind(),
-                                r.windowStart(),
-                                r.exporter(),
-                                r.iface(),
-                                r.direction(),
-                                r.protocol(),
-                                r.port(),
-                                r.srcAs(),
-                                r.dstAs(),
-                                r.srcAddr(),
-                                r.dstAddr());
+                List<Object> key = bucketKey(r);
                 assertThat(actual.put(key, new long[] {r.bytes(), r.packets(), r.flows()}))
                         .as("one row per bucket")
                         .isNull();
@@ -296,5 +270,21 @@ class PieceCombinerTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new PieceCombiner(MINUTE, 0, BucketTable.MAX_BUCKETS + 1))
                 .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** Every key field of a piece: pieces with equal keys are one bucket. */
+    private static List<Object> bucketKey(RollupRow r) {
+        return List.of(
+                r.kind(),
+                r.windowStart(),
+                r.exporter(),
+                r.iface(),
+                r.direction(),
+                r.protocol(),
+                r.port(),
+                r.srcAs(),
+                r.dstAs(),
+                r.srcAddr(),
+                r.dstAddr());
     }
 }
