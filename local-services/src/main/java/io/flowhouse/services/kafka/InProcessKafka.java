@@ -38,8 +38,6 @@ public final class InProcessKafka implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(InProcessKafka.class);
 
-    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
-
     private final int port;
     private final int controllerPort;
     private final Path dataDir;
@@ -175,7 +173,6 @@ public final class InProcessKafka implements AutoCloseable {
         }
         try (TopicAdmin topics = topicAdmin()) {
             topics.createMissing(List.of(TopicAdmin.topic(name, topicPartitions, configs)));
-            KafkaBrokerConfig.awaitLeaders(topics, name, ADMIN_TIMEOUT);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted creating topic " + name, e);

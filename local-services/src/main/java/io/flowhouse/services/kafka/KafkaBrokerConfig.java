@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.flowhouse.services.kafka;
 
-import io.flowhouse.kafka.TopicAdmin;
 import io.flowhouse.services.LocalService.Health;
-import io.flowhouse.services.Retry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -12,7 +10,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -181,32 +178,6 @@ public final class KafkaBrokerConfig {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Health.down("interrupted");
-        }
-    }
-
-    /**
-     * Waits until every partition of {@code topic} has a leader that serves it ({@link
-     * TopicAdmin#isReady}); fails after {@code timeout}.
-     */
-    public static void awaitLeaders(TopicAdmin topics, String topic, Duration timeout) {
-        boolean ready =
-                Retry.within(timeout)
-                        .every(Duration.ofMillis(50))
-                        .until(
-                                () -> {
-                                    try {
-                                        return topics.isReady(topic);
-                                    } catch (InterruptedException e) {
-                                        Thread.currentThread().interrupt();
-                                        throw new IllegalStateException("interrupted", e);
-                                    }
-                                });
-        if (!ready) {
-            throw new IllegalStateException(
-                    "topic "
-                            + topic
-                            + " has partitions without a leader that serves them after "
-                            + timeout);
         }
     }
 }
