@@ -41,6 +41,7 @@ record BenchContext(
     /** Creates the stage's topic; returns once each of its partitions serves writes. */
     void createTopic(String topic, int partitions) throws InterruptedException {
         kafka.createMissing(List.of(TopicAdmin.topic(topic, partitions, Map.of())));
+        kafka.awaitReady(topic);
     }
 
     static int freeUdpPort() throws IOException {

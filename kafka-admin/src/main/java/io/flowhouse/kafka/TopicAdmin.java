@@ -86,41 +86,12 @@ public final class TopicAdmin implements AutoCloseable {
     }
 
     /**
-     * Creates those of {@code topics} that do not exist, then waits until every one of {@code
-     * topics} serves writes ({@link #isReady}: each partition's leader has taken the lead), so that
-     * a producer started right after this returns cannot meet KAFKA-15591; returns the names it
-     * created. Fails after a minute of waiting for a topic.
+     * Creates those of {@code topics} that do not exist and waits until each of them serves writes
+     * ({@link #awaitReady}), so that a producer started right after this returns cannot meet
+     * KAFKA-15591; returns the names it created. Topics that existed already are not waited for (a
+     * job restarting beside a broker that is down still starts).
      */
     public List<String> createMissing(List<NewTopic> topics) throws InterruptedException {
-        List<String> created = create(topics);
-        for (NewTopic t : topics) {
-            awaitReady(t.name());
-        }
-        return created;
-    }
-
-    /**
-     * Waits until {@code topic} serves writes ({@link #isReady}), asking every 50 ms; fails after a
-     * minute.
-     */
-    public void awaitReady(String topic) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
-        while (!isReady(topic)) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException(
-                        "topic "
-                                + topic
-                                + " at "
-                                + bootstrapServers
-                                + " has partitions without a leader that serves them after "
-                                + TIMEOUT_SECONDS
-                                + " s");
-            }
-            Thread.sleep(READY_POLL_MILLIS);
-        }
-    }
-
-    private List<String> create(List<NewTopic> topics) throws InterruptedException {
         Set<String> existing = names();
         List<NewTopic> missing = new ArrayList<>();
         for (NewTopic t : topics) {
@@ -146,7 +117,32 @@ public final class TopicAdmin implements AutoCloseable {
                 throw new IllegalStateException("timed out creating topic " + e.getKey(), ex);
             }
         }
+        // Those another creator made meanwhile are just as new.
+        for (NewTopic t : missing) {
+            awaitReady(t.name());
+        }
         return created;
+    }
+
+    /**
+     * Waits until {@code topic} serves writes ({@link #isReady}), asking every 50 ms; fails after a
+     * minute.
+     */
+    public void awaitReady(String topic) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+        while (!isReady(topic)) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(
+                        "topic "
+                                + topic
+                                + " at "
+                                + bootstrapServers
+                                + " has partitions without a leader that serves them after "
+                                + TIMEOUT_SECONDS
+                                + " s");
+            }
+            Thread.sleep(READY_POLL_MILLIS);
+        }
     }
 
     /**

@@ -173,6 +173,8 @@ public final class InProcessKafka implements AutoCloseable {
         }
         try (TopicAdmin topics = topicAdmin()) {
             topics.createMissing(List.of(TopicAdmin.topic(name, topicPartitions, configs)));
+            // Also when it existed: a producer's auto-creation may have made it a moment ago.
+            topics.awaitReady(name);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted creating topic " + name, e);
