@@ -34,8 +34,11 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
  * flows/s of each, measured from job submission to job end (so it includes job start-up).
  *
  * <pre>
- * mvn -B -ntp -o -Pfast -pl flink-jobs test-compile exec:java -Dexec.classpathScope=test \
- *     -Dexec.mainClass=io.flowhouse.jobs.bench.PipelineBench -Dexec.args="40 2"
+ * mvn -B -ntp -o -Pfast -pl flink-jobs test-compile
+ * mvn -B -ntp -o -q -pl flink-jobs dependency:build-classpath -Dmdep.outputFile=/tmp/jobs.cp \
+ *     -Dmdep.includeScope=test
+ * cd flink-jobs &amp;&amp; java -Xmx2g -cp target/test-classes:target/classes:$(cat /tmp/jobs.cp) \
+ *     io.flowhouse.jobs.bench.PipelineBench 40 2
  * </pre>
  */
 public final class PipelineBench {

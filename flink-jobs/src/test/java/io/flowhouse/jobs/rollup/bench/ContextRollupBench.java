@@ -40,8 +40,11 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
  * rounds} times after a warm-up of each.
  *
  * <pre>
- * mvn -B -ntp -o -Pfast -pl flink-jobs test-compile exec:java -Dexec.classpathScope=test \
- *     -Dexec.mainClass=io.flowhouse.jobs.rollup.bench.ContextRollupBench -Dexec.args="2000000 1 2"
+ * mvn -B -ntp -o -Pfast -pl flink-jobs test-compile
+ * mvn -B -ntp -o -q -pl flink-jobs dependency:build-classpath -Dmdep.outputFile=/tmp/jobs.cp \
+ *     -Dmdep.includeScope=test
+ * cd flink-jobs &amp;&amp; java -Xmx2g -cp target/test-classes:target/classes:$(cat /tmp/jobs.cp) \
+ *     io.flowhouse.jobs.rollup.bench.ContextRollupBench 2000000 1 2
  * </pre>
  *
  * Arguments: flows per run (default 2,000,000), parallelism (1), rounds (2), modes (off,on), {@code
