@@ -7,11 +7,14 @@ import io.flowhouse.agent.kafka.RawFlowPublisher;
 import io.flowhouse.agent.metrics.AgentMetrics;
 import io.flowhouse.agent.spool.DiskSpool;
 import io.flowhouse.testkit.kafka.EmbeddedKafka;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.stream.Stream;
 
 /**
  * How fast the agent's spool drains into Kafka (not a test): a real in-process broker, a spool
@@ -19,6 +22,7 @@ import java.util.SplittableRandom;
  * work it has on flow datagrams), then the real {@link RawFlowPublisher} started on it, timed until
  * it leaves spooling mode. This is the rate at which the agent catches up after an outage or an
  * overload while no new datagram arrives; with traffic arriving, what it drains above the inflow.
+ * Broker log and spools live in one temporary directory, removed at the end.
  *
  * <pre>
  * mvn -B -ntp -o -Pfast -pl capture-agent -am install -DskipTests
@@ -41,6 +45,16 @@ public final class SpoolDrainBench {
         String compression = args.length > 2 ? args[2] : "lz4";
         int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 3;
         Path dir = Files.createTempDirectory("spool-drain-bench");
+        try {
+            run(dir, records, bytes, compression, rounds);
+        } finally {
+            // The broker's log holds every round's records: gigabytes.
+            deleteTree(dir);
+        }
+    }
+
+    private static void run(Path dir, int records, int bytes, String compression, int rounds)
+            throws Exception {
         try (EmbeddedKafka kafka =
                 EmbeddedKafka.builder().dataDir(dir.resolve("kafka")).partitions(4).build()) {
             kafka.start();
@@ -92,6 +106,14 @@ public final class SpoolDrainBench {
                                 Files.readAllLines(Path.of("/proc/loadavg")).get(0));
                     }
                 }
+            }
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
             }
         }
     }
